@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the one configuration file of teammemd, TOML, decoded strictly:
+// a key it does not know is an error. Each part owns its section. Precedence
+// is flags > environment > file.
+type Config struct {
+	// sections: one field per part, `toml:"<section>"`.
+}
+
+// Validate checks every section.
+func (c *Config) Validate() error {
+	return nil
+}
+
+// loadConfig reads the config file at path. An empty path means
+// $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml if it exists;
+// with neither, the defaults apply.
+func loadConfig(path string) (Config, error) {
+	var cfg Config
+	explicit := path != ""
+	if !explicit {
+		path = os.Getenv("TEAMMEMD_CONFIG")
+		explicit = path != ""
+	}
+	if !explicit {
+		path = filepath.Join(configDir(), "config.toml")
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return cfg, cfg.Validate()
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read config: %w", err)
+	}
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		keys := make([]string, len(undecoded))
+		for i, k := range undecoded {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return cfg, fmt.Errorf("config %s: unknown keys: %s", path, strings.Join(keys, ", "))
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// xdgDir returns $env when it is an absolute path, else $HOME/fallback.
+func xdgDir(env, fallback string) string {
+	if d := os.Getenv(env); filepath.IsAbs(d) {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, fallback)
+}
+
+// configDir is where teammemd looks for config.toml.
+func configDir() string { return filepath.Join(xdgDir("XDG_CONFIG_HOME", ".config"), "teammemd") }
+
+// dataDir is where the server keeps its database by default.
+func dataDir() string { return filepath.Join(xdgDir("XDG_DATA_HOME", ".local/share"), "teammemd") }
+
+// stateDir is where the sync engine keeps per-repo state and conflict copies.
+func stateDir() string { return filepath.Join(xdgDir("XDG_STATE_HOME", ".local/state"), "teammemd") }
+
+// runtimeDir is where the daemon puts its control socket.
+func runtimeDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		return filepath.Join(d, "teammemd")
+	}
+	return filepath.Join(stateDir(), "run")
+}
+
+// envOr returns $name when set and non-empty, else def.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,128 @@
+// Command teammemd keeps a team's shared AI-agent memory the same on every
+// teammate's machine: "teammemd serve" runs the team memory server, "teammemd
+// run" the sync daemon, and the other commands operate both by hand.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags from args.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists every subcommand. Each lives in its own file.
+var commands = map[string]command{
+	"version": {"print the version", runVersion},
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(ctx, err, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return nil
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		usage(stderr)
+		return usageError{fmt.Errorf("unknown command %q", args[0])}
+	}
+	return cmd.run(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: teammemd <command> [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", name, commands[name].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'teammemd <command> -h' for a command's flags.")
+}
+
+func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	_, err := fmt.Fprintln(stdout, "teammemd", version)
+	return err
+}
+
+// usageError marks bad command-line input (exit status 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitError carries an explicit exit status, such as 1 for "secrets found".
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// exitCode maps the result of run to the process exit status in one place.
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return 0 // stopped by a signal: a clean exit
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "teammemd:", ee.err)
+		}
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "teammemd:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "teammemd:", err)
+		return 1
+	}
+}
+
+// newFlagSet returns a flag set for a subcommand that reports errors instead
+// of exiting and prints its usage to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("teammemd "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args into fs, turning a parse failure into a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+// Package api is the teammemd wire contract in code: the JSON bodies, the
+// entry and repo checksums, repo slug and entry key validation, the limits and
+// the error envelope that the server and the sync daemon share. It follows
+// PROTOCOL.md (v1), which is wire-compatible with the Claude Code team memory
+// API.
+package api
+
+import "time"
+
+// Routes served by a team memory server.
+const (
+	// Path is the collection route: full pull, hash probe, push and change wait.
+	Path = "/api/claude_code/team_memory"
+	// HistoryPath lists the recorded revisions of one entry (extension).
+	HistoryPath = Path + "/history"
+)
+
+// Query parameters and values.
+const (
+	ParamRepo   = "repo"
+	ParamView   = "view"
+	ParamWait   = "wait"
+	ParamKey    = "key"
+	ParamCursor = "cursor"
+	ParamLimit  = "limit"
+	ViewHashes  = "hashes"
+)
+
+// Content is the "content" object of a full pull.
+type Content struct {
+	Entries        map[string]string `json:"entries"`
+	EntryChecksums map[string]string `json:"entryChecksums"`
+	DeletedEntries map[string]int64  `json:"deletedEntries,omitempty"`
+}
+
+// FullResponse is the body of GET ?repo=<slug>.
+type FullResponse struct {
+	OrganizationID string    `json:"organizationId"`
+	Repo           string    `json:"repo"`
+	Version        int64     `json:"version"`
+	LastModified   time.Time `json:"lastModified"`
+	Checksum       string    `json:"checksum"`
+	Content        Content   `json:"content"`
+}
+
+// HashesResponse is the body of GET ?repo=<slug>&view=hashes: the same
+// top-level fields as a full pull, with the entry checksums at the top level
+// and no entry bodies.
+type HashesResponse struct {
+	OrganizationID string            `json:"organizationId"`
+	Repo           string            `json:"repo"`
+	Version        int64             `json:"version"`
+	LastModified   time.Time         `json:"lastModified"`
+	Checksum       string            `json:"checksum"`
+	EntryChecksums map[string]string `json:"entryChecksums"`
+	DeletedEntries map[string]int64  `json:"deletedEntries,omitempty"`
+}
+
+// PutRequest is the body of PUT ?repo=<slug>: an upsert-merge of Entries and
+// soft deletion of SoftDeleteKeys. Keys absent from the body are kept.
+type PutRequest struct {
+	Entries        map[string]string `json:"entries"`
+	SoftDeleteKeys []string          `json:"soft_delete_keys,omitempty"`
+}
+
+// PutResponse is the body of a successful PUT. Clients chain Checksum as the
+// next batch's If-Match.
+type PutResponse struct {
+	OrganizationID string    `json:"organizationId"`
+	Repo           string    `json:"repo"`
+	Version        int64     `json:"version"`
+	LastModified   time.Time `json:"lastModified"`
+	Checksum       string    `json:"checksum"`
+}
+
+// Revision is one recorded change of one entry (extension).
+type Revision struct {
+	Version  int64     `json:"version"`
+	Checksum string    `json:"checksum,omitempty"`
+	Deleted  bool      `json:"deleted,omitempty"`
+	Subject  string    `json:"subject"`
+	Time     time.Time `json:"time"`
+	// Content is the entry's value at this revision; absent when it has been
+	// pruned by the server's retention policy or the revision is a deletion.
+	Content *string `json:"content,omitempty"`
+}
+
+// HistoryResponse is the body of GET .../history?repo=<slug>&key=<key>,
+// newest revision first. NextCursor, when set, fetches the next older page.
+type HistoryResponse struct {
+	Repo       string     `json:"repo"`
+	Key        string     `json:"key"`
+	Revisions  []Revision `json:"revisions"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}

@@ -1,0 +1,66 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+)
+
+// ChecksumPrefix starts every entry and repo checksum.
+const ChecksumPrefix = "sha256:"
+
+// EmptyRepoChecksum is the checksum of a repo with no entries and no
+// tombstones: the SHA-256 of the empty string.
+const EmptyRepoChecksum = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// EntryChecksum returns "sha256:" + lowercase hex SHA-256 of the exact bytes
+// of value, with no normalisation.
+func EntryChecksum(value string) string {
+	sum := sha256.Sum256([]byte(value))
+	return ChecksumPrefix + hex.EncodeToString(sum[:])
+}
+
+// RepoChecksum returns the repo checksum of PROTOCOL.md section 3: the SHA-256
+// over all keys in byte order of "key NUL entryChecksum LF" for live entries
+// and "key NUL deleted LF" for tombstones. A key present in both maps counts
+// as live.
+func RepoChecksum(entryChecksums map[string]string, tombstones map[string]int64) string {
+	keys := make([]string, 0, len(entryChecksums)+len(tombstones))
+	for k := range entryChecksums {
+		keys = append(keys, k)
+	}
+	for k := range tombstones {
+		if _, live := entryChecksums[k]; !live {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	buf := make([]byte, 0, 256)
+	for _, k := range keys {
+		buf = append(buf[:0], k...)
+		buf = append(buf, 0)
+		if sum, live := entryChecksums[k]; live {
+			buf = append(buf, sum...)
+		} else {
+			buf = append(buf, "deleted"...)
+		}
+		buf = append(buf, '\n')
+		h.Write(buf)
+	}
+	return ChecksumPrefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// ETag returns the strong ETag header value for a repo checksum.
+func ETag(checksum string) string { return `"` + checksum + `"` }
+
+// StripETag returns an If-Match or If-None-Match value with surrounding
+// whitespace and quotes removed, so it compares equal to a checksum.
+func StripETag(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	return v
+}

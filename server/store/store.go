@@ -1,0 +1,151 @@
+// Package store defines how the teammemd server keeps team memory: the Store
+// interface every backend implements, the errors it returns, and the token
+// records the server authenticates against. The conformance suite in
+// storetest holds every backend to the same behaviour.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotFound is returned for a repo that has never been written.
+var ErrNotFound = errors.New("repo not found")
+
+// ErrPrecondition is returned by Apply when Write.IfMatch differs from the
+// repo's current checksum. Nothing was written.
+var ErrPrecondition = errors.New("repo checksum precondition failed")
+
+// ErrTokenNotFound is returned for an unknown or revoked token.
+var ErrTokenNotFound = errors.New("token not found")
+
+// TooManyEntriesError is returned by Apply when the merged repo would hold
+// more live entries than Write.MaxEntries. Nothing was written.
+type TooManyEntriesError struct {
+	Max, Received int
+}
+
+func (e *TooManyEntriesError) Error() string {
+	return fmt.Sprintf("repo would hold %d entries, over the limit of %d", e.Received, e.Max)
+}
+
+// Snapshot is the state of one repo at one version.
+type Snapshot struct {
+	Repo         string
+	Version      int64
+	LastModified time.Time
+	// Checksum is the repo checksum of PROTOCOL.md section 3.
+	Checksum string
+	// Entries maps key to value; nil when the snapshot was taken without
+	// values.
+	Entries map[string]string
+	// EntryChecksums maps every live key to its entry checksum.
+	EntryChecksums map[string]string
+	// Deleted maps tombstoned keys to their deletion time in Unix ms.
+	Deleted map[string]int64
+}
+
+// Write is one atomic upsert-merge with soft deletes.
+type Write struct {
+	Repo string
+	// IfMatch, when not empty, must equal the current repo checksum (a repo
+	// never written has the empty repo checksum).
+	IfMatch string
+	Entries map[string]string
+	Deletes []string
+	// Subject is the authenticated writer recorded in history.
+	Subject string
+	// Time is the write's time, recorded as lastModified, in history and
+	// in tombstones.
+	Time time.Time
+	// MaxEntries caps live entries after the merge; 0 means no cap.
+	MaxEntries int
+}
+
+// Result describes the repo after Apply.
+type Result struct {
+	Version      int64
+	LastModified time.Time
+	Checksum     string
+	// Changed lists the keys whose state changed, sorted; empty for a write
+	// that changed nothing (which does not bump the version).
+	Changed []string
+}
+
+// Revision is one recorded change of one key.
+type Revision struct {
+	Version  int64
+	Checksum string // empty for a deletion
+	Deleted  bool
+	Subject  string
+	Time     time.Time
+	// Content is the value written, nil for a deletion or once pruned.
+	Content *string
+}
+
+// HistoryQuery selects revisions of one key, newest first.
+type HistoryQuery struct {
+	Repo, Key string
+	// Before, when positive, returns only revisions with a version below it
+	// (the paging cursor).
+	Before int64
+	Limit  int
+}
+
+// Store keeps repos of entries. Implementations are safe for concurrent use
+// by many goroutines and, for shared databases, many processes.
+type Store interface {
+	// Snapshot returns the current state of repo, with values when
+	// withValues is set. A repo never written returns ErrNotFound.
+	Snapshot(ctx context.Context, repo string, withValues bool) (Snapshot, error)
+	// Apply performs w atomically: all of it or none of it. A write that
+	// changes nothing returns the current state without bumping the version.
+	Apply(ctx context.Context, w Write) (Result, error)
+	// History lists revisions of one key, newest first.
+	History(ctx context.Context, q HistoryQuery) ([]Revision, error)
+	// PruneHistory drops the content (not the record) of revisions that are
+	// neither among the newest keep of their key nor newer than olderThan.
+	PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error)
+	Close() error
+}
+
+// Level is the access a grant gives.
+type Level string
+
+// Access levels: LevelWrite implies LevelRead.
+const (
+	LevelRead  Level = "read"
+	LevelWrite Level = "write"
+)
+
+// Grant gives Level on every repo whose slug matches Pattern (PROTOCOL.md
+// section 9).
+type Grant struct {
+	Pattern string
+	Level   Level
+}
+
+// Token is an API token record. Only the hash of the secret is stored.
+type Token struct {
+	ID        string
+	Subject   string
+	Hash      string
+	Grants    []Grant
+	CreatedAt time.Time
+	// RevokedAt is zero while the token is valid.
+	RevokedAt time.Time
+}
+
+// Tokens keeps API token records.
+type Tokens interface {
+	CreateToken(ctx context.Context, t Token) error
+	// TokenByHash returns the valid token with this hash, or
+	// ErrTokenNotFound (also for a revoked one).
+	TokenByHash(ctx context.Context, hash string) (Token, error)
+	ListTokens(ctx context.Context) ([]Token, error)
+	// RevokeToken revokes the token with this ID, or returns
+	// ErrTokenNotFound.
+	RevokeToken(ctx context.Context, id string, at time.Time) error
+}
