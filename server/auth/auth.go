@@ -1,0 +1,104 @@
+// Package auth authenticates callers of the teammemd server and decides what
+// they may do: API tokens (random secrets of which only the SHA-256 is
+// stored), grants of read or write access on repo slug patterns, and an
+// Authenticator interface so other credential kinds can be added later.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// ErrUnauthenticated is returned for a missing, malformed, unknown or revoked
+// credential.
+var ErrUnauthenticated = errors.New("unauthenticated")
+
+// TokenPrefix starts every teammemd API token secret, so a leaked token is
+// easy to recognise and to scan for.
+const TokenPrefix = "tmd_"
+
+// Principal is an authenticated caller.
+type Principal struct {
+	Subject string
+	Grants  []store.Grant
+}
+
+// Allows reports whether p may act on repo at level (write implies read).
+func (p Principal) Allows(repo string, level store.Level) bool {
+	for _, g := range p.Grants {
+		if !levelCovers(g.Level, level) {
+			continue
+		}
+		if Match(g.Pattern, repo) {
+			return true
+		}
+	}
+	return false
+}
+
+func levelCovers(have, want store.Level) bool {
+	switch want {
+	case store.LevelRead:
+		return have == store.LevelRead || have == store.LevelWrite
+	case store.LevelWrite:
+		return have == store.LevelWrite
+	}
+	return false
+}
+
+// Authenticator turns a bearer credential into a Principal. It returns
+// ErrUnauthenticated for a bad, unknown or revoked credential, and another
+// error only when it could not decide (the store failed).
+type Authenticator interface {
+	Authenticate(ctx context.Context, bearer string) (Principal, error)
+}
+
+var secretEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewToken returns a new random API token secret (TokenPrefix and the
+// unpadded base32 of 32 random bytes) and its hash, which is all the server
+// stores.
+func NewToken() (secret, hash string, err error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", "", fmt.Errorf("generate token: %w", err)
+	}
+	secret = TokenPrefix + secretEncoding.EncodeToString(b[:])
+	return secret, HashToken(secret), nil
+}
+
+// HashToken returns the lowercase hex SHA-256 of a token secret.
+func HashToken(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewTokenRecord creates a token for subject with grants: it returns the
+// secret, to show once, and the record to store, which holds only its hash
+// and a random ID.
+func NewTokenRecord(subject string, grants []store.Grant, now time.Time) (string, store.Token, error) {
+	secret, hash, err := NewToken()
+	if err != nil {
+		return "", store.Token{}, err
+	}
+	var id [6]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", store.Token{}, fmt.Errorf("generate token id: %w", err)
+	}
+	tok := store.Token{
+		ID:        hex.EncodeToString(id[:]),
+		Subject:   subject,
+		Hash:      hash,
+		Grants:    grants,
+		CreatedAt: now.UTC(),
+	}
+	return secret, tok, nil
+}
