@@ -1,0 +1,118 @@
+package watch
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Batch is one group of changes, emitted once the directory has been quiet
+// for the debounce interval or the oldest change has waited MaxWait.
+type Batch struct {
+	// Paths are the changed paths relative to the watched directory, with
+	// forward slashes, sorted and without duplicates. A path may name a file
+	// that no longer exists, or a directory.
+	Paths []string
+	// Rescan is set when the whole tree must be compared again: a periodic
+	// safety rescan, a lost event queue, or polling instead of notification.
+	Rescan bool
+}
+
+// event is one input of the aggregator: a changed path or a rescan request.
+type event struct {
+	path   string
+	rescan bool
+}
+
+// aggregator turns a stream of events into debounced batches. All of its
+// state is owned by the goroutine running run: no locks.
+type aggregator struct {
+	debounce time.Duration
+	maxWait  time.Duration
+
+	pending map[string]struct{}
+	rescan  bool
+	first   time.Time // arrival of the oldest pending event
+	last    time.Time // arrival of the newest pending event
+}
+
+func newAggregator(debounce, maxWait time.Duration) *aggregator {
+	return &aggregator{debounce: debounce, maxWait: maxWait, pending: map[string]struct{}{}}
+}
+
+// run reads events from in until ctx is done or in is closed, and sends
+// batches on out. It never blocks reading events while a batch waits to be
+// taken: later changes merge into the batch not yet delivered.
+func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var ready *Batch
+	for {
+		var send chan<- Batch
+		var head Batch
+		if ready != nil {
+			send, head = out, *ready
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-in:
+			if !ok {
+				return
+			}
+			a.add(ev, time.Now())
+			timer.Reset(a.deadline().Sub(time.Now()))
+		case <-timer.C:
+			ready = a.flush(ready)
+		case send <- head:
+			ready = nil
+		}
+	}
+}
+
+// add records ev as pending at time now.
+func (a *aggregator) add(ev event, now time.Time) {
+	if a.empty() {
+		a.first = now
+	}
+	a.last = now
+	if ev.rescan {
+		a.rescan = true
+		return
+	}
+	a.pending[ev.path] = struct{}{}
+}
+
+func (a *aggregator) empty() bool { return len(a.pending) == 0 && !a.rescan }
+
+// deadline is when the pending events are due: debounce after the last one,
+// but never later than maxWait after the first one.
+func (a *aggregator) deadline() time.Time {
+	d := a.last.Add(a.debounce)
+	if capAt := a.first.Add(a.maxWait); capAt.Before(d) {
+		return capAt
+	}
+	return d
+}
+
+// flush moves the pending events into a batch, merging them into ready when
+// the previous batch has not been taken yet.
+func (a *aggregator) flush(ready *Batch) *Batch {
+	if a.empty() {
+		return ready
+	}
+	b := &Batch{}
+	if ready != nil {
+		b = ready
+	}
+	b.Rescan = b.Rescan || a.rescan
+	for p := range a.pending {
+		b.Paths = append(b.Paths, p)
+	}
+	slices.Sort(b.Paths)
+	b.Paths = slices.Compact(b.Paths)
+	clear(a.pending)
+	a.rescan = false
+	return b
+}

@@ -1,0 +1,195 @@
+// Package watch watches a directory tree for changes and reports them in
+// debounced batches: recursive fsnotify watches that follow new and removed
+// subdirectories, editor and hidden files ignored, a trailing debounce with a
+// maximum wait, and periodic safety rescans, falling back to rescans alone
+// when the system runs out of notification watches.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Defaults for Options.
+const (
+	DefaultDebounce = 2 * time.Second
+	DefaultMaxWait  = 10 * time.Second
+	DefaultRescan   = 5 * time.Minute
+	// DefaultFallbackRescan is the rescan interval when notification is
+	// unavailable (no inotify watches or instances left).
+	DefaultFallbackRescan = 10 * time.Second
+)
+
+// Options tune a Watcher. Zero values take the defaults.
+type Options struct {
+	Debounce       time.Duration // quiet time after the last change
+	MaxWait        time.Duration // longest a change waits while edits continue
+	Rescan         time.Duration // safety rescan interval
+	FallbackRescan time.Duration // rescan interval without notification
+	Logger         *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Debounce <= 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultMaxWait
+	}
+	if o.MaxWait < o.Debounce {
+		o.MaxWait = o.Debounce
+	}
+	if o.Rescan <= 0 {
+		o.Rescan = DefaultRescan
+	}
+	if o.FallbackRescan <= 0 {
+		o.FallbackRescan = DefaultFallbackRescan
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Watcher reports changes under one directory on its Batches channel.
+type Watcher struct {
+	dir     string
+	opts    Options
+	log     *slog.Logger
+	batches chan Batch
+}
+
+// New returns a watcher for dir, which must be an existing directory. Call
+// Run to start watching.
+func New(dir string, opts Options) (*Watcher, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("watch %s: not a directory", abs)
+	}
+	opts = opts.withDefaults()
+	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch)}, nil
+}
+
+// Batches delivers the debounced changes. It is never closed; stop reading
+// when Run returns.
+func (w *Watcher) Batches() <-chan Batch { return w.batches }
+
+// Dir is the absolute path of the watched directory.
+func (w *Watcher) Dir() string { return w.dir }
+
+// Run watches until ctx is done, then releases every watch and returns nil.
+// It returns an error only if the directory cannot be watched at all.
+func (w *Watcher) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan event, 256)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		newAggregator(w.opts.Debounce, w.opts.MaxWait).run(ctx, events, w.batches)
+	}()
+	defer func() { <-done }()
+
+	t := &tree{root: w.dir, log: w.log, dirs: map[string]bool{}, events: events}
+	notifier, err := fsnotify.NewBufferedWatcher(1024)
+	if err != nil {
+		w.log.Warn("file notification unavailable, falling back to rescans",
+			"dir", w.dir, "err", err, "hint", limitHint(err))
+		return w.poll(ctx, t, w.opts.FallbackRescan)
+	}
+	t.notifier = notifier
+	defer notifier.Close()
+	if err := t.addTree(ctx, w.dir, false); err != nil && !t.exhausted {
+		return fmt.Errorf("watch %s: %w", w.dir, err)
+	}
+	return w.loop(ctx, t, notifier)
+}
+
+// loop forwards notifications until ctx is done, rescanning periodically.
+func (w *Watcher) loop(ctx context.Context, t *tree, n *fsnotify.Watcher) error {
+	ticker := time.NewTicker(w.rescanInterval(t))
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-n.Events:
+			if !ok {
+				return nil
+			}
+			t.handle(ctx, ev)
+		case err, ok := <-n.Errors:
+			if !ok {
+				return nil
+			}
+			w.log.Warn("file notification error, rescanning", "dir", w.dir, "err", err)
+			t.rescan(ctx)
+		case <-ticker.C:
+			t.rescan(ctx)
+			ticker.Reset(w.rescanInterval(t))
+		}
+	}
+}
+
+// rescanInterval is the safety interval, shortened while some directories
+// could not be watched.
+func (w *Watcher) rescanInterval(t *tree) time.Duration {
+	if t.exhausted {
+		return w.opts.FallbackRescan
+	}
+	return w.opts.Rescan
+}
+
+// poll only rescans, for systems where notification cannot start.
+func (w *Watcher) poll(ctx context.Context, t *tree, interval time.Duration) error {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			t.send(ctx, event{rescan: true})
+		}
+	}
+}
+
+// limitHint names the kernel setting to raise when err is a resource limit.
+func limitHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return "raise sysctl fs.inotify.max_user_watches (for example: sudo sysctl fs.inotify.max_user_watches=524288)"
+	case errors.Is(err, syscall.EMFILE):
+		return "raise sysctl fs.inotify.max_user_instances (for example: sudo sysctl fs.inotify.max_user_instances=1024) or the open-file limit (ulimit -n)"
+	}
+	return ""
+}
+
+// isLimit reports whether err means the notification resources ran out.
+func isLimit(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE)
+}
+
+// relPath returns the slash form of path relative to root, or "" for root.
+func relPath(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || rel == ".." || filepath.IsAbs(rel) || len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
