@@ -15,8 +15,8 @@ func TestEntryChecksum(t *testing.T) {
 	tests := []struct{ value, want string }{
 		{"", "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
 		{"abc", "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-		{"a\r\nb", sha("a\r\nb")},       // no CRLF folding
-		{"\ufeffhi", sha("\ufeffhi")},   // BOM kept
+		{"a\r\nb", sha("a\r\nb")},     // no CRLF folding
+		{"\ufeffhi", sha("\ufeffhi")}, // BOM kept
 		{"a\r\nb", "sha256:" + hex.EncodeToString(func() []byte { s := sha256.Sum256([]byte("a\r\nb")); return s[:] }())},
 	}
 	for _, tc := range tests {

@@ -8,8 +8,8 @@ import (
 
 // Error codes carried in details.error_code of the error envelope.
 const (
-	CodeInvalidRequest = "invalid_request"
-	CodeInvalidKey     = "invalid_key"
+	CodeInvalidRequest  = "invalid_request"
+	CodeInvalidKey      = "invalid_key"
 	CodeUnauthenticated = "unauthenticated"
 	CodeACLDenied       = "team_memory_group_acl_denied"
 	CodeNotFound        = "team_memory_not_found"
