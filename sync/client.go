@@ -1,0 +1,289 @@
+package memsync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// Transport defaults.
+const (
+	// RequestTimeout bounds one attempt of an ordinary request.
+	RequestTimeout = 30 * time.Second
+	// waitMargin is added to a change wait's own duration for its timeout:
+	// the server holds the request up to wait plus 10% jitter.
+	waitMargin = 15 * time.Second
+	// maxResponseBytes bounds a response body: a full repo at the default
+	// limits (2,000 entries of 250,000 bytes) with room for JSON escaping.
+	maxResponseBytes = 1 << 30
+	// maxRetryAfter caps how long a server's Retry-After can hold a client.
+	maxRetryAfter = 10 * time.Minute
+)
+
+// Client talks to a team memory server (PROTOCOL.md): full pulls, hash
+// probes, pushes and change waits, with bounded retries on 5xx, 429 and
+// network errors. It never logs the token or a body.
+type Client struct {
+	base      *url.URL
+	ts        oauth2.TokenSource
+	userAgent string
+	log       *slog.Logger
+	transport http.RoundTripper
+	retryMax  int
+	waitMin   time.Duration
+	waitMax   time.Duration
+}
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithUserAgent sets the User-Agent header (default "teammemd/dev").
+func WithUserAgent(ua string) ClientOption { return func(c *Client) { c.userAgent = ua } }
+
+// WithLogger sets the logger used to report retries.
+func WithLogger(l *slog.Logger) ClientOption { return func(c *Client) { c.log = l } }
+
+// WithTransport sets the HTTP transport (default: a pooled clone of
+// http.DefaultTransport).
+func WithTransport(rt http.RoundTripper) ClientOption { return func(c *Client) { c.transport = rt } }
+
+// WithRetry sets the number of retries after the first attempt and the
+// bounds of the exponential backoff between them (defaults 4, 1 s, 30 s).
+func WithRetry(maxRetries int, minWait, maxWait time.Duration) ClientOption {
+	return func(c *Client) { c.retryMax, c.waitMin, c.waitMax = maxRetries, minWait, maxWait }
+}
+
+// NewClient returns a client for the server at baseURL (scheme and host,
+// optionally a path prefix) that authenticates with tokens from ts.
+func NewClient(baseURL string, ts oauth2.TokenSource, opts ...ClientOption) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("parse server URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("server URL %q must be http:// or https:// with a host", baseURL)
+	}
+	if ts == nil {
+		return nil, errors.New("no token source: set TEAMMEMD_TOKEN or token_file")
+	}
+	c := &Client{
+		base: u, ts: ts, userAgent: "teammemd/dev", log: slog.New(slog.DiscardHandler),
+		retryMax: 4, waitMin: time.Second, waitMax: 30 * time.Second,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.transport == nil {
+		c.transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return c, nil
+}
+
+// retrying returns a retrying HTTP client whose attempts time out after
+// timeout.
+func (c *Client) retrying(timeout time.Duration) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:   &http.Client{Transport: c.transport, Timeout: timeout},
+		RetryWaitMin: c.waitMin,
+		RetryWaitMax: c.waitMax,
+		RetryMax:     c.retryMax,
+		CheckRetry:   retryablehttp.DefaultRetryPolicy,
+		Backoff:      jitterBackoff,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		RequestLogHook: func(_ retryablehttp.Logger, r *http.Request, attempt int) {
+			if attempt > 0 {
+				c.log.Warn("retrying request", "method", r.Method, "path", r.URL.Path, "attempt", attempt)
+			}
+		},
+	}
+}
+
+// Host returns the server's host, which names per-server state.
+func (c *Client) Host() string { return c.base.Host }
+
+// Get fetches the full repo. With ifNoneMatch equal to the current checksum
+// it returns modified=false (304). A repo never written is a 404 *api.Error.
+func (c *Client) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullResponse, bool, error) {
+	var out api.FullResponse
+	status, err := c.do(ctx, http.MethodGet, c.query(repo, ""), ifNoneMatch, "", nil, RequestTimeout, &out)
+	if err != nil {
+		return out, false, fmt.Errorf("pull %s: %w", repo, err)
+	}
+	return out, status != http.StatusNotModified, nil
+}
+
+// Hashes probes the repo's entry checksums without bodies.
+func (c *Client) Hashes(ctx context.Context, repo string) (api.HashesResponse, error) {
+	var out api.HashesResponse
+	if _, err := c.do(ctx, http.MethodGet, c.query(repo, "0"), "", "", nil, RequestTimeout, &out); err != nil {
+		return out, fmt.Errorf("probe %s: %w", repo, err)
+	}
+	return out, nil
+}
+
+// Wait holds a change-wait long poll (PROTOCOL.md section 3) for up to wait:
+// it returns changed=true with the new hashes when the repo checksum differs
+// from ifNoneMatch, and changed=false when the wait timed out (304).
+func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.Duration) (api.HashesResponse, bool, error) {
+	var out api.HashesResponse
+	secs := int(wait / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	u := c.query(repo, strconv.Itoa(secs))
+	status, err := c.do(ctx, http.MethodGet, u, ifNoneMatch, "", nil, time.Duration(secs)*time.Second+waitMargin, &out)
+	if err != nil {
+		return out, false, fmt.Errorf("wait for changes in %s: %w", repo, err)
+	}
+	return out, status != http.StatusNotModified, nil
+}
+
+// Put sends one batch with If-Match ifMatch (none when empty). body must be
+// the JSON encoding of a PutRequest (see encodePut).
+func (c *Client) Put(ctx context.Context, repo, ifMatch string, body []byte) (api.PutResponse, error) {
+	var out api.PutResponse
+	if _, err := c.do(ctx, http.MethodPut, c.query(repo, ""), "", ifMatch, body, RequestTimeout, &out); err != nil {
+		return out, fmt.Errorf("push %s: %w", repo, err)
+	}
+	return out, nil
+}
+
+// query builds the collection URL. wait "" is a full pull or push; "0" a
+// hash probe; any other value a change wait of that many seconds.
+func (c *Client) query(repo, wait string) string {
+	q := url.Values{api.ParamRepo: {repo}}
+	if wait != "" {
+		q.Set(api.ParamView, api.ViewHashes)
+	}
+	if wait != "" && wait != "0" {
+		q.Set(api.ParamWait, wait)
+	}
+	u := *c.base
+	u.Path = c.base.Path + api.Path
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// do sends one request with retries and decodes a 200 body into out. It
+// returns the final status; 304 is not an error; other non-2xx answers are
+// *api.Error values.
+func (c *Client) do(ctx context.Context, method, u, ifNoneMatch, ifMatch string, body []byte, timeout time.Duration, out any) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout*time.Duration(c.retryMax+1)+c.waitMax*time.Duration(c.retryMax))
+	defer cancel()
+	var raw any
+	if body != nil {
+		raw = body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
+	if err != nil {
+		return 0, fmt.Errorf("build request: %w", err)
+	}
+	if err := c.authorize(req); err != nil {
+		return 0, err
+	}
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", api.ETag(ifNoneMatch))
+	}
+	if ifMatch != "" {
+		req.Header.Set("If-Match", api.ETag(ifMatch))
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.retrying(timeout).Do(req)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return 0, fmt.Errorf("%s %s: %w", method, api.Path, err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, decodeResponse(resp, out)
+}
+
+func (c *Client) authorize(req *retryablehttp.Request) error {
+	tok, err := c.ts.Token()
+	if err != nil {
+		return fmt.Errorf("get token: %w", err)
+	}
+	tok.SetAuthHeader(req.Request)
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Accept", "application/json")
+	return nil
+}
+
+func decodeResponse(resp *http.Response, out any) error {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return fmt.Errorf("read response: %w", err)
+	}
+	if len(data) > maxResponseBytes {
+		return fmt.Errorf("response is over %d bytes", maxResponseBytes)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotModified:
+		return nil
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return api.ParseError(resp.StatusCode, data)
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(out); err != nil {
+		return fmt.Errorf("decode %d response: %w", resp.StatusCode, err)
+	}
+	return nil
+}
+
+// jitterBackoff waits exponentially longer between attempts (min * 2^n,
+// capped at max), drawn between half and all of that to spread clients,
+// and honours a Retry-After header on any retried response.
+func jitterBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return d
+		}
+	}
+	d := maxWait
+	if attempt < 30 {
+		if e := minWait << attempt; e > 0 && e < maxWait {
+			d = e
+		}
+	}
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter parses a Retry-After value: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = max(t.Sub(now), 0)
+	} else {
+		return 0, false
+	}
+	return min(d, maxRetryAfter), true
+}

@@ -1,0 +1,230 @@
+// Package daemon is the long-running teammemd sync daemon: for every
+// configured repo it runs a directory watcher, a live change wait on the
+// server and one worker that alone drives the repo's sync engine, so a local
+// edit is pushed once the directory is quiet and a teammate's change lands
+// as soon as the server has it. It adds and removes repos on reload, backs
+// off on failures, stops pushing after a permanent refusal, flushes pending
+// changes on shutdown, and reports its state on a local control socket.
+package daemon
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/teammemd/teammemd/watch"
+)
+
+// Defaults for Options.
+const (
+	DefaultWaitTimeout  = 55 * time.Second
+	DefaultFlushTimeout = 5 * time.Second
+)
+
+// Opener builds the engine and change-wait client of one repo.
+type Opener func(ctx context.Context, s Spec) (Engine, Waiter, error)
+
+// Options configure a Daemon. Zero durations take the defaults.
+type Options struct {
+	Logger *slog.Logger
+	Open   Opener
+	// Watch tunes each repo's watcher (debounce, max wait, rescan).
+	Watch watch.Options
+	// MinBackoff and MaxBackoff bound the retry delay after failures.
+	MinBackoff, MaxBackoff time.Duration
+	// WaitTimeout is how long one change wait is held (at most 60s).
+	WaitTimeout time.Duration
+	// FlushTimeout bounds the last push at shutdown or removal.
+	FlushTimeout time.Duration
+	// Control, when set, serves the status API.
+	Control net.Listener
+	Version string
+}
+
+func (o *Options) setDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.MinBackoff = cmp.Or(o.MinBackoff, DefaultMinBackoff)
+	o.MaxBackoff = max(cmp.Or(o.MaxBackoff, DefaultMaxBackoff), o.MinBackoff)
+	o.WaitTimeout = cmp.Or(o.WaitTimeout, DefaultWaitTimeout)
+	o.FlushTimeout = cmp.Or(o.FlushTimeout, DefaultFlushTimeout)
+	o.Watch.Logger = o.Logger
+}
+
+// Plan is the set of repos the daemon should run.
+type Plan struct {
+	Specs []Spec
+	// Skipped are repos found but not runnable, kept for the status.
+	Skipped []Skipped
+}
+
+// Daemon supervises one repo runner per Spec.
+type Daemon struct {
+	opts    Options
+	reload  chan Plan
+	started time.Time
+
+	mu      sync.Mutex // guards repos and skipped for Status
+	repos   map[string]*running
+	skipped []Skipped
+}
+
+// running is a started repo.
+type running struct {
+	r      *repo
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New returns a daemon; Run starts it.
+func New(opts Options) (*Daemon, error) {
+	if opts.Open == nil {
+		return nil, fmt.Errorf("daemon: no engine opener")
+	}
+	opts.setDefaults()
+	return &Daemon{opts: opts, reload: make(chan Plan), repos: map[string]*running{}, started: time.Now()}, nil
+}
+
+// Run runs the repos of plan until ctx is done, then stops them, flushing
+// their pending changes, and returns nil.
+func (d *Daemon) Run(ctx context.Context, plan Plan) error {
+	g, gctx := errgroup.WithContext(ctx)
+	if d.opts.Control != nil {
+		g.Go(func() error { return serveControl(gctx, d.opts.Control, d.Status, d.opts.Logger) })
+	}
+	g.Go(func() error { return d.supervise(gctx, plan) })
+	return g.Wait()
+}
+
+// Reload replaces the plan: new repos start, removed ones stop, and the
+// ones kept forget any push suppression.
+func (d *Daemon) Reload(ctx context.Context, plan Plan) error {
+	select {
+	case d.reload <- plan:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("reload: %w", ctx.Err())
+	}
+}
+
+// supervise owns the set of running repos.
+func (d *Daemon) supervise(ctx context.Context, plan Plan) error {
+	d.apply(ctx, plan)
+	for {
+		select {
+		case <-ctx.Done():
+			d.apply(ctx, Plan{})
+			return nil
+		case p := <-d.reload:
+			d.opts.Logger.Info("reloading repos", "repos", len(p.Specs))
+			d.apply(ctx, p)
+		}
+	}
+}
+
+// apply starts and stops repos to match plan.
+func (d *Daemon) apply(ctx context.Context, plan Plan) {
+	want := map[string]Spec{}
+	for _, s := range plan.Specs {
+		want[s.key()] = s
+	}
+	var stopping []*running
+	d.mu.Lock()
+	for k, run := range d.repos {
+		if _, ok := want[k]; !ok {
+			run.cancel()
+			stopping = append(stopping, run)
+			delete(d.repos, k)
+		}
+	}
+	d.mu.Unlock()
+	for _, run := range stopping {
+		<-run.done
+		run.r.log.Info("stopped syncing repo")
+	}
+	skipped := slices.Clone(plan.Skipped)
+	for k, s := range want {
+		d.mu.Lock()
+		run, ok := d.repos[k]
+		d.mu.Unlock()
+		if ok {
+			run.r.poke()
+			continue
+		}
+		if ctx.Err() != nil {
+			continue
+		}
+		run, err := d.start(ctx, s)
+		if err != nil {
+			d.opts.Logger.Warn("cannot sync repo", "repo", s.Repo, "dir", s.Dir, "err", err)
+			skipped = append(skipped, Skipped{Source: s.Source, Reason: err.Error()})
+			continue
+		}
+		d.mu.Lock()
+		d.repos[k] = run
+		d.mu.Unlock()
+	}
+	for _, s := range skipped {
+		d.opts.Logger.Warn("skipping repo", "source", s.Source, "reason", s.Reason)
+	}
+	d.mu.Lock()
+	d.skipped = skipped
+	d.mu.Unlock()
+}
+
+// start opens a repo's parts and runs it in its own goroutine.
+func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create team directory: %w", err)
+	}
+	eng, waiter, err := d.opts.Open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	w, err := watch.New(s.Dir, d.opts.Watch)
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = w.Dir()
+	r := newRepo(s, eng, waiter, w, &d.opts)
+	rctx, cancel := context.WithCancel(ctx)
+	run := &running{r: r, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(run.done)
+		if err := r.Run(rctx); err != nil {
+			r.log.Error("repo stopped", "err", err)
+			r.status.update(func(st *RepoStatus) { st.Suppressed = "stopped: " + err.Error() })
+		}
+	}()
+	return run, nil
+}
+
+// Status reports the daemon and every running repo.
+func (d *Daemon) Status() Status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := Status{PID: os.Getpid(), Version: d.opts.Version, Started: d.started, Skipped: slices.Clone(d.skipped)}
+	for _, run := range d.repos {
+		st.Repos = append(st.Repos, run.r.status.snapshot())
+	}
+	slices.SortFunc(st.Repos, func(a, b RepoStatus) int {
+		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Dir, b.Dir))
+	})
+	if st.Repos == nil {
+		st.Repos = []RepoStatus{}
+	}
+	return st
+}
+
+// SocketPath is the control socket inside runtimeDir.
+func SocketPath(runtimeDir string) string { return filepath.Join(runtimeDir, SocketName) }

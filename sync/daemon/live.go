@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"context"
+	"time"
+)
+
+// live holds a change wait on the server with the engine's checksum and
+// asks the worker to pull whenever the repo changed. Failures back off
+// exponentially with jitter; there is no other polling.
+func (r *repo) live(ctx context.Context) error {
+	bo := backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}
+	failing := false
+	for {
+		cur := r.checksum()
+		h, changed, err := r.waiter.Wait(ctx, r.spec.Repo, cur, r.opts.WaitTimeout)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			failing = true
+			r.setLive(false)
+			d := bo.next()
+			r.log.Warn("change wait failed; reconnecting", "err", err, "retryIn", d)
+			if !sleep(ctx, d) {
+				return nil
+			}
+			continue
+		}
+		r.setLive(true)
+		if failing {
+			// The server is back: send what piled up meanwhile.
+			failing = false
+			r.poke()
+		}
+		if !changed || h.Checksum == r.checksum() {
+			bo.reset()
+			continue
+		}
+		if err := r.requestPull(ctx); err != nil || r.checksum() == cur {
+			// A failed pull, or one that did not move the checksum, must
+			// not turn into a tight loop of immediate answers.
+			if !sleep(ctx, bo.next()) {
+				return nil
+			}
+			continue
+		}
+		bo.reset()
+	}
+}
+
+// checksum is the engine's checksum, or the empty repo's.
+func (r *repo) checksum() string {
+	if c := r.eng.Checksum(); c != "" {
+		return c
+	}
+	return emptyChecksum
+}
+
+// requestPull has the worker pull and waits for the outcome.
+func (r *repo) requestPull(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case r.pullReq <- reply:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *repo) setLive(ok bool) {
+	r.status.update(func(s *RepoStatus) { s.Live = ok })
+}
+
+// sleep waits d or until ctx is done; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,230 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/watch"
+)
+
+// Engine is one repo's sync engine.
+type Engine interface {
+	Pull(ctx context.Context) (memsync.Report, error)
+	Push(ctx context.Context) (memsync.Report, error)
+	Checksum() string
+}
+
+// Waiter holds change waits (PROTOCOL.md section 3) on the server.
+type Waiter interface {
+	Wait(ctx context.Context, repo, ifNoneMatch string, wait time.Duration) (api.HashesResponse, bool, error)
+}
+
+// Spec names one repo for the daemon to keep in sync.
+type Spec struct {
+	Repo      string `json:"repo"`
+	Dir       string `json:"dir"`
+	Server    string `json:"server"`
+	TokenFile string `json:"tokenFile,omitempty"`
+	// Source says where the repo came from, for logs and status.
+	Source string `json:"source"`
+}
+
+// key identifies a spec across reloads.
+func (s Spec) key() string { return s.Server + "\x00" + s.Repo + "\x00" + s.Dir + "\x00" + s.TokenFile }
+
+// emptyChecksum is the checksum of a repo never written, which a change wait
+// accepts as If-None-Match.
+var emptyChecksum = api.RepoChecksum(nil, nil)
+
+// repo runs one repo: its watcher, its change wait and the worker that alone
+// calls the engine, so pulls and pushes never overlap.
+type repo struct {
+	spec    Spec
+	eng     Engine
+	waiter  Waiter
+	watcher *watch.Watcher
+	log     *slog.Logger
+	opts    *Options
+	status  *statusBox
+
+	pullReq chan chan error // change wait -> worker: pull, then reply
+	kick    chan struct{}   // push now and forget a suppression
+}
+
+func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
+	r := &repo{
+		spec: spec, eng: eng, waiter: waiter, watcher: w, opts: opts,
+		log:     opts.Logger.With("repo", spec.Repo, "dir", spec.Dir),
+		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Dir: spec.Dir, Server: spec.Server}},
+		pullReq: make(chan chan error),
+		kick:    make(chan struct{}, 1),
+	}
+	return r
+}
+
+// Run syncs the repo until ctx is done, then flushes pending changes within
+// the flush timeout.
+func (r *repo) Run(ctx context.Context) error {
+	r.log.Info("watching team directory", "server", r.spec.Server, "source", r.spec.Source)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return r.watcher.Run(gctx) })
+	g.Go(func() error { return r.live(gctx) })
+	g.Go(func() error { return r.work(gctx) })
+	err := g.Wait()
+	r.flush(ctx)
+	return err
+}
+
+// poke asks the worker to push now, forgetting any suppression.
+func (r *repo) poke() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// flush makes a last push so that no change waiting in the debounce is lost
+// at shutdown, bounded by the flush timeout.
+func (r *repo) flush(ctx context.Context) {
+	if r.status.snapshot().Suppressed != "" {
+		return
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.FlushTimeout)
+	defer cancel()
+	rep, err := r.eng.Push(fctx)
+	r.recordPush(rep, err)
+	if err != nil {
+		r.log.Warn("final push failed", "err", err)
+		return
+	}
+	r.log.Info("flushed pending changes", "pushed", len(rep.Pushed))
+}
+
+// work is the only goroutine that calls the engine.
+func (r *repo) work(ctx context.Context) error {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	bo := backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}
+	waiting := false // a retry is scheduled
+	pushNow := func() {
+		retry.Stop()
+		waiting = false
+		if d, again := r.push(ctx, &bo); again {
+			retry.Reset(d)
+			waiting = true
+		}
+	}
+	if err := r.pull(ctx); err == nil {
+		pushNow()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case b := <-r.watcher.Batches():
+			r.noteChanges(b)
+			r.unsuppress()
+			if !waiting {
+				pushNow()
+			}
+		case reply := <-r.pullReq:
+			reply <- r.pull(ctx)
+		case <-r.kick:
+			r.unsuppress()
+			pushNow()
+		case <-retry.C:
+			pushNow()
+		}
+	}
+}
+
+// noteChanges records a batch's paths as pending.
+func (r *repo) noteChanges(b watch.Batch) {
+	r.status.update(func(s *RepoStatus) {
+		for _, p := range b.Paths {
+			if !slices.Contains(s.Pending, p) {
+				s.Pending = append(s.Pending, p)
+			}
+		}
+		slices.Sort(s.Pending)
+	})
+}
+
+func (r *repo) unsuppress() {
+	r.status.update(func(s *RepoStatus) { s.Suppressed = "" })
+}
+
+// push runs one push. It returns the delay before a retry when the failure
+// was transient.
+func (r *repo) push(ctx context.Context, bo *backoff) (time.Duration, bool) {
+	if r.status.snapshot().Suppressed != "" {
+		return 0, false
+	}
+	rep, err := r.eng.Push(ctx)
+	if ctx.Err() != nil {
+		return 0, false
+	}
+	r.recordPush(rep, err)
+	switch {
+	case err == nil:
+		bo.reset()
+		if len(rep.Pushed) > 0 || len(rep.Deleted) > 0 {
+			r.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.Deleted))
+		}
+		return 0, false
+	case permanent(err):
+		r.log.Warn("push refused; waiting for the files or the config to change", "err", err)
+		r.status.update(func(s *RepoStatus) { s.Suppressed = err.Error() })
+		return 0, false
+	default:
+		d := bo.next()
+		r.log.Warn("push failed; will retry", "err", err, "retryIn", d)
+		next := time.Now().Add(d)
+		r.status.update(func(s *RepoStatus) { s.NextRetry = &next })
+		return d, true
+	}
+}
+
+// pull runs one pull and records it.
+func (r *repo) pull(ctx context.Context) error {
+	rep, err := r.eng.Pull(ctx)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	r.recordPull(rep, err)
+	if err != nil {
+		r.log.Warn("pull failed", "err", err)
+		return err
+	}
+	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
+		r.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
+	}
+	return nil
+}
+
+// permanent reports whether err is a refusal that retrying the same content
+// cannot fix: a 4xx other than 409, 412 and 429, or a refused mass deletion.
+func permanent(err error) bool {
+	var mass *memsync.MassDeletionError
+	if errors.As(err, &mass) {
+		return true
+	}
+	var ae *api.Error
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.Status {
+	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusTooManyRequests:
+		return false
+	}
+	return ae.Status >= 400 && ae.Status < 500
+}

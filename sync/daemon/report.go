@@ -1,0 +1,92 @@
+package daemon
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// recordPush folds a push's outcome into the status.
+func (r *repo) recordPush(rep memsync.Report, err error) {
+	now := time.Now()
+	r.status.update(func(s *RepoStatus) {
+		s.LastPush = &OpResult{Time: now, OK: err == nil, Result: pushSummary(rep, err)}
+		addConflicts(s, rep.Conflicts)
+		if err != nil {
+			return
+		}
+		s.Pending = nil
+		s.NextRetry = nil
+		s.Blocked = blockedFiles(rep.Blocked)
+	})
+}
+
+// recordPull folds a pull's outcome into the status.
+func (r *repo) recordPull(rep memsync.Report, err error) {
+	now := time.Now()
+	r.status.update(func(s *RepoStatus) {
+		s.LastPull = &OpResult{Time: now, OK: err == nil, Result: pullSummary(rep, err)}
+		addConflicts(s, rep.Conflicts)
+	})
+}
+
+func addConflicts(s *RepoStatus, cs []memsync.Conflict) {
+	for _, c := range cs {
+		if !slices.Contains(s.Conflict, c.Path) {
+			s.Conflict = append(s.Conflict, c.Path)
+		}
+	}
+}
+
+// blockedFiles lists one entry per file and rule, never the secret.
+func blockedFiles(bs []memsync.Blocked) []Blocked {
+	var out []Blocked
+	for _, b := range bs {
+		for _, id := range b.RuleIDs {
+			out = append(out, Blocked{Path: b.Key, RuleID: id})
+		}
+		if len(b.RuleIDs) == 0 {
+			out = append(out, Blocked{Path: b.Key})
+		}
+	}
+	return out
+}
+
+func pushSummary(rep memsync.Report, err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	parts := counts(map[string]int{"pushed": len(rep.Pushed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
+	if parts == "" {
+		return "up to date"
+	}
+	return parts
+}
+
+func pullSummary(rep memsync.Report, err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	if rep.NotModified {
+		return "up to date"
+	}
+	parts := counts(map[string]int{"pulled": len(rep.Pulled), "deleted": len(rep.Deleted), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
+	if parts == "" {
+		return "up to date"
+	}
+	return parts
+}
+
+// counts renders the non-zero counts in a fixed order.
+func counts(m map[string]int) string {
+	var parts []string
+	for _, k := range []string{"pulled", "pushed", "deleted", "blocked", "conflicts", "skipped"} {
+		if n := m[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

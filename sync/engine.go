@@ -1,0 +1,193 @@
+// Package memsync keeps one repo's team memory directory and a teammemd
+// server in agreement, following PROTOCOL.md section 6: it pulls (server wins
+// per key), pushes local deltas in batches, keeps every losing version as a
+// conflict copy outside the team directory, refuses mass deletions, and
+// persists per-repo state atomically under a lock. It also holds the HTTP
+// client the daemon uses and Discover, which finds a checkout's slug and
+// team directory.
+package memsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/teammemd/teammemd/scan"
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// SecretScanner finds secrets in a file before it is pushed.
+type SecretScanner interface {
+	File(ctx context.Context, path string, data []byte) ([]scan.Finding, error)
+}
+
+// Config names one repo to sync.
+type Config struct {
+	// Dir is the team directory.
+	Dir string
+	// Repo is the repo slug.
+	Repo string
+	// Server is the server's base URL; it must match Options.Client.
+	Server string
+	// StateDir is the root of teammemd's state: per-repo state lives in
+	// repos/<slug>@<host>/ and conflict copies in conflicts/<slug>@<host>/.
+	StateDir string
+	// AllowMassDelete lets a push delete more than half the known keys.
+	AllowMassDelete bool
+}
+
+// Options are the parts an Engine uses.
+type Options struct {
+	Client *Client
+	// Scanner, when set, keeps files with secrets from being pushed.
+	Scanner SecretScanner
+	Logger  *slog.Logger
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+}
+
+// Engine syncs one repo. Its methods are safe for concurrent use; they run
+// one at a time, and a lock file keeps other processes out meanwhile.
+type Engine struct {
+	cfg      Config
+	client   *Client
+	scanner  SecretScanner
+	log      *slog.Logger
+	now      func() time.Time
+	state    stateStore
+	lockPath string
+	conflict string // this repo's conflict copy directory
+	mu       sync.Mutex
+	checksum atomic.Pointer[string]
+}
+
+// New returns an engine for cfg.
+func New(cfg Config, opts Options) (*Engine, error) {
+	if opts.Client == nil {
+		return nil, errors.New("memsync: no client")
+	}
+	if err := api.ValidateSlug(cfg.Repo); err != nil {
+		return nil, fmt.Errorf("memsync: %w", err)
+	}
+	if cfg.Dir == "" || cfg.StateDir == "" {
+		return nil, errors.New("memsync: team directory and state directory are required")
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("memsync: team directory: %w", err)
+	}
+	cfg.Dir = dir
+	e := &Engine{cfg: cfg, client: opts.Client, scanner: opts.Scanner, log: opts.Logger, now: opts.Now}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	name := repoStateName(cfg.Repo, opts.Client.Host())
+	e.state.path = filepath.Join(cfg.StateDir, "repos", name, "state.json")
+	e.lockPath = filepath.Join(cfg.StateDir, "repos", name, "lock")
+	e.conflict = filepath.Join(cfg.StateDir, "conflicts", name)
+	store := stateStore{path: e.state.path}
+	if st, _, err := store.loadReadOnly(cfg.Repo, opts.Client.Host()); err == nil {
+		e.setChecksum(st.LastKnownChecksum)
+	}
+	return e, nil
+}
+
+// Checksum returns the repo checksum after the last pull or push, for the
+// change wait's If-None-Match.
+func (e *Engine) Checksum() string {
+	if p := e.checksum.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (e *Engine) setChecksum(s string) { e.checksum.Store(&s) }
+
+// StatePath returns where the repo's state file lives.
+func (e *Engine) StatePath() string { return e.state.path }
+
+// Sync pulls then pushes, once.
+func (e *Engine) Sync(ctx context.Context) (Report, error) {
+	return e.run(ctx, func(s *session) error {
+		if err := s.pull(ctx); err != nil {
+			return err
+		}
+		return s.push(ctx)
+	})
+}
+
+// Pull brings the server's changes into the team directory.
+func (e *Engine) Pull(ctx context.Context) (Report, error) {
+	return e.run(ctx, func(s *session) error { return s.pull(ctx) })
+}
+
+// Push sends local changes to the server.
+func (e *Engine) Push(ctx context.Context) (Report, error) {
+	return e.run(ctx, func(s *session) error { return s.push(ctx) })
+}
+
+// session is one locked operation on the repo: its state and team dir.
+type session struct {
+	*Engine
+	st  *State
+	td  *teamDir
+	rep *Report
+}
+
+// run takes the locks, loads the state, opens the team directory, runs op
+// and saves the state whatever op's outcome.
+func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	lock, err := acquireLock(ctx, e.lockPath)
+	if err != nil {
+		return rep, err
+	}
+	defer lock.release()
+	st, aside, err := e.state.load(e.cfg.Repo, e.client.Host(), e.now())
+	if err != nil {
+		return rep, err
+	}
+	if aside != "" {
+		e.log.Warn("state file was corrupt; moved aside, doing a full resync", "repo", e.cfg.Repo, "movedTo", aside)
+	}
+	td, err := e.openDir(st)
+	if err != nil {
+		return rep, err
+	}
+	defer td.close()
+	s := &session{Engine: e, st: st, td: td, rep: &rep}
+	err = op(s)
+	if serr := e.state.save(st); serr != nil && err == nil {
+		err = serr
+	}
+	e.setChecksum(st.LastKnownChecksum)
+	rep.Checksum = st.LastKnownChecksum
+	rep.sort()
+	return rep, err
+}
+
+// openDir opens the team directory. A missing one is created on a first
+// sync, but when files were synced before it is a mass deletion.
+func (e *Engine) openDir(st *State) (*teamDir, error) {
+	_, err := os.Stat(e.cfg.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if len(st.Base) > 0 && !e.cfg.AllowMassDelete {
+			return nil, &MassDeletionError{Dir: e.cfg.Dir, Missing: len(st.Base), Known: len(st.Base), DirMissing: true}
+		}
+		if err := os.MkdirAll(e.cfg.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create team directory: %w", err)
+		}
+	}
+	return openTeamDir(e.cfg.Dir)
+}

@@ -1,0 +1,193 @@
+package memsync
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// tempPrefix starts the name of every temporary file the engine creates in
+// the team directory; it is hidden, so it never syncs.
+const tempPrefix = ".teammemd-"
+
+// errNotRegular is returned when a write or delete target exists but is not
+// a regular file (a symlink, dangling or not, or a directory).
+var errNotRegular = errors.New("target exists and is not a regular file")
+
+// teamDir is the team directory, reached only through an os.Root so that no
+// symlink inside it can lead a write outside it.
+type teamDir struct {
+	path            string
+	root            *os.Root
+	caseInsensitive bool
+}
+
+// openTeamDir opens the team directory, which must exist, and detects once
+// whether its file system ignores case.
+func openTeamDir(dir string) (*teamDir, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open team directory: %w", err)
+	}
+	t := &teamDir{path: dir, root: root}
+	ci, err := t.detectCaseInsensitive()
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	t.caseInsensitive = ci
+	return t, nil
+}
+
+func (t *teamDir) close() error { return t.root.Close() }
+
+// detectCaseInsensitive creates a lower-case probe file and looks it up in
+// upper case.
+func (t *teamDir) detectCaseInsensitive() (bool, error) {
+	name := tempPrefix + "case-" + randomHex() + ".probe"
+	f, err := t.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("probe team directory case sensitivity: %w", err)
+	}
+	f.Close()
+	defer t.root.Remove(name)
+	_, err = t.root.Lstat(strings.ToUpper(name))
+	return err == nil, nil
+}
+
+// foldKey is the name a case-insensitive (and normalisation-insensitive)
+// file system sees for key.
+func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
+
+// write replaces key's file with data atomically: temp file, fsync, rename,
+// directory fsync. A target that is a symlink or not a regular file is an
+// error and is left alone.
+func (t *teamDir) write(key string, data []byte) error {
+	dir := path.Dir(key)
+	if dir != "." {
+		if err := t.root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create directory for %s: %w", key, err)
+		}
+	}
+	if err := t.checkRegular(key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp := path.Join(dir, tempPrefix+randomHex()+".tmp")
+	f, err := t.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("create temp file for %s: %w", key, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = t.root.Rename(tmp, key)
+	}
+	if err != nil {
+		t.root.Remove(tmp)
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return t.syncDir(dir)
+}
+
+// remove deletes key's file if it is a regular file.
+func (t *teamDir) remove(key string) error {
+	if err := t.checkRegular(key); err != nil {
+		return err
+	}
+	if err := t.root.Remove(key); err != nil {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return t.syncDir(path.Dir(key))
+}
+
+// read returns the content of key's file, which must be a regular file.
+func (t *teamDir) read(key string) ([]byte, error) {
+	if err := t.checkRegular(key); err != nil {
+		return nil, err
+	}
+	data, err := t.root.ReadFile(key)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	return data, nil
+}
+
+// checkRegular reports fs.ErrNotExist for a missing key and errNotRegular
+// for anything but a regular file.
+func (t *teamDir) checkRegular(key string) error {
+	fi, err := t.root.Lstat(key)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w (%s)", key, errNotRegular, fi.Mode().Type())
+	}
+	return nil
+}
+
+func (t *teamDir) syncDir(dir string) error {
+	d, err := t.root.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+func randomHex() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// maxNameBytes is the longest file name most file systems accept.
+const maxNameBytes = 255
+
+// fileNameProblem says why key cannot be a file name on goos, or "".
+func fileNameProblem(key, goos string) string {
+	for _, seg := range strings.Split(key, "/") {
+		if len(seg) > maxNameBytes {
+			return "path segment longer than 255 bytes"
+		}
+		if goos != "windows" {
+			continue
+		}
+		if strings.ContainsAny(seg, `<>:"|?*`) {
+			return `path segment holds one of <>:"|?* (not allowed on Windows)`
+		}
+		if windowsReserved(seg) {
+			return "path segment is a reserved device name on Windows"
+		}
+	}
+	return ""
+}
+
+// windowsReserved reports whether seg names a DOS device (CON, NUL, COM1,
+// ...), with or without an extension.
+func windowsReserved(seg string) bool {
+	base, _, _ := strings.Cut(seg, ".")
+	base = strings.ToUpper(strings.TrimRight(base, " "))
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) {
+		return base[3] >= '0' && base[3] <= '9'
+	}
+	return false
+}

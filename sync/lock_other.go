@@ -1,0 +1,14 @@
+//go:build !unix
+
+package memsync
+
+import (
+	"errors"
+	"os"
+)
+
+// tryLock fails on systems without flock: syncing without a lock could let
+// two processes corrupt a repo's state, so it is refused.
+func tryLock(*os.File) (bool, error) {
+	return false, errors.New("repo locking needs flock, which this system lacks")
+}

@@ -1,0 +1,298 @@
+package memsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// maxPushRounds is the first attempt plus the two retries PROTOCOL.md
+// section 6 allows after a 412.
+const maxPushRounds = 3
+
+// push sends the local delta in batches, recovering from 412 and learning
+// the server's entry cap from 413.
+func (s *session) push(ctx context.Context) error {
+	if s.st.LastKnownChecksum == "" {
+		// Never pulled: learn the server's state first, so the push has an
+		// If-Match and nothing the server holds goes unseen.
+		if err := s.pull(ctx); err != nil {
+			return err
+		}
+	}
+	local, skipped, err := s.td.scanLocal(s.st.Index, s.now())
+	if err != nil {
+		return err
+	}
+	s.st.Index = local
+	s.rep.Skipped = append(s.rep.Skipped, skipped...)
+	unsyncable := make(map[string]bool, len(skipped))
+	for _, sk := range skipped {
+		unsyncable[sk.Key] = true
+	}
+	for round := 1; ; round++ {
+		deletes := s.localDeletes(local, unsyncable)
+		if err := s.checkMassDeletion(local, deletes); err != nil {
+			return err
+		}
+		uploads, err := s.plan(ctx, local, deletes)
+		if err != nil {
+			return err
+		}
+		if len(uploads) == 0 && len(deletes) == 0 {
+			return nil
+		}
+		err = s.send(ctx, uploads, deletes)
+		if err == nil || round == maxPushRounds {
+			return err
+		}
+		if err := s.recover(ctx, err); err != nil {
+			return err
+		}
+		if local, _, err = s.td.scanLocal(s.st.Index, s.now()); err != nil {
+			return err
+		}
+		s.st.Index = local
+	}
+}
+
+// localDeletes lists keys deleted locally since the last sync that the
+// server still holds at the agreed version.
+func (s *session) localDeletes(local map[string]IndexEntry, unsyncable map[string]bool) []string {
+	var out []string
+	for k, base := range s.st.Base {
+		if _, ok := local[k]; ok || unsyncable[k] {
+			continue
+		}
+		if s.st.ServerChecksums[k] == base {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *session) checkMassDeletion(local map[string]IndexEntry, deletes []string) error {
+	if len(deletes) == 0 || s.cfg.AllowMassDelete {
+		return nil
+	}
+	if len(local) == 0 || 2*len(deletes) > len(s.st.Base) {
+		return &MassDeletionError{Dir: s.cfg.Dir, Missing: len(deletes), Known: len(s.st.Base)}
+	}
+	return nil
+}
+
+// plan lists the entries to upload: local files whose content the server
+// lacks, less those the scanner blocks, the server rejected before, or the
+// server's entry cap leaves no room for.
+func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes []string) ([]upload, error) {
+	keys := make([]string, 0, len(local))
+	for k := range local {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []upload
+	for _, k := range keys {
+		u, ok, err := s.candidate(ctx, k, local[k])
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, u)
+		}
+	}
+	return s.fitCap(out, len(deletes)), nil
+}
+
+// candidate decides whether one local file is part of the delta.
+func (s *session) candidate(ctx context.Context, k string, le IndexEntry) (upload, bool, error) {
+	_, onServer := s.st.ServerChecksums[k]
+	_, tomb := s.st.Tombstones[k]
+	switch {
+	case le.Hash == s.st.ServerChecksums[k]:
+		return upload{}, false, nil
+	case le.Hash == s.st.Base[k] && (onServer || tomb):
+		return upload{}, false, nil // changed on the server only: the next pull brings it
+	}
+	if r, ok := s.st.Rejected[k]; ok {
+		if r.Checksum == le.Hash {
+			s.skipOnce(k, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
+			return upload{}, false, nil
+		}
+		delete(s.st.Rejected, k)
+	}
+	data, err := s.td.read(k)
+	if err != nil {
+		return upload{}, false, err
+	}
+	if !utf8.Valid(data) {
+		s.skipOnce(k, "not valid UTF-8 text")
+		return upload{}, false, nil
+	}
+	if blocked, err := s.scanSecrets(ctx, k, data); err != nil || blocked {
+		return upload{}, false, err
+	}
+	return upload{Key: k, Value: string(data), Sum: api.EntryChecksum(string(data))}, true, nil
+}
+
+// scanSecrets reports whether the scanner finds a secret in data, adding a
+// Blocked entry (rule ids and line, never the secret) if it does.
+func (s *session) scanSecrets(ctx context.Context, k string, data []byte) (bool, error) {
+	if s.scanner == nil {
+		return false, nil
+	}
+	findings, err := s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
+	if err != nil {
+		return false, fmt.Errorf("scan %s for secrets: %w", k, err)
+	}
+	if len(findings) == 0 {
+		return false, nil
+	}
+	for _, b := range s.rep.Blocked {
+		if b.Key == k {
+			return true, nil
+		}
+	}
+	b := Blocked{Key: k, Line: findings[0].Line}
+	for _, f := range findings {
+		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
+	}
+	s.rep.Blocked = append(s.rep.Blocked, b)
+	s.log.Warn("secret found; file not pushed", "repo", s.cfg.Repo, "key", k, "rules", b.RuleIDs, "line", b.Line)
+	return true, nil
+}
+
+// fitCap drops new keys that would take the repo over the server's learned
+// entry cap, reporting each one.
+func (s *session) fitCap(ups []upload, deletes int) []upload {
+	limit := s.st.ServerMaxEntries
+	if limit <= 0 {
+		return ups
+	}
+	room := limit - (len(s.st.ServerChecksums) - deletes)
+	out := ups[:0]
+	for _, u := range ups {
+		if _, exists := s.st.ServerChecksums[u.Key]; exists {
+			out = append(out, u)
+			continue
+		}
+		if room > 0 {
+			room--
+			out = append(out, u)
+			continue
+		}
+		s.skipOnce(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries", limit))
+	}
+	return out
+}
+
+// send pushes uploads and deletes batch by batch, chaining If-Match and
+// recording each accepted batch in state at once.
+func (s *session) send(ctx context.Context, ups []upload, deletes []string) error {
+	ifMatch := s.st.LastKnownChecksum
+	for _, b := range packBatches(ups, deletes, api.BatchMaxBytes) {
+		body, err := encodePut(b)
+		if err != nil {
+			return err
+		}
+		s.rep.PUTs++
+		resp, err := s.client.Put(ctx, s.cfg.Repo, ifMatch, body)
+		if err != nil {
+			return s.noteRejection(err, b)
+		}
+		s.accept(b, resp.Checksum)
+		ifMatch = resp.Checksum
+	}
+	return nil
+}
+
+// accept records a batch the server stored.
+func (s *session) accept(b batch, checksum string) {
+	for _, u := range b.Entries {
+		s.st.ServerChecksums[u.Key] = u.Sum
+		s.st.Base[u.Key] = u.Sum
+		delete(s.st.Tombstones, u.Key)
+		s.rep.Pushed = append(s.rep.Pushed, u.Key)
+	}
+	for _, k := range b.Deletes {
+		delete(s.st.ServerChecksums, k)
+		delete(s.st.Base, k)
+		if s.st.Tombstones == nil {
+			s.st.Tombstones = map[string]int64{}
+		}
+		s.st.Tombstones[k] = s.now().UnixMilli()
+		s.rep.SoftDeleted = append(s.rep.SoftDeleted, k)
+	}
+	s.st.LastKnownChecksum = checksum
+}
+
+// noteRejection remembers a permanent refusal of one key's content so it is
+// not sent again until the file changes, and returns err.
+func (s *session) noteRejection(err error, b batch) error {
+	var ae *api.Error
+	if !errors.As(err, &ae) || !permanent(ae) {
+		return err
+	}
+	key, _ := ae.Details["key"].(string)
+	if key == "" && len(b.Entries) == 1 && len(b.Deletes) == 0 {
+		key = b.Entries[0].Key
+	}
+	for _, u := range b.Entries {
+		if u.Key == key {
+			if s.st.Rejected == nil {
+				s.st.Rejected = map[string]Rejection{}
+			}
+			s.st.Rejected[key] = Rejection{Checksum: u.Sum, Code: ae.Code, Message: ae.Message}
+			return &rejectedError{key: key, err: err}
+		}
+	}
+	return err
+}
+
+// rejectedError is a permanent refusal pinned on one key, which the next
+// round leaves out.
+type rejectedError struct {
+	key string
+	err error
+}
+
+func (e *rejectedError) Error() string { return e.err.Error() }
+func (e *rejectedError) Unwrap() error { return e.err }
+
+// permanent reports whether an error refuses this content for good (PROTOCOL.md
+// section 6: 4xx other than 409, 412 and 429, and not the repo-wide 413).
+func permanent(ae *api.Error) bool {
+	switch {
+	case ae.Status < 400 || ae.Status > 499:
+		return false
+	case ae.Status == http.StatusConflict, ae.Status == http.StatusPreconditionFailed, ae.Status == http.StatusTooManyRequests:
+		return false
+	case ae.Code == api.CodeTooManyEntries:
+		return false
+	}
+	return ae.Status != http.StatusUnauthorized && ae.Status != http.StatusForbidden
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func (s *session) skipOnce(key, reason string) {
+	for _, sk := range s.rep.Skipped {
+		if sk.Key == key && sk.Reason == reason {
+			return
+		}
+	}
+	s.rep.skip(key, reason)
+}

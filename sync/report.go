@@ -1,0 +1,88 @@
+package memsync
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report says what one Sync, Pull or Push did.
+type Report struct {
+	// Pulled lists keys written into the team directory from the server.
+	Pulled []string
+	// Pushed lists keys sent to the server.
+	Pushed []string
+	// Deleted lists local files removed because a teammate deleted them.
+	Deleted []string
+	// SoftDeleted lists keys deleted on the server because they were
+	// deleted locally.
+	SoftDeleted []string
+	// Blocked lists files the secret scanner kept from the server.
+	Blocked []Blocked
+	// Conflicts lists the conflict copies kept by this run.
+	Conflicts []Conflict
+	// Skipped lists keys that did not sync, with the reason.
+	Skipped []Skipped
+	// PUTs counts the PUT requests sent.
+	PUTs int
+	// NotModified is true when the pull found nothing new (304).
+	NotModified bool
+	// Checksum is the repo checksum after the run.
+	Checksum string
+}
+
+// Blocked is a file held back because the scanner found a secret in it. It
+// never holds the secret itself.
+type Blocked struct {
+	Key     string
+	RuleIDs []string
+	// Line is the first finding's line (1-based).
+	Line int
+}
+
+// Conflict is one losing version kept outside the team directory.
+type Conflict struct {
+	Key string `json:"key"`
+	// Path is where the losing version was saved.
+	Path string `json:"path"`
+	// Source is "local" (an unpushed local edit lost to the server) or
+	// "server".
+	Source string    `json:"source"`
+	Time   time.Time `json:"time"`
+}
+
+// Skipped is a key that did not sync and why.
+type Skipped struct {
+	Key    string
+	Reason string
+}
+
+func (r *Report) sort() {
+	slices.Sort(r.Pulled)
+	slices.Sort(r.Pushed)
+	slices.Sort(r.Deleted)
+	slices.Sort(r.SoftDeleted)
+	slices.SortFunc(r.Blocked, func(a, b Blocked) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(r.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
+}
+
+func (r *Report) skip(key, reason string) { r.Skipped = append(r.Skipped, Skipped{Key: key, Reason: reason}) }
+
+// MassDeletionError is returned instead of propagating a mass deletion: the
+// team directory missing or emptied, or more than half the known files gone
+// at once. Nothing was deleted on the server.
+type MassDeletionError struct {
+	Dir        string
+	Missing    int
+	Known      int
+	DirMissing bool
+}
+
+func (e *MassDeletionError) Error() string {
+	if e.DirMissing {
+		return fmt.Sprintf("team directory %s is missing but %d files were synced from it; refusing to delete them on the server (restore the directory, or sync with --allow-mass-delete)", e.Dir, e.Known)
+	}
+	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or sync with --allow-mass-delete)", e.Missing, e.Known, e.Dir)
+}

@@ -1,0 +1,229 @@
+package memsync
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// stateFormat is the version of the state file layout.
+const stateFormat = 1
+
+// State is what the engine remembers about one repo between syncs
+// (PROTOCOL.md section 6), persisted as JSON.
+type State struct {
+	Format int    `json:"format"`
+	Repo   string `json:"repo"`
+	Server string `json:"server"`
+	// LastKnownChecksum is the repo checksum after the last pull or push.
+	LastKnownChecksum string `json:"lastKnownChecksum"`
+	// ServerChecksums maps key to the entry checksum the server holds.
+	ServerChecksums map[string]string `json:"serverChecksums"`
+	// Base maps key to the checksum both sides agreed on at the last sync:
+	// the merge base that tells a local edit from a teammate's.
+	Base map[string]string `json:"base"`
+	// ServerMaxEntries is the server's entry cap learned from a 413.
+	ServerMaxEntries int `json:"serverMaxEntries,omitempty"`
+	// Tombstones are the server's deleted keys as last seen (Unix ms).
+	Tombstones map[string]int64 `json:"tombstones,omitempty"`
+	// Rejected maps key to a permanent refusal of that exact content.
+	Rejected map[string]Rejection `json:"rejected,omitempty"`
+	// Conflicts lists the conflict copies kept so far.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Index caches the hash of each local file by size, mtime and inode.
+	Index map[string]IndexEntry `json:"index"`
+}
+
+// Rejection is a server's permanent (4xx) refusal of one key's content;
+// the key is not sent again until the file changes.
+type Rejection struct {
+	Checksum string `json:"checksum"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+// IndexEntry identifies a file version without reading it.
+type IndexEntry struct {
+	Size    int64  `json:"size"`
+	MtimeNs int64  `json:"mtimeNs"`
+	Inode   uint64 `json:"inode"`
+	Hash    string `json:"hash"`
+	// Racy marks a hash taken so soon after the file's mtime that a later
+	// write could keep the same mtime; it is re-hashed next time.
+	Racy bool `json:"racy,omitempty"`
+}
+
+func newState(repo, server string) *State {
+	return &State{
+		Format: stateFormat, Repo: repo, Server: server,
+		ServerChecksums: map[string]string{}, Base: map[string]string{}, Index: map[string]IndexEntry{},
+	}
+}
+
+// decodeState parses a state file and checks that it is consistent.
+func decodeState(data []byte) (*State, error) {
+	var st State
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("decode state: trailing data")
+	}
+	if st.Format != stateFormat {
+		return nil, fmt.Errorf("state format %d, want %d", st.Format, stateFormat)
+	}
+	if st.LastKnownChecksum != "" && !validChecksum(st.LastKnownChecksum) {
+		return nil, errors.New("state: malformed lastKnownChecksum")
+	}
+	for _, m := range []map[string]string{st.ServerChecksums, st.Base} {
+		for k, sum := range m {
+			if !validChecksum(sum) || api.ValidateKey(k, api.Limits{}) != nil {
+				return nil, errors.New("state: malformed key or checksum")
+			}
+		}
+	}
+	if st.ServerChecksums == nil {
+		st.ServerChecksums = map[string]string{}
+	}
+	if st.Base == nil {
+		st.Base = map[string]string{}
+	}
+	if st.Index == nil {
+		st.Index = map[string]IndexEntry{}
+	}
+	return &st, nil
+}
+
+func validChecksum(s string) bool {
+	hex, ok := strings.CutPrefix(s, api.ChecksumPrefix)
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	for i := 0; i < len(hex); i++ {
+		if c := hex[i]; !('0' <= c && c <= '9') && !('a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// stateStore reads and writes one repo's state file.
+type stateStore struct {
+	path string
+	last []byte // the bytes last read or written, to skip no-op saves
+}
+
+// load reads the state. A missing file yields a fresh state; a corrupt one
+// is moved aside (the returned warning says where) and also yields a fresh
+// state, so the next sync is a safe full resync.
+func (s *stateStore) load(repo, server string, now time.Time) (st *State, movedTo string, err error) {
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.last = nil
+		return newState(repo, server), "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("read state: %w", err)
+	}
+	st, derr := decodeState(data)
+	if derr == nil && st.Repo == repo && st.Server == server {
+		s.last = data
+		return st, "", nil
+	}
+	aside := s.path + ".corrupt-" + now.UTC().Format("20060102T150405.000000000Z")
+	if err := os.Rename(s.path, aside); err != nil {
+		return nil, "", fmt.Errorf("move corrupt state aside: %w", err)
+	}
+	s.last = nil
+	return newState(repo, server), aside, nil
+}
+
+// loadReadOnly reads the state without moving a corrupt file aside; a
+// missing or corrupt file reads as a fresh state.
+func (s *stateStore) loadReadOnly(repo, server string) (*State, bool, error) {
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newState(repo, server), false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read state: %w", err)
+	}
+	st, err := decodeState(data)
+	if err != nil || st.Repo != repo || st.Server != server {
+		return newState(repo, server), false, nil
+	}
+	return st, true, nil
+}
+
+// save writes the state atomically unless it is unchanged.
+func (s *stateStore) save(st *State) error {
+	data, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	if bytes.Equal(data, s.last) {
+		return nil
+	}
+	if err := writeFileAtomic(s.path, data); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	s.last = data
+	return nil
+}
+
+// writeFileAtomic writes path by temp file, fsync, rename and directory
+// fsync.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// repoStateName names a repo's state directory: the slug with "/" as "+",
+// "@", and the server host with ":" and brackets as "_".
+func repoStateName(slug, host string) string {
+	return strings.ReplaceAll(slug, "/", "+") + "@" + strings.NewReplacer(":", "_", "[", "_", "]", "_").Replace(host)
+}
