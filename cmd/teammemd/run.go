@@ -1,0 +1,205 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/teammemd/teammemd/scan"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/watch"
+)
+
+// runFlags are the flags of "teammemd run".
+type runFlags struct {
+	config, dir, repo, server, tokenFile, stateDir, socket, logFormat string
+}
+
+func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	var f runFlags
+	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then ~/.config/teammemd/config.toml)")
+	fs.StringVar(&f.dir, "dir", "", "team directory to sync (with --repo: one repo, no [daemon] repos)")
+	fs.StringVar(&f.repo, "repo", "", "repo slug of --dir")
+	fs.StringVar(&f.server, "server", "", "server URL (default $TEAMMEMD_SERVER)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token (default $TEAMMEMD_TOKEN_FILE; $TEAMMEMD_TOKEN wins over both)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $TEAMMEMD_STATE_DIR, then "+stateDir()+")")
+	fs.StringVar(&f.socket, "socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if (f.dir == "") != (f.repo == "") {
+		return usageError{errors.New("--dir and --repo go together")}
+	}
+	log, err := newLogger(stderr, f.logFormat)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	return serveDaemon(ctx, f, cfg, log)
+}
+
+// serveDaemon builds the daemon, runs it and reloads it on SIGHUP.
+func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) error {
+	plan, err := planFor(f, cfg)
+	if err != nil {
+		return err
+	}
+	sockPath := cmp.Or(f.socket, daemon.SocketPath(runtimeDir()))
+	ln, err := daemon.Listen(sockPath)
+	if err != nil {
+		return err
+	}
+	sc, err := scan.New(scan.Config{}, scan.WithLogger(log))
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("load secret scanner: %w", err)
+	}
+	d, err := daemon.New(daemon.Options{
+		Logger:  log,
+		Open:    engineOpener(cmp.Or(f.stateDir, envOr("TEAMMEMD_STATE_DIR", stateDir())), sc, log),
+		Watch:   watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
+		Control: ln,
+		Version: version,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("daemon starting", "repos", len(plan.Specs), "socket", sockPath)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return d.Run(gctx, plan) })
+	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, log) })
+	err = g.Wait()
+	log.Info("daemon stopped")
+	return err
+}
+
+// reloadOnSignal rereads the config on every SIGHUP and hands the new plan
+// to the daemon. A bad config is logged and the running repos kept.
+func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon, f runFlags, log *slog.Logger) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-hup:
+		}
+		cfg, err := loadConfig(f.config)
+		if err == nil {
+			var plan daemon.Plan
+			if plan, err = planFor(f, cfg); err == nil {
+				err = d.Reload(ctx, plan)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Error("reload failed; keeping the running repos", "err", err)
+		}
+	}
+}
+
+// planFor lists the repos to run: the one named by --dir and --repo, or the
+// config's [daemon] repos and discovered Claude Code projects.
+func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
+	def := daemon.Defaults{
+		Server:     cmp.Or(f.server, os.Getenv("TEAMMEMD_SERVER")),
+		TokenFile:  cmp.Or(f.tokenFile, os.Getenv("TEAMMEMD_TOKEN_FILE")),
+		ClaudeHome: claudeHome(),
+	}
+	if f.dir != "" {
+		dir, err := filepath.Abs(f.dir)
+		if err != nil {
+			return daemon.Plan{}, fmt.Errorf("team directory: %w", err)
+		}
+		if def.Server == "" {
+			return daemon.Plan{}, usageError{errors.New("no server: pass --server or set TEAMMEMD_SERVER")}
+		}
+		spec := daemon.Spec{Repo: f.repo, Dir: dir, Server: def.Server, TokenFile: def.TokenFile, Source: "flags"}
+		return daemon.Plan{Specs: []daemon.Spec{spec}}, nil
+	}
+	plan := daemon.BuildPlan(cfg.Daemon, def)
+	if len(plan.Specs) == 0 && len(plan.Skipped) == 0 {
+		return plan, usageError{errors.New("nothing to sync: pass --dir, --repo and --server, or list repos in the [daemon] section of the config")}
+	}
+	return plan, nil
+}
+
+// engineOpener builds each repo's client and engine; the secret scanner is
+// shared.
+func engineOpener(stateDir string, sc *scan.Scanner, log *slog.Logger) daemon.Opener {
+	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
+		ts, err := tokenSource(s.TokenFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		client, err := memsync.NewClient(s.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
+		if err != nil {
+			return nil, nil, err
+		}
+		eng, err := memsync.New(
+			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir},
+			memsync.Options{Client: client, Scanner: sc, Logger: log.With("repo", s.Repo)},
+		)
+		if err != nil {
+			return nil, nil, err
+		}
+		return eng, client, nil
+	}
+}
+
+// tokenSource reads the API token: $TEAMMEMD_TOKEN, else the token file.
+func tokenSource(file string) (oauth2.TokenSource, error) {
+	tok := os.Getenv("TEAMMEMD_TOKEN")
+	if tok == "" && file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read token file: %w", err)
+		}
+		tok = strings.TrimSpace(string(data))
+	}
+	if tok == "" {
+		return nil, errors.New("no API token: set TEAMMEMD_TOKEN or a token file")
+	}
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
+}
+
+// newLogger returns a stderr logger in the given format.
+func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json, got %q", format)
+}
+
+// claudeHome is $CLAUDE_CONFIG_DIR, else ~/.claude.
+func claudeHome() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".claude")
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/daemon"
+)
+
+// exitDaemonDown is the exit status of "teammemd status" when no daemon
+// answers: 3, distinct from 1 (an error) and 2 (bad usage).
+const exitDaemonDown = 3
+
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("status", stderr)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	socket := fs.String("socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	path := cmp.Or(*socket, daemon.SocketPath(runtimeDir()))
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := daemon.FetchStatus(ctx, path)
+	if errors.Is(err, daemon.ErrNotRunning) {
+		if *asJSON {
+			fmt.Fprintln(stdout, `{"running":false}`)
+		} else {
+			fmt.Fprintf(stdout, "teammemd daemon is not running (no answer on %s)\nStart it with: teammemd run\n", path)
+		}
+		return exitError{code: exitDaemonDown}
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	return printStatus(stdout, st, time.Now())
+}
+
+// printStatus writes the human-readable status.
+func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "teammemd daemon %s running (pid %d, up %s), %d repos\n",
+		st.Version, st.PID, now.Sub(st.Started).Round(time.Second), len(st.Repos))
+	for _, r := range st.Repos {
+		fmt.Fprintf(&b, "\n%s\n", r.Repo)
+		fmt.Fprintf(&b, "  directory:  %s\n", r.Dir)
+		live := "connected"
+		if !r.Live {
+			live = "not connected"
+		}
+		fmt.Fprintf(&b, "  server:     %s (%s)\n", r.Server, live)
+		fmt.Fprintf(&b, "  last pull:  %s\n", opLine(r.LastPull, now))
+		fmt.Fprintf(&b, "  last push:  %s\n", opLine(r.LastPush, now))
+		fmt.Fprintf(&b, "  pending:    %s\n", listOrNone(r.Pending))
+		if r.Suppressed != "" {
+			fmt.Fprintf(&b, "  pushes stopped: %s (edit the files or reload the config to retry)\n", r.Suppressed)
+		}
+		if r.NextRetry != nil {
+			fmt.Fprintf(&b, "  next retry: in %s\n", r.NextRetry.Sub(now).Round(time.Second))
+		}
+		for _, bl := range r.Blocked {
+			fmt.Fprintf(&b, "  held back:  %s (secret found, rule %s)\n", bl.Path, bl.RuleID)
+		}
+		for _, c := range r.Conflict {
+			fmt.Fprintf(&b, "  conflict copy: %s\n", c)
+		}
+	}
+	for _, s := range st.Skipped {
+		fmt.Fprintf(&b, "\nskipped %s: %s\n", s.Source, s.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func opLine(op *daemon.OpResult, now time.Time) string {
+	if op == nil {
+		return "never"
+	}
+	return fmt.Sprintf("%s ago, %s", now.Sub(op.Time).Round(time.Second), op.Result)
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
