@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/teammemd/teammemd/scan"
+	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// syncFlags are the flags of "teammemd sync".
+type syncFlags struct {
+	dir, repo, server, config string
+	allowMassDelete          bool
+}
+
+// runSync pulls then pushes one repo once and prints what happened.
+func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sync", stderr)
+	var f syncFlags
+	fs.StringVar(&f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
+	fs.StringVar(&f.repo, "repo", "", "repo slug, e.g. acme/app (default: from remote.origin.url)")
+	fs.StringVar(&f.server, "server", "", "server base URL (default $TEAMMEMD_SERVER, then [client] server)")
+	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
+	fs.BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "propagate the deletion of more than half the synced files")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	eng, err := buildSyncEngine(f, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	rep, err := eng.Sync(ctx)
+	printReport(stdout, rep)
+	if err != nil {
+		return explainSyncError(err)
+	}
+	return nil
+}
+
+// buildSyncEngine resolves the repo, server, token and state directory
+// (flags > environment > config) and builds the engine.
+func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine, error) {
+	dir, repo, err := syncTarget(f)
+	if err != nil {
+		return nil, err
+	}
+	server := f.server
+	if server == "" {
+		server = envOr("TEAMMEMD_SERVER", cfg.Client.Server)
+	}
+	if server == "" {
+		return nil, usageError{errors.New("no server: pass --server, set TEAMMEMD_SERVER, or set [client] server in the config")}
+	}
+	ts, err := tokenSource(cfg.Client.TokenFile)
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	client, err := memsync.NewClient(server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scan.New(scan.Config{}, scan.WithLogger(log))
+	if err != nil {
+		return nil, fmt.Errorf("load secret scanner: %w", err)
+	}
+	state := cfg.Client.StateDir
+	if state == "" {
+		state = stateDir()
+	}
+	return memsync.New(
+		memsync.Config{Dir: dir, Repo: repo, Server: server, StateDir: state, AllowMassDelete: f.allowMassDelete},
+		memsync.Options{Client: client, Scanner: sc, Logger: log},
+	)
+}
+
+// syncTarget returns the team directory and slug: both from flags, or
+// discovered from the git checkout in the current directory.
+func syncTarget(f syncFlags) (dir, repo string, err error) {
+	if f.dir != "" && f.repo != "" {
+		return f.dir, f.repo, nil
+	}
+	found, err := memsync.Discover(".")
+	if err != nil {
+		return "", "", usageError{fmt.Errorf("%w (or pass --dir and --repo)", err)}
+	}
+	dir, repo = found.Dir, found.Slug
+	if f.dir != "" {
+		dir = f.dir
+	}
+	if f.repo != "" {
+		repo = f.repo
+	}
+	return dir, repo, nil
+}
+
+// printReport lists what moved, what was held back and why.
+func printReport(w io.Writer, r memsync.Report) {
+	list := func(label string, keys []string) {
+		for _, k := range keys {
+			fmt.Fprintf(w, "%-9s %s\n", label, k)
+		}
+	}
+	list("pulled", r.Pulled)
+	list("pushed", r.Pushed)
+	list("deleted", r.Deleted)
+	list("removed", r.SoftDeleted)
+	for _, b := range r.Blocked {
+		fmt.Fprintf(w, "blocked   %s: secret found (%s, line %d); not pushed\n", b.Key, strings.Join(b.RuleIDs, ", "), b.Line)
+	}
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "conflict  %s: the %s version was kept at %s\n", c.Key, c.Source, c.Path)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped   %s: %s\n", s.Key, s.Reason)
+	}
+	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
+		fmt.Fprintln(w, "up to date")
+	}
+}
+
+// explainSyncError adds what to do to the errors a user can fix.
+func explainSyncError(err error) error {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		switch ae.Status {
+		case http.StatusUnauthorized:
+			return fmt.Errorf("%w: set TEAMMEMD_TOKEN or [client] token_file to a valid token", err)
+		case http.StatusForbidden:
+			return fmt.Errorf("%w: the token has no access to this repo; ask the server's admin for a grant", err)
+		}
+	}
+	if errors.Is(err, memsync.ErrLocked) {
+		return fmt.Errorf("%w; try again when it is done", err)
+	}
+	if os.IsPermission(err) {
+		return fmt.Errorf("%w: check the permissions of the team and state directories", err)
+	}
+	return err
+}
