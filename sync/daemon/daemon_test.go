@@ -1,0 +1,207 @@
+package daemon
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/server/servertest"
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+const slug = "acme/app"
+
+// pair starts one server and two daemons syncing the same repo.
+func pair(t *testing.T) (srv *servertest.Server, a, b *node, dirA, dirB string) {
+	t.Helper()
+	srv = servertest.Start(t)
+	dirA, dirB = t.TempDir(), t.TempDir()
+	a = startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, nil)
+	b = startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirB, Server: srv.URL, Source: "test"}}}, nil)
+	eventually(t, "both daemons live", func() bool {
+		ra, okA := a.repoStatus(dirA)
+		rb, okB := b.repoStatus(dirB)
+		return okA && okB && ra.Live && rb.Live
+	})
+	return srv, a, b, dirA, dirB
+}
+
+// serverEntries reads the repo's entries from the server.
+func serverEntries(t *testing.T, srv *servertest.Server) map[string]string {
+	t.Helper()
+	c, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := c.Get(context.Background(), slug, "")
+	if err != nil {
+		t.Fatalf("Get(%s) error: %v", slug, err)
+	}
+	return full.Content.Entries
+}
+
+func TestEditOnAAppearsOnB(t *testing.T) {
+	_, a, b, dirA, dirB := pair(t)
+	write(t, dirA, "MEMORY.md", "# team\nuse tabs\n")
+	write(t, dirA, "sub/deep.md", "deep\n")
+	eventually(t, "MEMORY.md on B", fileIs(filepath.Join(dirB, "MEMORY.md"), "# team\nuse tabs\n"))
+	eventually(t, "sub/deep.md on B", fileIs(filepath.Join(dirB, "sub", "deep.md"), "deep\n"))
+
+	// B's own pull writes fire its watcher; the push that follows must
+	// send nothing.
+	eventually(t, "B pushed after its pull", func() bool {
+		r, _ := b.repoStatus(dirB)
+		return r.LastPull != nil && r.LastPush != nil && r.LastPush.Time.After(r.LastPull.Time) && len(r.Pending) == 0
+	})
+	if got := b.count.puts.Load(); got != 0 {
+		t.Errorf("B sent %d PUTs after pulling, want 0", got)
+	}
+	// And the other way round.
+	write(t, dirB, "MEMORY.md", "# team\nuse spaces\n")
+	eventually(t, "B's edit on A", fileIs(filepath.Join(dirA, "MEMORY.md"), "# team\nuse spaces\n"))
+	if ra, _ := a.repoStatus(dirA); ra.Suppressed != "" {
+		t.Errorf("A suppressed = %q, want none", ra.Suppressed)
+	}
+}
+
+func TestSecretNeverReachesServer(t *testing.T) {
+	srv, a, _, dirA, _ := pair(t)
+	secret := "github token ghp_" + "8fJq2LmZx7Rt4VbN1cWk9PdYs3HgE6uTaQ0o\n"
+	write(t, dirA, "creds.md", secret)
+	write(t, dirA, "ok.md", "fine\n")
+	eventually(t, "ok.md on the server", func() bool { return serverEntries(t, srv)["ok.md"] == "fine\n" })
+	if _, ok := serverEntries(t, srv)["creds.md"]; ok {
+		t.Fatal("creds.md reached the server, want it held back")
+	}
+	eventually(t, "creds.md held back in A's status", func() bool {
+		r, _ := a.repoStatus(dirA)
+		return slices.ContainsFunc(r.Blocked, func(b Blocked) bool { return b.Path == "creds.md" && b.RuleID != "" })
+	})
+	r, _ := a.repoStatus(dirA)
+	for _, bl := range r.Blocked {
+		if strings.Contains(bl.RuleID+bl.Path, "ghp_") {
+			t.Errorf("status holds the secret: %+v", bl)
+		}
+	}
+}
+
+func TestOfflineEditsConverge(t *testing.T) {
+	srv, a, b, dirA, dirB := pair(t)
+	write(t, dirA, "shared.md", "v1\n")
+	eventually(t, "shared.md on B", fileIs(filepath.Join(dirB, "shared.md"), "v1\n"))
+
+	srv.Stop()
+	eventually(t, "both daemons notice the outage", func() bool {
+		ra, _ := a.repoStatus(dirA)
+		rb, _ := b.repoStatus(dirB)
+		return !ra.Live && !rb.Live
+	})
+	write(t, dirA, "from-a.md", "a\n")
+	write(t, dirB, "from-b.md", "b\n")
+	write(t, dirA, "shared.md", "edited on A\n")
+	write(t, dirB, "shared.md", "edited on B\n")
+	srv.Restart(t)
+
+	eventually(t, "from-a.md on B", fileIs(filepath.Join(dirB, "from-a.md"), "a\n"))
+	eventually(t, "from-b.md on A", fileIs(filepath.Join(dirA, "from-b.md"), "b\n"))
+	eventually(t, "shared.md converges", func() bool {
+		x, errA := os.ReadFile(filepath.Join(dirA, "shared.md"))
+		y, errB := os.ReadFile(filepath.Join(dirB, "shared.md"))
+		return errA == nil && errB == nil && string(x) == string(y)
+	})
+	// Nothing is lost: the losing edit is in a conflict copy on its side.
+	winner, _ := os.ReadFile(filepath.Join(dirA, "shared.md"))
+	loser, loserNode, loserDir := "edited on B\n", b, dirB
+	if string(winner) == "edited on B\n" {
+		loser, loserNode, loserDir = "edited on A\n", a, dirA
+	}
+	eventually(t, "the losing edit kept as a conflict copy", func() bool {
+		r, _ := loserNode.repoStatus(loserDir)
+		return slices.ContainsFunc(r.Conflict, func(p string) bool {
+			data, err := os.ReadFile(p)
+			return err == nil && string(data) == loser
+		})
+	})
+}
+
+func TestReloadAddsAndRemovesRepos(t *testing.T) {
+	srv := servertest.Start(t)
+	one := Spec{Repo: "acme/one", Dir: t.TempDir(), Server: srv.URL, Source: "test"}
+	two := Spec{Repo: "acme/two", Dir: t.TempDir(), Server: srv.URL, Source: "test"}
+	n := startNode(t, srv.Token, Plan{Specs: []Spec{one}}, nil)
+	repos := func() []string {
+		var out []string
+		for _, r := range n.d.Status().Repos {
+			out = append(out, r.Repo)
+		}
+		return out
+	}
+	if got := repos(); !slices.Equal(got, []string{"acme/one"}) {
+		t.Fatalf("repos = %v, want [acme/one]", got)
+	}
+	ctx := context.Background()
+	if err := n.d.Reload(ctx, Plan{Specs: []Spec{one, two}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "acme/two added", func() bool { return slices.Equal(repos(), []string{"acme/one", "acme/two"}) })
+	write(t, two.Dir, "two.md", "2\n")
+	eventually(t, "two.md on the server", func() bool {
+		c, _ := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+		full, _, err := c.Get(ctx, "acme/two", "")
+		return err == nil && full.Content.Entries["two.md"] == "2\n"
+	})
+	if err := n.d.Reload(ctx, Plan{Specs: []Spec{two}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "acme/one removed", func() bool { return slices.Equal(repos(), []string{"acme/two"}) })
+}
+
+func TestFailingServerRequestsBounded(t *testing.T) {
+	var hits counter
+	srv := newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.all.Add(1)
+		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"down","details":{"error_code":"internal_error"}}}`, http.StatusInternalServerError)
+	}))
+	dir := t.TempDir()
+	n := startNode(t, "token", Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv, Source: "test"}}}, func(o *Options) {
+		o.MinBackoff, o.MaxBackoff = 100*time.Millisecond, 400*time.Millisecond
+	})
+	// Local edits during the outage must not multiply the requests.
+	for i := range 20 {
+		write(t, dir, "f.md", strings.Repeat("x", i+1))
+		time.Sleep(100 * time.Millisecond)
+	}
+	n.stop(t)
+	// Over about 2s with backoff from 100ms (at least 50ms after jitter)
+	// capped at 400ms (at least 200ms): the change wait makes at most ~12
+	// attempts, the pushes at most as many, plus the start and the final
+	// flush. A retry storm would be thousands.
+	const bound = 40
+	got := hits.all.Load()
+	if got == 0 || got > bound {
+		t.Errorf("requests to a failing server over ~2s = %d, want 1..%d", got, bound)
+	}
+	r := n.d.Status()
+	_ = r
+}
+
+func TestShutdownFlushesPendingPush(t *testing.T) {
+	srv := servertest.Start(t)
+	dir := t.TempDir()
+	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
+		o.Watch.Debounce, o.Watch.MaxWait = time.Hour, time.Hour // never fires on its own
+	})
+	eventually(t, "daemon live", func() bool { r, ok := n.repoStatus(dir); return ok && r.Live })
+	write(t, dir, "late.md", "written just before shutdown\n")
+	n.stop(t)
+	if got := serverEntries(t, srv)["late.md"]; got != "written just before shutdown\n" {
+		t.Errorf("late.md on the server = %q, want the flushed content", got)
+	}
+}

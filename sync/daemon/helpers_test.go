@@ -1,0 +1,145 @@
+package daemon
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/scan"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/watch"
+)
+
+// testScanner is loaded once: building the gitleaks ruleset is slow.
+var testScanner = sync.OnceValues(func() (*scan.Scanner, error) { return scan.New(scan.Config{}) })
+
+// counter counts requests by method through a transport.
+type counter struct {
+	next http.RoundTripper
+	puts atomic.Int64
+	all  atomic.Int64
+}
+
+func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.all.Add(1)
+	if req.Method == http.MethodPut {
+		c.puts.Add(1)
+	}
+	return c.next.RoundTrip(req)
+}
+
+// node is one running daemon with its own state directory.
+type node struct {
+	d      *Daemon
+	count  *counter
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// testOpener builds real engines and clients with short retries, all
+// counted by c.
+func testOpener(t *testing.T, token, stateDir string, c *counter) Opener {
+	return func(_ context.Context, s Spec) (Engine, Waiter, error) {
+		sc, err := testScanner()
+		if err != nil {
+			return nil, nil, err
+		}
+		ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token})
+		client, err := memsync.NewClient(s.Server, ts, memsync.WithTransport(c), memsync.WithRetry(0, 50*time.Millisecond, 100*time.Millisecond))
+		if err != nil {
+			return nil, nil, err
+		}
+		eng, err := memsync.New(memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir}, memsync.Options{Client: client, Scanner: sc})
+		return eng, client, err
+	}
+}
+
+// startNode runs a daemon on plan until the test ends.
+func startNode(t *testing.T, token string, plan Plan, edit func(*Options)) *node {
+	t.Helper()
+	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	opts := Options{
+		Open:         testOpener(t, token, t.TempDir(), c),
+		Watch:        watch.Options{Debounce: 100 * time.Millisecond, MaxWait: time.Second},
+		MinBackoff:   50 * time.Millisecond,
+		MaxBackoff:   400 * time.Millisecond,
+		WaitTimeout:  5 * time.Second,
+		FlushTimeout: 3 * time.Second,
+	}
+	if edit != nil {
+		edit(&opts)
+	}
+	d, err := New(opts)
+	if err != nil {
+		t.Fatalf("New() error: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &node{d: d, count: c, cancel: cancel, done: make(chan error, 1)}
+	go func() { n.done <- d.Run(ctx, plan) }()
+	t.Cleanup(func() { n.stop(t) })
+	return n
+}
+
+// stop cancels the daemon and waits for Run, at most 15s.
+func (n *node) stop(t *testing.T) {
+	t.Helper()
+	n.cancel()
+	select {
+	case err, ok := <-n.done:
+		if ok && err != nil {
+			t.Errorf("Run() = %v, want nil", err)
+		}
+		if ok {
+			close(n.done)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("daemon did not stop within 15s")
+	}
+}
+
+// eventually polls cond every 20ms until it holds or 20s pass.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after 20s waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func fileIs(path, want string) func() bool {
+	return func() bool {
+		got, err := os.ReadFile(path)
+		return err == nil && string(got) == want
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repoStatus returns the status of the repo in dir, or false.
+func (n *node) repoStatus(dir string) (RepoStatus, bool) {
+	for _, r := range n.d.Status().Repos {
+		if r.Dir == dir {
+			return r, true
+		}
+	}
+	return RepoStatus{}, false
+}

@@ -1,0 +1,108 @@
+package memsync
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+const testRepo = "acme/app"
+
+// peer is one teammate's machine: a team dir and a state dir.
+type peer struct {
+	dir, state string
+	eng        *Engine
+}
+
+func testClient(t testing.TB, url, token string) *Client {
+	t.Helper()
+	c, err := NewClient(url, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		WithRetry(1, time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return c
+}
+
+func newPeer(t testing.TB, url, token string, scanner SecretScanner) *peer {
+	t.Helper()
+	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.eng = newTestEngine(t, url, token, p.dir, p.state, scanner)
+	return p
+}
+
+func newTestEngine(t testing.TB, url, token, dir, state string, scanner SecretScanner) *Engine {
+	t.Helper()
+	e, err := New(Config{Dir: dir, Repo: testRepo, Server: url, StateDir: state},
+		Options{Client: testClient(t, url, token), Scanner: scanner})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return e
+}
+
+func (p *peer) sync(t testing.TB) Report {
+	t.Helper()
+	rep, err := p.eng.Sync(context.Background())
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return rep
+}
+
+func (p *peer) write(t testing.TB, key, value string) {
+	t.Helper()
+	path := filepath.Join(p.dir, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// read returns a file's content, or "<missing>".
+func (p *peer) read(t testing.TB, key string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(p.dir, filepath.FromSlash(key)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "<missing>"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func serverEntries(t testing.TB, srv *servertest.Server) map[string]string {
+	t.Helper()
+	snap, err := srv.Store.Snapshot(context.Background(), testRepo, true)
+	if errors.Is(err, store.ErrNotFound) {
+		return map[string]string{}
+	}
+	if err != nil {
+		t.Fatalf("Snapshot: %v", err)
+	}
+	return snap.Entries
+}
+
+// recordingProxy forwards to the server and lets a test see and act on
+// each PUT.
+type recordingProxy struct {
+	target   http.Handler
+	putSizes []int
+	afterPut func(n int)
+}
