@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/teammemd/teammemd/server"
 )
 
 // Config is the one configuration file of teammemd, TOML, decoded strictly:
@@ -17,10 +19,14 @@ import (
 // is flags > environment > file.
 type Config struct {
 	// sections: one field per part, `toml:"<section>"`.
+	Server server.Config `toml:"server"`
 }
 
 // Validate checks every section.
 func (c *Config) Validate() error {
+	if err := c.Server.Validate(); err != nil {
+		return fmt.Errorf("[server]: %w", err)
+	}
 	return nil
 }
 

@@ -24,6 +24,7 @@ type command struct {
 // commands lists every subcommand. Each lives in its own file.
 var commands = map[string]command{
 	"version": {"print the version", runVersion},
+	"serve":   {"run the team memory server", runServe},
 }
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+
+	"github.com/teammemd/teammemd/scan"
+	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store/sqlite"
+)
+
+// runServe runs the team memory server until ctx is done.
+func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	listen := fs.String("listen", "", "`address` to listen on, host:port (default $TEAMMEMD_LISTEN, [server] listen, or "+server.DefaultListen+")")
+	data := fs.String("data", "", "`directory` of the database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")")
+	configPath := fs.String("config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
+	}
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		return err
+	}
+	sc, err := serveConfig(cfg.Server, *listen, *data)
+	if err != nil {
+		return usageError{err}
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	return serve(ctx, sc, log)
+}
+
+// serveConfig applies flags > environment > file > defaults to the listen
+// address and the data directory, and fills in every other default.
+func serveConfig(file server.Config, listen, data string) (server.Config, error) {
+	sc := file
+	sc.Listen = firstSet(listen, envOr("TEAMMEMD_LISTEN", ""), file.Listen, server.DefaultListen)
+	sc.DataDir = firstSet(data, envOr("TEAMMEMD_DATA", ""), file.DataDir, dataDir())
+	if err := sc.Validate(); err != nil {
+		return sc, err
+	}
+	return sc.Resolve(), nil
+}
+
+func firstSet(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// serve opens the database, listens and serves until ctx is done.
+func serve(ctx context.Context, sc server.Config, log *slog.Logger) error {
+	st, err := sqlite.Open(ctx, filepath.Join(sc.DataDir, sqlite.FileName), sqlite.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := hintFirstToken(ctx, st, sc.DataDir, log); err != nil {
+		return err
+	}
+	opts := server.Options{
+		Store: st, Auth: auth.NewTokenAuthenticator(st), Logger: log,
+		Limits: sc.Limits, OrganizationID: sc.OrganizationID, RateLimit: sc.RateLimit,
+		MaxWaiters: sc.MaxWaiters, History: sc.History, Ready: ready(log),
+	}
+	if sc.ScanEnabled() {
+		sec, err := scan.New(scan.Config{}, scan.WithLogger(log))
+		if err != nil {
+			return fmt.Errorf("load secret scanner: %w", err)
+		}
+		opts.Scanner = sec
+	}
+	srv, err := server.New(opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", sc.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	err = srv.Serve(ctx, ln)
+	if nerr := server.NotifySystemd("STOPPING=1"); nerr != nil {
+		log.Warn("notify systemd", "error", nerr)
+	}
+	if err != nil {
+		return err
+	}
+	log.Info("server stopped")
+	return nil
+}
+
+// ready logs the listen address and tells systemd the server is up.
+func ready(log *slog.Logger) func(net.Addr) {
+	return func(addr net.Addr) {
+		log.Info("listening", "addr", addr.String())
+		if err := server.NotifySystemd("READY=1"); err != nil {
+			log.Warn("notify systemd", "error", err)
+		}
+	}
+}
+
+// hintFirstToken logs how to create the first token on a database that has
+// none, since no request can succeed without one.
+func hintFirstToken(ctx context.Context, st *sqlite.Store, data string, log *slog.Logger) error {
+	toks, err := st.ListTokens(ctx)
+	if err != nil {
+		return fmt.Errorf("list tokens: %w", err)
+	}
+	if len(toks) == 0 {
+		log.Warn("no API tokens yet; create the first one",
+			"command", fmt.Sprintf("teammemd token create --data %q --subject you --repos '**'", data))
+	}
+	return nil
+}

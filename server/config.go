@@ -1,0 +1,145 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// Defaults of the [server] configuration section.
+const (
+	DefaultListen         = "127.0.0.1:8787"
+	DefaultOrganizationID = "default"
+	DefaultMaxWaiters     = 10_000
+	DefaultRatePerSecond  = 50
+	DefaultRateBurst      = 100
+	DefaultKeepVersions   = 50
+	DefaultPruneInterval  = time.Hour
+)
+
+// Config is the [server] section of the teammemd config file. A zero field
+// takes its default; Resolve returns the config with every default filled in.
+type Config struct {
+	// Listen is the TCP address to serve on, host:port.
+	Listen string `toml:"listen"`
+	// DataDir holds the embedded database.
+	DataDir string `toml:"data_dir"`
+	// OrganizationID is sent as organizationId in every body.
+	OrganizationID string `toml:"organization_id"`
+	// Limits are the protocol limits ([server.limits]).
+	Limits api.Limits `toml:"limits"`
+	// RateLimit bounds requests per authenticated subject ([server.rate_limit]).
+	RateLimit RateLimit `toml:"rate_limit"`
+	// MaxWaiters caps concurrent change waits; over it a wait gets 503.
+	MaxWaiters int `toml:"max_waiters"`
+	// History is the retention of entry history ([server.history]).
+	History Retention `toml:"history"`
+	// ScanSecrets refuses PUTs whose values hold a secret; true when unset.
+	ScanSecrets *bool `toml:"scan_secrets"`
+}
+
+// RateLimit is a token bucket per authenticated subject.
+type RateLimit struct {
+	// RequestsPerSecond is the sustained rate; a negative value turns the
+	// limit off.
+	RequestsPerSecond float64 `toml:"requests_per_second"`
+	// Burst is the bucket size.
+	Burst int `toml:"burst"`
+}
+
+// Enabled reports whether requests are limited.
+func (r RateLimit) Enabled() bool { return r.RequestsPerSecond > 0 && r.Burst > 0 }
+
+// Retention says how long the content of old entry revisions is kept. The
+// record of a revision (version, checksum, subject, time) is always kept.
+type Retention struct {
+	// KeepVersions keeps the content of the newest N revisions of each key;
+	// a negative value keeps all content and turns pruning off.
+	KeepVersions int `toml:"keep_versions"`
+	// KeepFor also keeps the content of every revision younger than this.
+	KeepFor time.Duration `toml:"keep_for"`
+	// PruneInterval is how often pruning runs.
+	PruneInterval time.Duration `toml:"prune_interval"`
+}
+
+// Enabled reports whether old content is pruned.
+func (r Retention) Enabled() bool { return r.KeepVersions > 0 }
+
+// ScanEnabled reports whether the server scans PUT values for secrets.
+func (c Config) ScanEnabled() bool { return c.ScanSecrets == nil || *c.ScanSecrets }
+
+// Resolve returns c with every unset field given its default.
+func (c Config) Resolve() Config {
+	def := api.DefaultLimits()
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.OrganizationID == "" {
+		c.OrganizationID = DefaultOrganizationID
+	}
+	setDefault(&c.Limits.MaxEntryBytes, def.MaxEntryBytes)
+	setDefault(&c.Limits.MaxBodyBytes, def.MaxBodyBytes)
+	setDefault(&c.Limits.MaxEntries, def.MaxEntries)
+	setDefault(&c.Limits.MaxKeyBytes, def.MaxKeyBytes)
+	setDefault(&c.Limits.MaxKeySegments, def.MaxKeySegments)
+	setDefault(&c.Limits.MaxWait, def.MaxWait)
+	setDefault(&c.RateLimit.RequestsPerSecond, DefaultRatePerSecond)
+	setDefault(&c.RateLimit.Burst, DefaultRateBurst)
+	setDefault(&c.MaxWaiters, DefaultMaxWaiters)
+	setDefault(&c.History.KeepVersions, DefaultKeepVersions)
+	setDefault(&c.History.PruneInterval, DefaultPruneInterval)
+	return c
+}
+
+func setDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// Validate reports the first invalid setting. Zero values are valid: they
+// stand for the defaults.
+func (c Config) Validate() error {
+	if c.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			return fmt.Errorf("listen %q: %w", c.Listen, err)
+		}
+	}
+	if err := validateLimits(c.Limits); err != nil {
+		return fmt.Errorf("limits: %w", err)
+	}
+	switch {
+	case c.RateLimit.Burst < 0:
+		return errors.New("rate_limit.burst must not be negative")
+	case c.MaxWaiters < 0:
+		return errors.New("max_waiters must not be negative")
+	case c.History.KeepFor < 0:
+		return errors.New("history.keep_for must not be negative")
+	case c.History.PruneInterval < 0:
+		return errors.New("history.prune_interval must not be negative")
+	case c.History.PruneInterval > 0 && c.History.PruneInterval < time.Second:
+		return errors.New("history.prune_interval must be at least 1s")
+	}
+	return nil
+}
+
+// maxWaitCeiling bounds the configurable change wait, so a wait always ends
+// well within the server's write timeout.
+const maxWaitCeiling = 10 * time.Minute
+
+func validateLimits(l api.Limits) error {
+	switch {
+	case l.MaxEntryBytes < 0, l.MaxBodyBytes < 0, l.MaxEntries < 0, l.MaxKeyBytes < 0, l.MaxKeySegments < 0:
+		return errors.New("limits must not be negative")
+	case l.MaxWait < 0 || l.MaxWait > maxWaitCeiling:
+		return fmt.Errorf("max_wait must be between 0 and %s", maxWaitCeiling)
+	case l.MaxWait > 0 && l.MaxWait < time.Second:
+		return errors.New("max_wait must be at least 1s")
+	case l.MaxEntryBytes > 0 && l.MaxBodyBytes > 0 && int64(l.MaxEntryBytes) > l.MaxBodyBytes:
+		return errors.New("max_entry_bytes must not exceed max_body_bytes")
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// History page sizes.
+const (
+	defaultHistoryLimit = 50
+	maxHistoryLimit     = 500
+)
+
+// serveHistory lists the revisions of one entry, newest first, a page at a
+// time; the cursor is the version below which the next page starts.
+func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	q, repo, err := repoQuery(r)
+	if err != nil {
+		return err
+	}
+	key := q.Get(api.ParamKey)
+	if err := api.ValidateKey(key, s.limits); err != nil {
+		return err
+	}
+	limit, err := intParam(q.Get(api.ParamLimit), defaultHistoryLimit, maxHistoryLimit, "limit")
+	if err != nil {
+		return err
+	}
+	before, err := intParam(q.Get(api.ParamCursor), 0, 1<<62, "cursor")
+	if err != nil {
+		return err
+	}
+	if !p.Allows(repo, store.LevelRead) {
+		return denied()
+	}
+	revs, err := s.store.History(r.Context(), store.HistoryQuery{Repo: repo, Key: key, Before: int64(before), Limit: limit + 1})
+	if errors.Is(err, store.ErrNotFound) || (err == nil && len(revs) == 0 && before == 0) {
+		return api.NewError(http.StatusNotFound, api.CodeNotFound, "this repo has no history for this key")
+	}
+	if err != nil {
+		return fmt.Errorf("history of %s: %w", repo, err)
+	}
+	s.writeJSON(w, http.StatusOK, historyPage(repo, key, revs, limit))
+	return nil
+}
+
+// intParam parses a positive integer query parameter; empty means def.
+func intParam(raw string, def, max int, name string) (int, error) {
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > max {
+		return 0, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest,
+			fmt.Sprintf("%s must be a whole number from 1 to %d", name, max))
+	}
+	return n, nil
+}
+
+// historyPage turns up to limit+1 revisions into a page, with a cursor when
+// there are more.
+func historyPage(repo, key string, revs []store.Revision, limit int) api.HistoryResponse {
+	page := api.HistoryResponse{Repo: repo, Key: key, Revisions: make([]api.Revision, 0, min(len(revs), limit))}
+	if len(revs) > limit {
+		revs = revs[:limit]
+		page.NextCursor = strconv.FormatInt(revs[limit-1].Version, 10)
+	}
+	for _, rev := range revs {
+		page.Revisions = append(page.Revisions, api.Revision{
+			Version: rev.Version, Checksum: rev.Checksum, Deleted: rev.Deleted,
+			Subject: rev.Subject, Time: rev.Time.UTC(), Content: rev.Content,
+		})
+	}
+	return page
+}
+
+// pruneLoop applies the history retention now and then every interval
+// until ctx is done.
+func (s *Server) pruneLoop(ctx context.Context) {
+	interval := s.history.PruneInterval
+	if interval <= 0 {
+		interval = DefaultPruneInterval
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		s.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// prune drops the content of revisions outside the retention.
+func (s *Server) prune(ctx context.Context) {
+	olderThan := s.now().Add(-s.history.KeepFor)
+	n, err := s.store.PruneHistory(ctx, s.history.KeepVersions, olderThan)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log.Error("prune history", "error", err)
+	case n > 0:
+		s.log.Info("history pruned", "revisions", n, "keepVersions", s.history.KeepVersions)
+	}
+}

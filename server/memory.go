@@ -1,0 +1,136 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// serveMemory answers the collection route: GET (full, hashes, change wait)
+// and PUT.
+func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	q, repo, err := repoQuery(r)
+	if err != nil {
+		return err
+	}
+	if r.Method == http.MethodPut {
+		return s.put(w, r, p, repo)
+	}
+	view := q.Get(api.ParamView)
+	if view != "" && view != api.ViewHashes {
+		return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "view must be empty or \"hashes\"")
+	}
+	wait, err := s.waitParam(q, view)
+	if err != nil {
+		return err
+	}
+	if !p.Allows(repo, store.LevelRead) {
+		return denied()
+	}
+	inm := firstETag(r.Header.Get("If-None-Match"))
+	if wait > 0 && inm != "" {
+		return s.waitChange(w, r, repo, inm, wait)
+	}
+	return s.get(w, r, repo, view == api.ViewHashes, inm)
+}
+
+// repoQuery parses the query string and validates its repo slug, which has
+// already been percent-decoded.
+func repoQuery(r *http.Request) (url.Values, string, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "malformed query string")
+	}
+	repo := q.Get(api.ParamRepo)
+	if err := api.ValidateSlug(repo); err != nil {
+		return nil, "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: "+err.Error())
+	}
+	infoFrom(r.Context()).repo = repo
+	return q, repo, nil
+}
+
+// waitParam parses wait=<seconds>, allowed only with view=hashes, and caps
+// it at the configured MaxWait.
+func (s *Server) waitParam(q url.Values, view string) (time.Duration, error) {
+	raw := q.Get(api.ParamWait)
+	if raw == "" {
+		return 0, nil
+	}
+	if view != api.ViewHashes {
+		return 0, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "wait requires view=hashes")
+	}
+	n, err := strconv.ParseUint(raw, 10, 32)
+	if err != nil {
+		return 0, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "wait must be a whole number of seconds")
+	}
+	d := time.Duration(n) * time.Second
+	return min(d, s.limits.MaxWait), nil
+}
+
+func denied() error {
+	return api.NewError(http.StatusForbidden, api.CodeACLDenied, "this token has no access to this repo")
+}
+
+func notFound() error {
+	return api.NewError(http.StatusNotFound, api.CodeNotFound, "this repo has no team memory yet")
+}
+
+// firstETag returns the first entity tag of an If-None-Match or If-Match
+// list, quotes and a weak prefix stripped.
+func firstETag(h string) string {
+	first, _, _ := strings.Cut(h, ",")
+	first = strings.TrimSpace(first)
+	first = strings.TrimPrefix(first, "W/")
+	return api.StripETag(first)
+}
+
+// get answers a full pull or a hash probe, or 304 when inm is current.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string) error {
+	snap, err := s.store.Snapshot(r.Context(), repo, !hashes)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound()
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", repo, err)
+	}
+	if inm != "" && (inm == snap.Checksum || inm == "*") {
+		notModified(w, snap.Checksum)
+		return nil
+	}
+	s.writeSnapshot(w, snap, hashes)
+	return nil
+}
+
+// writeSnapshot sends snap as a full or hashes body with its ETag.
+func (s *Server) writeSnapshot(w http.ResponseWriter, snap store.Snapshot, hashes bool) {
+	w.Header().Set("ETag", api.ETag(snap.Checksum))
+	sums := snap.EntryChecksums
+	if sums == nil {
+		sums = map[string]string{}
+	}
+	if hashes {
+		s.writeJSON(w, http.StatusOK, api.HashesResponse{
+			OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
+			LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
+			EntryChecksums: sums, DeletedEntries: snap.Deleted,
+		})
+		return
+	}
+	entries := snap.Entries
+	if entries == nil {
+		entries = map[string]string{}
+	}
+	s.writeJSON(w, http.StatusOK, api.FullResponse{
+		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
+		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
+		Content: api.Content{Entries: entries, EntryChecksums: sums, DeletedEntries: snap.Deleted},
+	})
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// metrics are the server's Prometheus collectors.
+type metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	storeOps *prometheus.HistogramVec
+	waiters  prometheus.Gauge
+	putBytes prometheus.Counter
+	secrets  prometheus.Counter
+}
+
+// newMetrics registers the collectors with reg, or with a registry of its
+// own when reg is nil. It returns the gatherer /metrics serves, nil when reg
+// cannot be gathered.
+func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error) {
+	var gatherer prometheus.Gatherer
+	if reg == nil {
+		own := prometheus.NewRegistry()
+		own.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg, gatherer = own, own
+	} else if g, ok := reg.(prometheus.Gatherer); ok {
+		gatherer = g
+	}
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "teammemd_http_requests_total",
+			Help: "HTTP requests answered, by route and status code.",
+		}, []string{"route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "teammemd_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, change waits included, by route.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 30, 70},
+		}, []string{"route"}),
+		storeOps: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "teammemd_store_operation_duration_seconds",
+			Help:    "Time of a store operation, by operation.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
+		}, []string{"op"}),
+		waiters: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "teammemd_change_waiters",
+			Help: "Clients currently held in a change wait.",
+		}),
+		putBytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "teammemd_put_bytes_total",
+			Help: "Bytes of PUT bodies received.",
+		}),
+		secrets: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "teammemd_put_secret_rejections_total",
+			Help: "PUTs refused because a value held a secret.",
+		}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.putBytes, m.secrets} {
+		if err := reg.Register(c); err != nil {
+			return nil, nil, fmt.Errorf("register metrics: %w", err)
+		}
+	}
+	return m, gatherer, nil
+}
+
+// instrumentedStore times every store operation the server makes.
+type instrumentedStore struct {
+	store.Store
+	m *metrics
+}
+
+func (s *instrumentedStore) observe(op string, start time.Time) {
+	s.m.storeOps.WithLabelValues(op).Observe(time.Since(start).Seconds())
+}
+
+func (s *instrumentedStore) Snapshot(ctx context.Context, repo string, withValues bool) (store.Snapshot, error) {
+	defer s.observe("snapshot", time.Now())
+	return s.Store.Snapshot(ctx, repo, withValues)
+}
+
+func (s *instrumentedStore) Apply(ctx context.Context, w store.Write) (store.Result, error) {
+	defer s.observe("apply", time.Now())
+	return s.Store.Apply(ctx, w)
+}
+
+func (s *instrumentedStore) History(ctx context.Context, q store.HistoryQuery) ([]store.Revision, error) {
+	defer s.observe("history", time.Now())
+	return s.Store.History(ctx, q)
+}
+
+func (s *instrumentedStore) PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error) {
+	defer s.observe("prune_history", time.Now())
+	return s.Store.PruneHistory(ctx, keep, olderThan)
+}

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+)
+
+// reqInfo is what the access log records about one request; handlers fill
+// in the repo and the subject as they learn them.
+type reqInfo struct {
+	route   string
+	repo    string
+	subject string
+}
+
+type infoKey struct{}
+
+func infoFrom(ctx context.Context) *reqInfo {
+	if info, ok := ctx.Value(infoKey{}).(*reqInfo); ok {
+		return info
+	}
+	return &reqInfo{}
+}
+
+// statusWriter records the status and the body bytes of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// instrument wraps next with the access log and the request metrics under
+// a fixed route name. The log never holds a header value, a query string or
+// a body.
+func (s *Server) instrument(route string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &reqInfo{route: route}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		elapsed := time.Since(start)
+		s.metrics.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		s.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+		s.log.LogAttrs(r.Context(), accessLevel(sw.status), "request",
+			slog.String("method", r.Method), slog.String("route", route), slog.String("repo", info.repo),
+			slog.Int("status", sw.status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000),
+			slog.String("subject", info.subject), slog.Int64("bytes", sw.bytes))
+	})
+}
+
+// accessLevel logs server faults as warnings, everything else as info.
+func accessLevel(status int) slog.Level {
+	if status >= http.StatusInternalServerError {
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}
+
+// apiHandler is a team memory route after authentication and rate limiting.
+type apiHandler func(w http.ResponseWriter, r *http.Request, p auth.Principal) error
+
+// api wraps h: method check (405), authentication (401), the per-subject
+// rate limit (429), then h; an error h returns is sent as the envelope.
+func (s *Server) api(methods []string, h apiHandler) http.Handler {
+	allow := strings.Join(methods, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !methodIn(r.Method, methods) {
+			w.Header().Set("Allow", allow)
+			s.writeError(w, r, api.NewError(http.StatusMethodNotAllowed, api.CodeInvalidRequest,
+				fmt.Sprintf("method %s is not allowed; use %s", r.Method, allow)))
+			return
+		}
+		p, err := s.authenticate(r)
+		if err == nil {
+			infoFrom(r.Context()).subject = p.Subject
+			err = s.limit(w, p.Subject)
+		}
+		if err == nil {
+			err = h(w, r, p)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+func methodIn(m string, methods []string) bool {
+	for _, want := range methods {
+		if m == want {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticate checks the bearer token. Neither the token nor the reason it
+// failed goes into the answer.
+func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
+	bearer, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "missing bearer token")
+	}
+	p, err := s.auth.Authenticate(r.Context(), bearer)
+	switch {
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "invalid or revoked token")
+	case err != nil:
+		return auth.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	return p, nil
+}
+
+// bearerToken extracts the credential of an "Authorization: Bearer" header.
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// limit applies the per-subject rate limit.
+func (s *Server) limit(w http.ResponseWriter, subject string) error {
+	wait, ok := s.limiter.allow(subject, time.Now())
+	if ok {
+		return nil
+	}
+	setRetryAfter(w, wait)
+	return api.NewError(http.StatusTooManyRequests, api.CodeRateLimited, "too many requests; retry later")
+}

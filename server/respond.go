@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// writeJSON sends v as the JSON body with status.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error("encode response", "error", err)
+		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"encode response","details":{"error_code":"internal_error"}}}`, http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// writeError sends err as the error envelope. An *api.Error goes out as it
+// is; anything else is logged and answered 500 with a generic message, so no
+// internal detail reaches the client.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var apiErr *api.Error
+	if !errors.As(err, &apiErr) {
+		if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+			// The client went away; nobody reads the answer.
+			apiErr = api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "request canceled")
+		} else {
+			s.log.ErrorContext(r.Context(), "request failed", "route", infoFrom(r.Context()).route, "error", err)
+			apiErr = api.NewError(http.StatusInternalServerError, api.CodeInternal, "internal server error")
+		}
+	}
+	if apiErr.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd"`)
+	}
+	s.writeJSON(w, apiErr.Status, apiErr.Envelope())
+}
+
+// unavailable is a 503 that asks the client to come back after retry.
+func unavailable(w http.ResponseWriter, message string, retry time.Duration) *api.Error {
+	setRetryAfter(w, retry)
+	return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, message)
+}
+
+// setRetryAfter sets Retry-After to d rounded up to whole seconds, at least 1.
+func setRetryAfter(w http.ResponseWriter, d time.Duration) {
+	secs := int64((d + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+}
+
+// notModified answers 304 with the strong ETag of checksum.
+func notModified(w http.ResponseWriter, checksum string) {
+	w.Header().Set("ETag", api.ETag(checksum))
+	w.WriteHeader(http.StatusNotModified)
+}

@@ -1,0 +1,234 @@
+// Package server is the teammemd reference team memory server: the HTTP
+// handlers of PROTOCOL.md (full pull, hash probe, upsert-merge push, change
+// wait and entry history), authentication and per-repo access control,
+// per-subject rate limiting, Prometheus metrics, the access log, history
+// pruning and a graceful Serve loop.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// EntryScanner finds secrets in entry values before they are stored.
+type EntryScanner interface {
+	// ScanEntries returns the sorted, unique ids of the rules that matched any value; empty when clean.
+	ScanEntries(ctx context.Context, entries map[string]string) ([]string, error)
+}
+
+// ChangeNotifier reports writes made by other server processes that share the
+// store, such as PostgreSQL LISTEN/NOTIFY across replicas. Writes made through
+// this server wake change waits without it.
+type ChangeNotifier interface {
+	// Listen calls changed for every repo written elsewhere until ctx is
+	// done.
+	Listen(ctx context.Context, changed func(repo string)) error
+}
+
+// Options configure a Server. Store and Auth are required.
+type Options struct {
+	Store store.Store
+	Auth  auth.Authenticator
+	// Scanner, when set, refuses PUTs whose values hold a secret (422).
+	Scanner EntryScanner
+	// Changes, when set, wakes change waits for writes made elsewhere.
+	Changes ChangeNotifier
+	// Logger receives the access log and errors; nil discards them.
+	Logger *slog.Logger
+	// Limits are the protocol limits; zero fields take the defaults.
+	Limits api.Limits
+	// OrganizationID is sent as organizationId in every body; empty means
+	// DefaultOrganizationID.
+	OrganizationID string
+	// RateLimit bounds requests per subject; the zero value turns it off.
+	RateLimit RateLimit
+	// MaxWaiters caps concurrent change waits; 0 means DefaultMaxWaiters.
+	MaxWaiters int
+	// History is the retention of entry history content; the zero value
+	// keeps all content.
+	History Retention
+	// Registry receives the server's metrics; nil means a registry of its
+	// own. /metrics serves it when it is also a prometheus.Gatherer.
+	Registry prometheus.Registerer
+	// Ready, when set, is called once Serve accepts connections.
+	Ready func(addr net.Addr)
+	// ShutdownTimeout bounds a graceful shutdown; 0 means 10 s.
+	ShutdownTimeout time.Duration
+}
+
+// Server answers the team memory API over a Store.
+type Server struct {
+	store   *instrumentedStore
+	auth    auth.Authenticator
+	scanner EntryScanner
+	changes ChangeNotifier
+	log     *slog.Logger
+	limits  api.Limits
+	org     string
+	history Retention
+	ready   func(net.Addr)
+	stopTO  time.Duration
+
+	limiter    *subjectLimiter
+	broker     *broker
+	metrics    *metrics
+	maxWaiters int64
+	waiters    atomic.Int64
+	handler    http.Handler
+	now        func() time.Time
+
+	stopping     chan struct{} // closed when shutdown begins: ends change waits
+	stopOnce     sync.Once
+	serveStarted atomic.Bool
+}
+
+// New returns a Server for opts.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil {
+		return nil, errors.New("server: Options.Store is required")
+	}
+	if opts.Auth == nil {
+		return nil, errors.New("server: Options.Auth is required")
+	}
+	cfg := Config{Limits: opts.Limits, MaxWaiters: opts.MaxWaiters, OrganizationID: opts.OrganizationID}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	cfg = cfg.Resolve()
+	m, gatherer, err := newMetrics(opts.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		store:      &instrumentedStore{Store: opts.Store, m: m},
+		auth:       opts.Auth,
+		scanner:    opts.Scanner,
+		changes:    opts.Changes,
+		log:        log,
+		limits:     cfg.Limits,
+		org:        cfg.OrganizationID,
+		history:    opts.History,
+		ready:      opts.Ready,
+		stopTO:     opts.ShutdownTimeout,
+		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
+		broker:     newBroker(),
+		metrics:    m,
+		maxWaiters: int64(cfg.MaxWaiters),
+		now:        time.Now,
+		stopping:   make(chan struct{}),
+	}
+	if s.stopTO <= 0 {
+		s.stopTO = 10 * time.Second
+	}
+	s.handler = s.routes(gatherer)
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Timeouts of the HTTP server. The write timeout covers the longest change
+// wait (MaxWait plus 10% jitter) with room to send the answer.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+	writeMargin       = 30 * time.Second
+)
+
+// Serve answers requests on ln until ctx is done, then shuts down gracefully:
+// it stops accepting, ends change waits at once and gives requests in flight
+// up to the shutdown timeout. It returns nil after a shutdown caused by ctx.
+// A Server serves at most once.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if !s.serveStarted.CompareAndSwap(false, true) {
+		return errors.New("server: Serve called twice")
+	}
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      s.limits.MaxWait + s.limits.MaxWait/10 + writeMargin,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	bg, stopBackground := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	s.startBackground(bg, &wg)
+	defer func() {
+		stopBackground()
+		wg.Wait()
+	}()
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	if s.ready != nil {
+		s.ready(ln.Addr())
+	}
+	select {
+	case err := <-serveErr:
+		s.beginStop()
+		return fmt.Errorf("server: serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	return s.shutdown(hs, serveErr)
+}
+
+// shutdown ends change waits, then shuts hs down within the shutdown
+// timeout, closing whatever is still open after it.
+func (s *Server) shutdown(hs *http.Server, serveErr <-chan error) error {
+	s.beginStop()
+	sctx, cancel := context.WithTimeout(context.Background(), s.stopTO)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if err != nil {
+		s.log.Warn("shutdown timed out, closing connections", "error", err)
+		err = hs.Close()
+	}
+	if serr := <-serveErr; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("server: serve: %w", serr)
+	}
+	if err != nil {
+		return fmt.Errorf("server: close: %w", err)
+	}
+	return nil
+}
+
+// beginStop makes every change wait answer at once.
+func (s *Server) beginStop() {
+	s.stopOnce.Do(func() { close(s.stopping) })
+}
+
+// startBackground starts history pruning and the change notifier; each ends
+// with ctx.
+func (s *Server) startBackground(ctx context.Context, wg *sync.WaitGroup) {
+	if s.history.Enabled() {
+		wg.Go(func() { s.pruneLoop(ctx) })
+	}
+	if s.changes != nil {
+		wg.Go(func() {
+			err := s.changes.Listen(ctx, s.broker.publish)
+			if err != nil && ctx.Err() == nil {
+				s.log.Error("change notifier stopped", "error", err)
+			}
+		})
+	}
+}

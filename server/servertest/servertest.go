@@ -1,0 +1,184 @@
+// Package servertest runs the real teammemd server for other packages'
+// tests: the real handler over a real 127.0.0.1 listener on a real SQLite
+// file in t.TempDir(), with a write token on every repo. A test can stop the
+// server and start it again on the same address and database, to see what a
+// client does while the server is away.
+package servertest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/sqlite"
+)
+
+// Server is a running (or stopped) test server.
+type Server struct {
+	// URL is the base URL, http://127.0.0.1:<port>, the same across Restart.
+	URL string
+	// Addr is the listen address, host:port.
+	Addr string
+	// Token is a write token on every repo ("**").
+	Token string
+	// Store is the open database; Restart replaces it.
+	Store *sqlite.Store
+	// Path is the database file.
+	Path string
+
+	cfg    config
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type config struct {
+	opts server.Options
+}
+
+// Option changes how the server runs.
+type Option func(*config)
+
+// WithLimits sets the protocol limits (zero fields keep the defaults).
+func WithLimits(l api.Limits) Option { return func(c *config) { c.opts.Limits = l } }
+
+// WithScanner makes the server refuse PUTs in which sc finds a secret.
+func WithScanner(sc server.EntryScanner) Option { return func(c *config) { c.opts.Scanner = sc } }
+
+// WithRateLimit turns on the per-subject rate limit (off by default).
+func WithRateLimit(rl server.RateLimit) Option { return func(c *config) { c.opts.RateLimit = rl } }
+
+// WithLogger sends the server's log to l (discarded by default).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
+
+// WithOptions edits the server options directly; Store, Auth and Ready are
+// set by the harness.
+func WithOptions(edit func(*server.Options)) Option { return func(c *config) { edit(&c.opts) } }
+
+// Start opens a database in t.TempDir(), creates the write token and serves
+// on a new 127.0.0.1 port until the test ends.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{Path: filepath.Join(t.TempDir(), sqlite.FileName)}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("servertest: listen: %v", err)
+	}
+	s.Addr = ln.Addr().String()
+	s.URL = "http://" + s.Addr
+	if err := s.start(ln); err != nil {
+		ln.Close()
+		t.Fatalf("servertest: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	s.Token = s.CreateToken(t, "servertest", store.Grant{Pattern: "**", Level: store.LevelWrite})
+	return s
+}
+
+// start opens the database and serves on ln.
+func (s *Server) start(ln net.Listener) error {
+	st, err := sqlite.Open(context.Background(), s.Path, sqlite.Options{})
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	opts := s.cfg.opts
+	opts.Store = st
+	opts.Auth = auth.NewTokenAuthenticator(st)
+	opts.Ready = nil
+	opts.ShutdownTimeout = 5 * time.Second
+	srv, err := server.New(opts)
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("new server: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	s.mu.Lock()
+	s.Store, s.cancel, s.done = st, cancel, done
+	s.mu.Unlock()
+	return nil
+}
+
+// Stop shuts the server down (change waits end at once) and closes the
+// database. Stopping a stopped server does nothing.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	cancel, done, st := s.cancel, s.done, s.Store
+	s.cancel, s.done = nil, nil
+	s.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-done
+	_ = st.Close()
+}
+
+// Restart stops the server if it runs and starts it again on the same
+// address and database.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	ln, err := listenAgain(s.Addr)
+	if err != nil {
+		t.Fatalf("servertest: restart: %v", err)
+	}
+	if err := s.start(ln); err != nil {
+		ln.Close()
+		t.Fatalf("servertest: restart: %v", err)
+	}
+}
+
+// listenAgain binds addr, retrying briefly while the old socket lets go.
+func listenAgain(addr string) (net.Listener, error) {
+	var err error
+	for range 50 {
+		var ln net.Listener
+		ln, err = net.Listen("tcp", addr)
+		if err == nil {
+			return ln, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("listen %s: %w", addr, err)
+}
+
+// CreateToken stores a new token for subject with grants and returns its
+// secret.
+func (s *Server) CreateToken(t testing.TB, subject string, grants ...store.Grant) string {
+	t.Helper()
+	s.mu.Lock()
+	st := s.Store
+	s.mu.Unlock()
+	if st == nil {
+		t.Fatal("servertest: CreateToken: no store")
+	}
+	secret, rec, err := auth.NewTokenRecord(subject, grants, time.Now())
+	if err == nil {
+		err = st.CreateToken(context.Background(), rec)
+	}
+	if err != nil {
+		t.Fatalf("servertest: create token: %v", err)
+	}
+	return secret
+}
+
+// Running reports whether the server is serving.
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancel != nil
+}

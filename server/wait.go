@@ -1,0 +1,85 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// waitersRetryAfter is the Retry-After sent when too many clients wait.
+const waitersRetryAfter = 5 * time.Second
+
+// waitChange holds a hash probe while the repo's checksum still equals inm:
+// 200 with the new hashes once it changes, 304 when wait (plus up to 10%
+// jitter) passes, 503 at once when the server shuts down. A repo never
+// written counts as having the empty repo checksum.
+func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, repo, inm string, wait time.Duration) error {
+	if n := s.waiters.Add(1); n > s.maxWaiters {
+		s.waiters.Add(-1)
+		return unavailable(w, "too many clients are waiting for changes; retry later", waitersRetryAfter)
+	}
+	s.metrics.waiters.Inc()
+	defer func() {
+		s.waiters.Add(-1)
+		s.metrics.waiters.Dec()
+	}()
+	timer := time.NewTimer(wait + jitter(wait))
+	defer timer.Stop()
+	for {
+		changed, release := s.broker.subscribe(repo)
+		snap, found, err := s.currentHashes(r, repo)
+		if err != nil {
+			release()
+			return err
+		}
+		if snap.Checksum != inm {
+			release()
+			if !found {
+				return notFound()
+			}
+			s.writeSnapshot(w, snap, true)
+			return nil
+		}
+		select {
+		case <-changed:
+			release()
+		case <-timer.C:
+			release()
+			notModified(w, inm)
+			return nil
+		case <-s.stopping:
+			release()
+			return unavailable(w, "server is shutting down", time.Second)
+		case <-r.Context().Done():
+			release()
+			return fmt.Errorf("change wait: %w", r.Context().Err())
+		}
+	}
+}
+
+// currentHashes returns the repo's snapshot without values; a repo never
+// written is not found and has the empty repo checksum.
+func (s *Server) currentHashes(r *http.Request, repo string) (store.Snapshot, bool, error) {
+	snap, err := s.store.Snapshot(r.Context(), repo, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Snapshot{Checksum: api.EmptyRepoChecksum}, false, nil
+	}
+	if err != nil {
+		return store.Snapshot{}, false, fmt.Errorf("snapshot %s: %w", repo, err)
+	}
+	return snap, true, nil
+}
+
+// jitter returns a random duration in [0, d/10], so waits that started
+// together do not all end together.
+func jitter(d time.Duration) time.Duration {
+	if d < 10 {
+		return 0
+	}
+	return rand.N(d/10 + 1)
+}
