@@ -1,0 +1,161 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// Snapshot implements store.Store. Without values, a repo whose version is
+// cached costs one row read.
+func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (store.Snapshot, error) {
+	if !withValues {
+		st, err := readRepoRow(ctx, s.rdb, repo)
+		if err != nil {
+			return store.Snapshot{}, err
+		}
+		if cached := s.cache.get(repo, st.version); cached != nil {
+			return cached.snapshot(), nil
+		}
+	}
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return store.Snapshot{}, fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := readRepoRow(ctx, tx, repo)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	if !withValues {
+		if err := readChecksums(ctx, tx, st); err != nil {
+			return store.Snapshot{}, err
+		}
+		s.cache.put(st)
+		return st.snapshot(), nil
+	}
+	values, err := readValues(ctx, tx, st)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	s.cache.put(st)
+	snap := st.snapshot()
+	snap.Entries = values
+	return snap, nil
+}
+
+// readValues fills st's maps and returns every live value.
+func readValues(ctx context.Context, q queryer, st *repoState) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, "SELECT key, checksum, value, deleted_at FROM entries WHERE repo_id = ?", st.id)
+	if err != nil {
+		return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
+	}
+	defer rows.Close()
+	st.live, st.deleted = map[string]string{}, map[string]int64{}
+	values := map[string]string{}
+	for rows.Next() {
+		var key string
+		var sum sql.NullString
+		var value []byte
+		var deletedAt sql.NullInt64
+		if err := rows.Scan(&key, &sum, &value, &deletedAt); err != nil {
+			return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
+		}
+		if sum.Valid {
+			st.live[key] = sum.String
+			values[key] = string(value)
+		} else {
+			st.deleted[key] = deletedAt.Int64
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
+	}
+	return values, nil
+}
+
+// History implements store.Store. A repo never written returns
+// store.ErrNotFound; a key never written returns no revisions. A Limit of 0
+// or less lists them all.
+func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revision, error) {
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := readRepoRow(ctx, tx, q.Repo)
+	if err != nil {
+		return nil, err
+	}
+	before, limit := q.Before, int64(q.Limit)
+	if before <= 0 {
+		before = st.version + 1
+	}
+	if limit <= 0 {
+		limit = -1 // no limit in SQLite
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT version, checksum, subject, time, content FROM revisions
+		WHERE repo_id = ? AND key = ? AND version < ? ORDER BY version DESC LIMIT ?`, st.id, q.Key, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	defer rows.Close()
+	revs := []store.Revision{}
+	for rows.Next() {
+		rev, err := scanRevision(rows)
+		if err != nil {
+			return nil, err
+		}
+		revs = append(revs, rev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	return revs, nil
+}
+
+func scanRevision(rows *sql.Rows) (store.Revision, error) {
+	var rev store.Revision
+	var sum sql.NullString
+	var ns int64
+	var content []byte
+	if err := rows.Scan(&rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
+		return rev, fmt.Errorf("read history: %w", err)
+	}
+	rev.Checksum = sum.String
+	rev.Deleted = !sum.Valid
+	rev.Time = time.Unix(0, ns).UTC()
+	if content != nil {
+		c := string(content)
+		rev.Content = &c
+	}
+	return rev, nil
+}
+
+// PruneHistory implements store.Store: it clears the content of every
+// revision that is older than olderThan and not among the newest keep of
+// its key, and returns how many it cleared.
+func (s *Store) PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error) {
+	if keep < 0 {
+		return 0, errors.New("prune history: keep is negative")
+	}
+	res, err := s.wdb.ExecContext(ctx, `UPDATE revisions SET content = NULL
+		WHERE content IS NOT NULL AND time < ? AND (repo_id, key, version) IN (
+			SELECT repo_id, key, version FROM (
+				SELECT repo_id, key, version,
+					row_number() OVER (PARTITION BY repo_id, key ORDER BY version DESC) AS n
+				FROM revisions)
+			WHERE n > ?)`, olderThan.UnixNano(), keep)
+	if err != nil {
+		return 0, fmt.Errorf("prune history: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("prune history: %w", err)
+	}
+	return n, nil
+}

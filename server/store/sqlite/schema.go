@@ -1,0 +1,111 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// applicationID marks a teammemd database file ("tmmd").
+const applicationID = 0x746d6d64
+
+// migrations upgrade the schema one version at a time: migrations[i] takes
+// user_version i to i+1. Never edit a released step; append a new one.
+var migrations = []string{
+	`CREATE TABLE repos (
+		id            INTEGER PRIMARY KEY,
+		slug          TEXT NOT NULL UNIQUE,
+		version       INTEGER NOT NULL,
+		last_modified INTEGER NOT NULL, -- Unix ns
+		checksum      TEXT NOT NULL
+	);
+	CREATE TABLE entries (
+		repo_id    INTEGER NOT NULL REFERENCES repos(id),
+		key        TEXT NOT NULL COLLATE BINARY,
+		checksum   TEXT,    -- NULL for a tombstone
+		value      BLOB,    -- NULL for a tombstone
+		deleted_at INTEGER, -- Unix ms, set for a tombstone
+		PRIMARY KEY (repo_id, key)
+	) WITHOUT ROWID;
+	CREATE TABLE revisions (
+		repo_id  INTEGER NOT NULL REFERENCES repos(id),
+		key      TEXT NOT NULL COLLATE BINARY,
+		version  INTEGER NOT NULL,
+		checksum TEXT,    -- NULL for a deletion
+		subject  TEXT NOT NULL,
+		time     INTEGER NOT NULL, -- Unix ns
+		content  BLOB,    -- NULL for a deletion or once pruned
+		PRIMARY KEY (repo_id, key, version)
+	) WITHOUT ROWID;
+	CREATE INDEX revisions_time ON revisions (time);
+	CREATE TABLE tokens (
+		id         TEXT PRIMARY KEY,
+		subject    TEXT NOT NULL,
+		hash       TEXT NOT NULL UNIQUE,
+		grants     TEXT NOT NULL, -- JSON [{"pattern","level"}]
+		created_at INTEGER NOT NULL, -- Unix ns
+		revoked_at INTEGER           -- Unix ns, NULL while valid
+	);`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)
+
+// migrate brings the schema up to SchemaVersion in one write transaction.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin migration: %w", err)
+	}
+	defer tx.Rollback()
+	var version, appID int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return fmt.Errorf("read application id: %w", err)
+	}
+	switch {
+	case appID != 0 && appID != applicationID:
+		return fmt.Errorf("not a teammemd database (application id %#x)", appID)
+	case appID == 0 && version != 0:
+		return fmt.Errorf("not a teammemd database (schema version %d without the teammemd mark)", version)
+	case version > SchemaVersion:
+		return fmt.Errorf("database schema version %d is newer than this teammemd supports (%d): upgrade teammemd", version, SchemaVersion)
+	case version == SchemaVersion:
+		return nil
+	}
+	if version == 0 {
+		if err := refuseForeignTables(ctx, tx); err != nil {
+			return err
+		}
+	}
+	for v := version; v < SchemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return fmt.Errorf("set schema version: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return fmt.Errorf("set application id: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit migration: %w", err)
+	}
+	return nil
+}
+
+// refuseForeignTables refuses an unmarked SQLite file that already holds
+// tables: it belongs to something else.
+func refuseForeignTables(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+		return fmt.Errorf("read schema: %w", err)
+	}
+	if n > 0 {
+		return fmt.Errorf("not a teammemd database (holds %d unknown schema objects)", n)
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+// Package sqlite is the embedded default backend of the teammemd server: a
+// store.Store and store.Tokens on one SQLite file (modernc.org/sqlite, no
+// cgo). Writes are durable before they are acknowledged (WAL with
+// synchronous=FULL) and go through one writer goroutine that commits
+// concurrent writes together (group commit), each in its own savepoint so a
+// failing write fails alone. Reads use a separate connection pool, and each
+// repo's entry checksums are cached by version so a hash probe on an
+// unchanged repo reads one row. Several processes may open the same file.
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the name of the database file in the server's data directory.
+const FileName = "teammemd.db"
+
+// ErrClosed is returned by calls on a closed Store.
+var ErrClosed = errors.New("store is closed")
+
+// Options tune a Store; the zero value is ready to use.
+type Options struct {
+	// Logger receives operational events; nil discards them.
+	Logger *slog.Logger
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// connection or process; 0 means 5 seconds.
+	BusyTimeout time.Duration
+	// ReadConns caps the read pool; 0 means 4.
+	ReadConns int
+	// MaxBatch caps how many writes one group commit takes; 0 means 128.
+	MaxBatch int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.ReadConns <= 0 {
+		o.ReadConns = 4
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 128
+	}
+	return o
+}
+
+// Store is a teammemd store on one SQLite file. It implements store.Store
+// and store.Tokens and is safe for concurrent use.
+type Store struct {
+	path  string
+	log   *slog.Logger
+	wdb   *sql.DB // one connection: the writer goroutine and token writes
+	rdb   *sql.DB // read pool
+	cache *stateCache
+
+	maxBatch   int
+	queue      chan *writeReq
+	closing    chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// Open opens the database at path, creating it and its directory (mode
+// 0700) when missing and migrating its schema. A file that is not a
+// teammemd database, or one written by a newer teammemd, is refused.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	wdb, err := sql.Open("sqlite", dsn(path, opts, false))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	rdb, err := sql.Open("sqlite", dsn(path, opts, true))
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(opts.ReadConns)
+	rdb.SetMaxIdleConns(opts.ReadConns)
+	s := &Store{
+		path:       path,
+		log:        opts.Logger,
+		wdb:        wdb,
+		rdb:        rdb,
+		cache:      newStateCache(maxCachedEntries),
+		maxBatch:   opts.MaxBatch,
+		queue:      make(chan *writeReq),
+		closing:    make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	go s.writeLoop()
+	return s, nil
+}
+
+// Close stops the writer after the writes it has taken, and closes the
+// database. Writes not yet taken fail with ErrClosed.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		<-s.writerDone
+		s.closeErr = errors.Join(s.rdb.Close(), s.wdb.Close())
+		if s.closeErr != nil {
+			s.closeErr = fmt.Errorf("close database %s: %w", s.path, s.closeErr)
+		}
+	})
+	return s.closeErr
+}
+
+// dsn builds the connection string. Writers take the write lock when a
+// transaction begins (BEGIN IMMEDIATE); readers are query-only.
+func dsn(path string, opts Options, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(opts.BusyTimeout.Milliseconds()))
+	q.Set("_foreign_keys", "1")
+	if readOnly {
+		q.Set("_query_only", "1")
+	} else {
+		q.Set("_journal_mode", "WAL")
+		q.Set("_txlock", "immediate")
+	}
+	q.Set("_synchronous", "FULL")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// prepareFile creates the directory (0700) and an empty file (0600) when
+// missing, so SQLite's own files inherit owner-only modes, and refuses an
+// existing file that is not an SQLite database.
+func prepareFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create database directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	switch {
+	case n == 0 && (err == io.EOF || errors.Is(err, fs.ErrNotExist)):
+		return nil // new or empty file
+	case err != nil && err != io.ErrUnexpectedEOF:
+		return fmt.Errorf("read database %s: %w", path, err)
+	case !bytes.Equal(head[:n], sqliteHeader):
+		return fmt.Errorf("open database %s: not a teammemd database (not an SQLite file)", path)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/storetest"
+)
+
+// openTemp opens a fresh store on a file in a temporary directory and
+// closes it when the test ends.
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "data", FileName), Options{})
+	if err != nil {
+		t.Fatalf("Open() error = %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close() error = %v", err)
+		}
+	})
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+}
+
+func TestTokensConformance(t *testing.T) {
+	storetest.RunTokens(t, func(t *testing.T) store.Tokens { return openTemp(t) })
+}

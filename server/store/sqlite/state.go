@@ -1,0 +1,97 @@
+package sqlite
+
+import (
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// repoState is the checksum view of one repo at one version. It is never
+// modified once built: a write builds the next one.
+type repoState struct {
+	id           int64 // 0 for a repo never written
+	slug         string
+	version      int64
+	lastModified time.Time
+	checksum     string
+	live         map[string]string // key -> entry checksum
+	deleted      map[string]int64  // key -> deletion time, Unix ms
+}
+
+func (st *repoState) size() int { return len(st.live) + len(st.deleted) }
+
+// snapshot returns a copy the caller may keep and modify.
+func (st *repoState) snapshot() store.Snapshot {
+	return store.Snapshot{
+		Repo:           st.slug,
+		Version:        st.version,
+		LastModified:   st.lastModified,
+		Checksum:       st.checksum,
+		EntryChecksums: maps.Clone(st.live),
+		Deleted:        maps.Clone(st.deleted),
+	}
+}
+
+func (st *repoState) result(changed []string) store.Result {
+	if changed == nil {
+		changed = []string{}
+	}
+	return store.Result{Version: st.version, LastModified: st.lastModified, Checksum: st.checksum, Changed: changed}
+}
+
+// maxCachedEntries bounds the cache by the number of keys it holds in all
+// repos (about 100 bytes each).
+const maxCachedEntries = 500_000
+
+// stateCache keeps the newest known repoState of each repo. A state is
+// only used when its version equals the version read from the database in
+// the same call, so writes by other processes never serve stale data.
+type stateCache struct {
+	mu      sync.Mutex
+	max     int
+	entries int
+	repos   map[string]*repoState
+}
+
+func newStateCache(max int) *stateCache {
+	return &stateCache{max: max, repos: map[string]*repoState{}}
+}
+
+// get returns the cached state of slug at version, or nil.
+func (c *stateCache) get(slug string, version int64) *repoState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.repos[slug]; st != nil && st.version == version {
+		return st
+	}
+	return nil
+}
+
+// put caches st unless a newer version is cached, evicting other repos when
+// the cache is over its bound.
+func (c *stateCache) put(st *repoState) {
+	if st.size() > c.max {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.repos[st.slug]; old != nil {
+		if old.version > st.version {
+			return
+		}
+		c.entries -= old.size()
+	}
+	for slug, other := range c.repos {
+		if c.entries+st.size() <= c.max {
+			break
+		}
+		if slug != st.slug {
+			delete(c.repos, slug)
+			c.entries -= other.size()
+		}
+	}
+	c.repos[st.slug] = st
+	c.entries += st.size()
+}
