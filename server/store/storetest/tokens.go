@@ -139,4 +139,3 @@ func testDuplicateToken(t *testing.T, s store.Tokens) {
 		t.Errorf("ListTokens() = %d tokens, %v, want 1, nil", len(list), err)
 	}
 }
-
