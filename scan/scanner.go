@@ -133,14 +133,11 @@ func (s *Scanner) ScanEntries(ctx context.Context, entries map[string]string) ([
 	if err != nil {
 		return nil, fmt.Errorf("scan entries: %w", err)
 	}
-	ids := []string{}
+	var all []Finding
 	for _, fs := range results {
-		for _, f := range fs {
-			ids = append(ids, f.RuleID)
-		}
+		all = append(all, fs...)
 	}
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
+	return ruleIDs(all), nil
 }
 
 // Flush writes the verdict cache to its file if it changed since the last

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 )
 
@@ -20,12 +21,16 @@ import (
 type Config struct {
 	// sections: one field per part, `toml:"<section>"`.
 	Server server.Config `toml:"server"`
+	Scan   scan.Config   `toml:"scan"`
 }
 
 // Validate checks every section.
 func (c *Config) Validate() error {
 	if err := c.Server.Validate(); err != nil {
 		return fmt.Errorf("[server]: %w", err)
+	}
+	if err := c.Scan.Validate(); err != nil {
+		return fmt.Errorf("[scan]: %w", err)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type command struct {
 var commands = map[string]command{
 	"version": {"print the version", runVersion},
 	"serve":   {"run the team memory server", runServe},
+	"scan":    {"scan files and directories for secrets", runScan},
 }
 
 // version is set at build time with -ldflags "-X main.version=...".

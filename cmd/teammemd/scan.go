@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+
+	"github.com/teammemd/teammemd/scan"
+)
+
+// runScan is "teammemd scan": it scans files and directories for secrets
+// and exits 1 when it finds any.
+func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("scan", stderr)
+	configPath := fs.String("config", "", "config file (default $TEAMMEMD_CONFIG, then the user config)")
+	format := fs.String("format", "text", "report format: text, json or sarif")
+	cacheFile := fs.String("cache", filepath.Join(stateDir(), "scan-cache.json"), "verdict cache file; empty for none")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: teammemd scan [--config F] [--format text|json|sarif] [--cache F] PATH...")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{errors.New("scan: no paths given")}
+	}
+	if !slices.Contains(scan.Formats, *format) {
+		return usageError{fmt.Errorf("scan: unknown format %q (want text, json or sarif)", *format)}
+	}
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := []scan.Option{scan.WithLogger(log)}
+	if *cacheFile != "" {
+		opts = append(opts, scan.WithCacheFile(*cacheFile))
+	}
+	s, err := scan.New(cfg.Scan, opts...)
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
+	findings, err := s.Paths(ctx, fs.Args())
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
+	if err := s.Flush(); err != nil {
+		log.Warn("scan cache not saved", "err", err)
+	}
+	if err := scan.Write(stdout, *format, findings); err != nil {
+		return exitError{code: 2, err: err}
+	}
+	if len(findings) > 0 {
+		return exitError{code: 1, err: fmt.Errorf("scan: %d secret(s) found", len(findings))}
+	}
+	return nil
+}
