@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
 )
@@ -33,16 +35,24 @@ func pair(t *testing.T) (srv *servertest.Server, a, b *node, dirA, dirB string) 
 	return srv, a, b, dirA, dirB
 }
 
-// serverEntries reads the repo's entries from the server.
+// serverEntries reads the entries of acme/app from the server; none when
+// the repo was never written.
 func serverEntries(t *testing.T, srv *servertest.Server) map[string]string {
+	return repoEntries(t, srv, slug)
+}
+
+func repoEntries(t *testing.T, srv *servertest.Server, repo string) map[string]string {
 	t.Helper()
 	c, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _, err := c.Get(context.Background(), slug, "")
+	full, _, err := c.Get(context.Background(), repo, "")
+	if ae := (*api.Error)(nil); errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		return nil
+	}
 	if err != nil {
-		t.Fatalf("Get(%s) error: %v", slug, err)
+		t.Fatalf("Get(%s) error: %v", repo, err)
 	}
 	return full.Content.Entries
 }
@@ -143,20 +153,14 @@ func TestReloadAddsAndRemovesRepos(t *testing.T) {
 		}
 		return out
 	}
-	if got := repos(); !slices.Equal(got, []string{"acme/one"}) {
-		t.Fatalf("repos = %v, want [acme/one]", got)
-	}
+	eventually(t, "acme/one running", func() bool { return slices.Equal(repos(), []string{"acme/one"}) })
 	ctx := context.Background()
 	if err := n.d.Reload(ctx, Plan{Specs: []Spec{one, two}}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "acme/two added", func() bool { return slices.Equal(repos(), []string{"acme/one", "acme/two"}) })
 	write(t, two.Dir, "two.md", "2\n")
-	eventually(t, "two.md on the server", func() bool {
-		c, _ := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
-		full, _, err := c.Get(ctx, "acme/two", "")
-		return err == nil && full.Content.Entries["two.md"] == "2\n"
-	})
+	eventually(t, "two.md on the server", func() bool { return repoEntries(t, srv, "acme/two")["two.md"] == "2\n" })
 	if err := n.d.Reload(ctx, Plan{Specs: []Spec{two}}); err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +182,7 @@ func TestFailingServerRequestsBounded(t *testing.T) {
 		write(t, dir, "f.md", strings.Repeat("x", i+1))
 		time.Sleep(100 * time.Millisecond)
 	}
+	r, _ := n.repoStatus(dir)
 	n.stop(t)
 	// Over about 2s with backoff from 100ms (at least 50ms after jitter)
 	// capped at 400ms (at least 200ms): the change wait makes at most ~12
@@ -188,8 +193,9 @@ func TestFailingServerRequestsBounded(t *testing.T) {
 	if got == 0 || got > bound {
 		t.Errorf("requests to a failing server over ~2s = %d, want 1..%d", got, bound)
 	}
-	r := n.d.Status()
-	_ = r
+	if r.Live {
+		t.Errorf("status live = true against a failing server, want false")
+	}
 }
 
 func TestShutdownFlushesPendingPush(t *testing.T) {
