@@ -96,4 +96,3 @@ func send(ctx context.Context, files chan<- string, path string) error {
 		return ctx.Err()
 	}
 }
-
