@@ -13,6 +13,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 // Config is the one configuration file of teammemd, TOML, decoded strictly:
@@ -21,6 +22,7 @@ import (
 type Config struct {
 	// sections: one field per part, `toml:"<section>"`.
 	Server server.Config `toml:"server"`
+	Daemon daemon.Config `toml:"daemon"`
 	Scan   scan.Config   `toml:"scan"`
 }
 
@@ -28,6 +30,9 @@ type Config struct {
 func (c *Config) Validate() error {
 	if err := c.Server.Validate(); err != nil {
 		return fmt.Errorf("[server]: %w", err)
+	}
+	if err := c.Daemon.Validate(); err != nil {
+		return fmt.Errorf("[daemon]: %w", err)
 	}
 	if err := c.Scan.Validate(); err != nil {
 		return fmt.Errorf("[scan]: %w", err)

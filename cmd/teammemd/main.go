@@ -24,6 +24,8 @@ type command struct {
 // commands lists every subcommand. Each lives in its own file.
 var commands = map[string]command{
 	"version": {"print the version", runVersion},
+	"run":     {"run the sync daemon for one repo or every configured repo", runDaemon},
+	"status":  {"show what the running sync daemon is doing", runStatus},
 	"serve":   {"run the team memory server", runServe},
 	"scan":    {"scan files and directories for secrets", runScan},
 }

@@ -33,9 +33,9 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then ~/.config/teammemd/config.toml)")
 	fs.StringVar(&f.dir, "dir", "", "team directory to sync (with --repo: one repo, no [daemon] repos)")
 	fs.StringVar(&f.repo, "repo", "", "repo slug of --dir")
-	fs.StringVar(&f.server, "server", "", "server URL (default $TEAMMEMD_SERVER)")
-	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token (default $TEAMMEMD_TOKEN_FILE; $TEAMMEMD_TOKEN wins over both)")
-	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $TEAMMEMD_STATE_DIR, then "+stateDir()+")")
+	fs.StringVar(&f.server, "server", "", "server URL (default $TEAMMEMD_SERVER, then [client] server)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token (default $TEAMMEMD_TOKEN_FILE, then [client] token_file; $TEAMMEMD_TOKEN wins over all)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $TEAMMEMD_STATE_DIR, then [client] state_dir, then "+stateDir()+")")
 	fs.StringVar(&f.socket, "socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	if err := parseFlags(fs, args); err != nil {
@@ -66,14 +66,14 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	sc, err := scan.New(scan.Config{}, scan.WithLogger(log))
+	sc, err := scan.New(cfg.Scan, scan.WithLogger(log))
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("load secret scanner: %w", err)
 	}
 	d, err := daemon.New(daemon.Options{
 		Logger:  log,
-		Open:    engineOpener(cmp.Or(f.stateDir, envOr("TEAMMEMD_STATE_DIR", stateDir())), sc, log),
+		Open:    engineOpener(cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), stateDir()), sc, log),
 		Watch:   watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control: ln,
 		Version: version,

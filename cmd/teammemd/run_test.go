@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/daemon"
+)
+
+func TestExampleDaemonConfigLoads(t *testing.T) {
+	cfg, err := loadConfig("../../configs/daemon.toml")
+	if err != nil {
+		t.Fatalf("loadConfig(configs/daemon.toml) error: %v", err)
+	}
+	d := cfg.Daemon
+	if d.Debounce != 2*time.Second || d.MaxWait != 10*time.Second || d.Rescan != 5*time.Minute || !d.DiscoverClaudeProjects {
+		t.Errorf("daemon section = %+v, want 2s, 10s, 5m, discovery on", d)
+	}
+	if len(d.Repos) != 2 || d.Repos[0].Checkout == "" || d.Repos[1].Repo != "gitlab.example.com/platform/infra" {
+		t.Errorf("daemon repos = %+v, want a checkout and an explicit dir", d.Repos)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	t.Setenv("TEAMMEMD_SERVER", "")
+	plan, err := planFor(runFlags{}, cfg)
+	if err != nil {
+		t.Fatalf("planFor(example) error: %v", err)
+	}
+	// The checkout does not exist here: it is skipped with a reason, the
+	// explicit dir keeps its own server.
+	if len(plan.Specs) != 1 || plan.Specs[0].Server != "https://memory.gitlab-team.example.com" || len(plan.Skipped) != 1 {
+		t.Errorf("planFor(example) = %+v, want the explicit repo and one skipped", plan)
+	}
+}
+
+func TestDaemonConfigRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  daemon.Config
+	}{
+		{"negative debounce", daemon.Config{Debounce: -time.Second}},
+		{"max wait below debounce", daemon.Config{Debounce: 5 * time.Second, MaxWait: time.Second}},
+		{"repo with nothing", daemon.Config{Repos: []daemon.RepoConfig{{}}}},
+		{"checkout and dir", daemon.Config{Repos: []daemon.RepoConfig{{Checkout: "/a", Dir: "/b", Repo: "a/b"}}}},
+		{"dir without repo", daemon.Config{Repos: []daemon.RepoConfig{{Dir: "/b"}}}},
+		{"bad slug", daemon.Config{Repos: []daemon.RepoConfig{{Dir: "/b", Repo: "../x"}}}},
+	}
+	for _, tt := range tests {
+		if err := tt.cfg.Validate(); err == nil {
+			t.Errorf("Validate(%s) = nil, want an error", tt.name)
+		}
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("TEAMMEMD_SERVER", "")
+	tests := [][]string{
+		{"--dir", "x"},
+		{"--log-format", "xml"},
+		{"--dir", "x", "--repo", "acme/app"},
+		{},
+	}
+	for _, args := range tests {
+		var stderr bytes.Buffer
+		err := runDaemon(context.Background(), args, &bytes.Buffer{}, &stderr)
+		if exitCode(context.Background(), err, &stderr) != 2 {
+			t.Errorf("run %v = %v, want a usage error (exit 2)", args, err)
+		}
+	}
+}
+
+func TestStatusWhenDaemonDown(t *testing.T) {
+	sock := t.TempDir() + "/none.sock"
+	for _, args := range [][]string{{"--socket", sock}, {"--socket", sock, "--json"}} {
+		var stdout, stderr bytes.Buffer
+		err := runStatus(context.Background(), args, &stdout, &stderr)
+		if got := exitCode(context.Background(), err, &stderr); got != exitDaemonDown {
+			t.Errorf("status %v exit = %d, want %d", args, got, exitDaemonDown)
+		}
+		if !strings.Contains(stdout.String(), "not running") && !strings.Contains(stdout.String(), `"running":false`) {
+			t.Errorf("status %v output = %q, want it to say the daemon is not running", args, stdout.String())
+		}
+	}
+}
+
+func TestPrintStatus(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	retry := now.Add(30 * time.Second)
+	st := daemon.Status{PID: 42, Version: "v1", Started: now.Add(-time.Hour), Repos: []daemon.RepoStatus{{
+		Repo: "acme/app", Dir: "/t", Server: "http://s", Live: false,
+		LastPull:   &daemon.OpResult{Time: now.Add(-time.Minute), OK: true, Result: "2 pulled"},
+		Pending:    []string{"a.md"},
+		Blocked:    []daemon.Blocked{{Path: "creds.md", RuleID: "github-pat"}},
+		Conflict:   []string{"/s/conflicts/x.md"},
+		Suppressed: "403 team_memory_group_acl_denied: no access",
+		NextRetry:  &retry,
+	}}}
+	var b bytes.Buffer
+	if err := printStatus(&b, st, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"pid 42, up 1h0m0s", "acme/app", "(not connected)", "last pull:  1m0s ago, 2 pulled", "last push:  never",
+		"pending:    a.md", "pushes stopped: 403", "next retry: in 30s", "held back:  creds.md (secret found, rule github-pat)",
+		"conflict copy: /s/conflicts/x.md",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("printStatus() = %q, want it to contain %q", b.String(), want)
+		}
+	}
+}
