@@ -27,6 +27,8 @@ var commands = map[string]command{
 	"run":     {"run the sync daemon for one repo or every configured repo", runDaemon},
 	"status":  {"show what the running sync daemon is doing", runStatus},
 	"serve":   {"run the team memory server", runServe},
+	"token":   {"create, list and revoke the server's API tokens", runToken},
+	"sync":    {"pull then push one repo's team memory once", runSync},
 	"scan":    {"scan files and directories for secrets", runScan},
 }
 

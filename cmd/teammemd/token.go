@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/sqlite"
+)
+
+// maxSubjectBytes bounds a token's subject.
+const maxSubjectBytes = 200
+
+// runToken creates, lists and revokes the server's API tokens, directly in
+// its database file (the server may be running).
+func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{errors.New("token: want a subcommand: create, list or revoke")}
+	}
+	switch args[0] {
+	case "create":
+		return runTokenCreate(ctx, args[1:], stdout, stderr)
+	case "list":
+		return runTokenList(ctx, args[1:], stdout, stderr)
+	case "revoke":
+		return runTokenRevoke(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, "usage: teammemd token create|list|revoke [flags]")
+		return nil
+	}
+	return usageError{fmt.Errorf("token: unknown subcommand %q (want create, list or revoke)", args[0])}
+}
+
+// tokenFlags are the flags every token subcommand takes.
+type tokenFlags struct {
+	data, config *string
+}
+
+func addTokenFlags(fs *flag.FlagSet) tokenFlags {
+	return tokenFlags{
+		data:   fs.String("data", "", "`directory` of the server database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")"),
+		config: fs.String("config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")"),
+	}
+}
+
+// dbPath resolves the database file: --data, then $TEAMMEMD_DATA, then the
+// config file's [server] data_dir, then the default data directory.
+func (f tokenFlags) dbPath() (string, error) {
+	dir := *f.data
+	if dir == "" {
+		dir = os.Getenv("TEAMMEMD_DATA")
+	}
+	if dir == "" {
+		cfg, err := loadConfig(*f.config)
+		if err != nil {
+			return "", err
+		}
+		dir = cfg.Server.DataDir
+	}
+	if dir == "" {
+		dir = dataDir()
+	}
+	return filepath.Join(dir, sqlite.FileName), nil
+}
+
+// openTokens opens the database; unless create is set, it must exist.
+func (f tokenFlags) openTokens(ctx context.Context, create bool) (*sqlite.Store, error) {
+	path, err := f.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no server database at %s (set --data to the server's data directory)", path)
+		}
+	}
+	return sqlite.Open(ctx, path, sqlite.Options{})
+}
+
+func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("token create", stderr)
+	tf := addTokenFlags(fs)
+	subject := fs.String("subject", "", "who the token is for, e.g. a user or machine `name` (required)")
+	repos := fs.String("repos", "", "comma-separated repo `patterns` the token may access, e.g. 'acme/*,acme/**' (required)")
+	readOnly := fs.Bool("read-only", false, "grant read access only (default read and write)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("token create takes no arguments, got %q", fs.Args())}
+	}
+	if err := validateSubject(*subject); err != nil {
+		return usageError{err}
+	}
+	level := store.LevelWrite
+	if *readOnly {
+		level = store.LevelRead
+	}
+	if *repos == "" {
+		return usageError{errors.New("--repos is required, e.g. --repos 'acme/*'")}
+	}
+	grants, err := auth.ParseGrants(*repos, level)
+	if err != nil {
+		return usageError{fmt.Errorf("--repos: %w", err)}
+	}
+	st, err := tf.openTokens(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	secret, rec, err := auth.NewTokenRecord(*subject, grants, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := st.CreateToken(ctx, rec); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(stdout, secret); err != nil {
+		return fmt.Errorf("print token: %w", err)
+	}
+	fmt.Fprintf(stderr, "created token %s for %s (%s); the secret above is shown only once\n", rec.ID, rec.Subject, formatGrants(grants))
+	return st.Close()
+}
+
+// validateSubject requires a non-empty, printable subject of bounded size.
+func validateSubject(s string) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return errors.New("--subject is required, e.g. --subject alice")
+	case len(s) > maxSubjectBytes:
+		return fmt.Errorf("--subject is longer than %d bytes", maxSubjectBytes)
+	case !utf8.ValidString(s):
+		return errors.New("--subject is not valid UTF-8")
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return errors.New("--subject contains a control character")
+	}
+	return nil
+}
+
+func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("token list", stderr)
+	tf := addTokenFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("token list takes no arguments, got %q", fs.Args())}
+	}
+	st, err := tf.openTokens(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	toks, err := st.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	return printTokens(stdout, toks)
+}
+
+// printTokens writes one line per token: never its hash or secret.
+func printTokens(w io.Writer, toks []store.Token) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSUBJECT\tGRANTS\tCREATED\tREVOKED")
+	for _, t := range toks {
+		revoked := "-"
+		if !t.RevokedAt.IsZero() {
+			revoked = t.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Subject, formatGrants(t.Grants), t.CreatedAt.Format(time.RFC3339), revoked)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("print tokens: %w", err)
+	}
+	return nil
+}
+
+// formatGrants writes grants as "pattern:level,...".
+func formatGrants(grants []store.Grant) string {
+	parts := make([]string, len(grants))
+	for i, g := range grants {
+		parts[i] = g.Pattern + ":" + string(g.Level)
+	}
+	return strings.Join(parts, ",")
+}
+
+func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("token revoke", stderr)
+	tf := addTokenFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{errors.New("token revoke takes one token ID (see teammemd token list)")}
+	}
+	id := fs.Arg(0)
+	st, err := tf.openTokens(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	err = st.RevokeToken(ctx, id, time.Now())
+	if errors.Is(err, store.ErrTokenNotFound) {
+		return fmt.Errorf("no token with ID %q", id)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked token %s; servers stop accepting it within %v\n", id, auth.CacheTTL)
+	return st.Close()
+}
