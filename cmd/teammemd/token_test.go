@@ -142,4 +142,3 @@ func TestTokenErrors(t *testing.T) {
 		t.Errorf("token list after refused creates = %q exit %d, want no database (exit 1)", out, code)
 	}
 }
-
