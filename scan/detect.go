@@ -64,26 +64,21 @@ func convertOne(raw string, f report.Finding, secrets []string) Finding {
 	if f.StartLine > 0 {
 		out.Column--
 	}
-	out.Redacted = preview(raw, out.Line, out.Column, f, secrets)
+	out.Redacted = preview(raw, out.Line, out.Column, secrets)
 	return out
 }
 
 const previewContext = 60
 
-// preview is the text of the finding's line before the secret followed by
-// a redaction marker. Every known secret and match of the file is scrubbed
-// from it, and nothing after the secret's start is shown.
-func preview(raw string, line, col int, f report.Finding, secrets []string) string {
+// preview is the text of the finding's line before the match followed by a
+// redaction marker. Every known secret and match of the file is scrubbed
+// from it, and nothing from the match's start on is shown.
+func preview(raw string, line, col int, secrets []string) string {
 	text := lineText(raw, line)
 	if col < 1 || col-1 > len(text) {
 		col = 1
 	}
 	before := text[:col-1]
-	if i := strings.Index(f.Match, f.Secret); f.Secret != "" && i > 0 {
-		if lead := f.Match[:i]; strings.HasPrefix(text[col-1:], lead) && !strings.Contains(lead, "\n") {
-			before += lead
-		}
-	}
 	for _, s := range secrets {
 		if len(s) >= 4 {
 			before = strings.ReplaceAll(before, s, "[REDACTED]")
