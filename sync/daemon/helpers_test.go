@@ -45,7 +45,7 @@ type node struct {
 
 // testOpener builds real engines and clients with short retries, all
 // counted by c.
-func testOpener(t *testing.T, token, stateDir string, c *counter) Opener {
+func testOpener(t testing.TB, token, stateDir string, c *counter) Opener {
 	return func(_ context.Context, s Spec) (Engine, Waiter, error) {
 		sc, err := testScanner()
 		if err != nil {
@@ -62,7 +62,7 @@ func testOpener(t *testing.T, token, stateDir string, c *counter) Opener {
 }
 
 // startNode runs a daemon on plan until the test ends.
-func startNode(t *testing.T, token string, plan Plan, edit func(*Options)) *node {
+func startNode(t testing.TB, token string, plan Plan, edit func(*Options)) *node {
 	t.Helper()
 	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
 	opts := Options{
@@ -88,7 +88,7 @@ func startNode(t *testing.T, token string, plan Plan, edit func(*Options)) *node
 }
 
 // stop cancels the daemon and waits for Run, at most 15s.
-func (n *node) stop(t *testing.T) {
+func (n *node) stop(t testing.TB) {
 	t.Helper()
 	n.cancel()
 	select {
