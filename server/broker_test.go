@@ -1,0 +1,72 @@
+package server
+
+import (
+	"testing"
+	"time"
+)
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func TestBroker(t *testing.T) {
+	b := newBroker()
+	a1, releaseA1 := b.subscribe("acme/a")
+	a2, releaseA2 := b.subscribe("acme/a")
+	other, releaseOther := b.subscribe("acme/b")
+	b.publish("acme/a")
+	if !closed(a1) || !closed(a2) {
+		t.Error("publish(acme/a) did not wake both acme/a waiters")
+	}
+	if closed(other) {
+		t.Error("publish(acme/a) woke an acme/b waiter")
+	}
+	next, releaseNext := b.subscribe("acme/a")
+	if closed(next) {
+		t.Error("a subscription after publish starts woken")
+	}
+	releaseA1()
+	releaseA2()
+	releaseA2() // a second call is harmless
+	if got := b.topicCount(); got != 2 {
+		t.Errorf("topics = %d, want 2 (acme/a again, acme/b)", got)
+	}
+	releaseNext()
+	releaseOther()
+	if got := b.topicCount(); got != 0 {
+		t.Errorf("topics after every release = %d, want 0", got)
+	}
+	b.publish("acme/none") // no waiters: nothing to do
+}
+
+func TestSubjectLimiter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newSubjectLimiter(RateLimit{RequestsPerSecond: 1, Burst: 2}, 3)
+	for i := range 2 {
+		if _, ok := l.allow("alice", now); !ok {
+			t.Fatalf("allow(alice) #%d refused within burst", i)
+		}
+	}
+	wait, ok := l.allow("alice", now)
+	if ok || wait <= 0 || wait > time.Second {
+		t.Errorf("allow(alice) over burst = %s, %v, want refused with a wait in (0, 1s]", wait, ok)
+	}
+	if _, ok := l.allow("alice", now.Add(time.Second)); !ok {
+		t.Error("allow(alice) after refill refused")
+	}
+	for _, s := range []string{"bob", "carol", "dave", "erin"} {
+		l.allow(s, now.Add(time.Second))
+	}
+	if got := l.size(); got > 3 {
+		t.Errorf("limiter holds %d subjects, want at most 3", got)
+	}
+	var off *subjectLimiter = newSubjectLimiter(RateLimit{}, 3)
+	if _, ok := off.allow("x", now); !ok {
+		t.Error("disabled limiter refused")
+	}
+}

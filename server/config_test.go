@@ -1,0 +1,95 @@
+package server
+
+import (
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		toml string
+		ok   bool
+	}{
+		{"empty", ``, true},
+		{"full", `listen = "0.0.0.0:8787"
+data_dir = "/var/lib/teammemd"
+organization_id = "acme"
+max_waiters = 100
+scan_secrets = false
+[limits]
+max_entry_bytes = 1000
+max_body_bytes = 4000
+max_entries = 10
+max_key_bytes = 100
+max_key_segments = 4
+max_wait = "30s"
+[rate_limit]
+requests_per_second = 5.5
+burst = 10
+[history]
+keep_versions = 3
+keep_for = "720h"
+prune_interval = "10m"`, true},
+		{"rate limit off", "[rate_limit]\nrequests_per_second = -1", true},
+		{"bad listen", `listen = "8787"`, false},
+		{"negative limit", "[limits]\nmax_entries = -1", false},
+		{"wait too long", "[limits]\nmax_wait = \"11m\"", false},
+		{"wait too short", "[limits]\nmax_wait = \"10ms\"", false},
+		{"entry over body", "[limits]\nmax_entry_bytes = 10\nmax_body_bytes = 5", false},
+		{"negative burst", "[rate_limit]\nburst = -1", false},
+		{"negative waiters", "max_waiters = -1", false},
+		{"negative keep_for", "[history]\nkeep_for = \"-1h\"", false},
+		{"fast pruning", "[history]\nprune_interval = \"1ms\"", false},
+	}
+	for _, tt := range tests {
+		var c Config
+		md, err := toml.Decode(tt.toml, &c)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", tt.name, err)
+		}
+		if u := md.Undecoded(); len(u) > 0 {
+			t.Fatalf("%s: undecoded keys %v", tt.name, u)
+		}
+		if err := c.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestConfigResolve(t *testing.T) {
+	c := Config{}.Resolve()
+	if c.Listen != DefaultListen || c.OrganizationID != DefaultOrganizationID || c.Limits.MaxEntries != 2000 ||
+		c.Limits.MaxWait != 60*time.Second || !c.RateLimit.Enabled() || c.MaxWaiters != DefaultMaxWaiters ||
+		c.History.KeepVersions != DefaultKeepVersions || !c.ScanEnabled() {
+		t.Errorf("Config{}.Resolve() = %+v, want the defaults", c)
+	}
+	off := false
+	c = Config{ScanSecrets: &off, RateLimit: RateLimit{RequestsPerSecond: -1}, History: Retention{KeepVersions: -1}}.Resolve()
+	if c.ScanEnabled() || c.RateLimit.Enabled() || c.History.Enabled() {
+		t.Errorf("Resolve() of turned-off features = %+v, want scan, rate limit and pruning off", c)
+	}
+}
+
+// FuzzConfig decodes arbitrary [server] sections: a config that validates
+// must still validate once resolved, and resolving twice changes nothing.
+func FuzzConfig(f *testing.F) {
+	f.Add("listen = \"127.0.0.1:1\"\n[limits]\nmax_wait = \"30s\"")
+	f.Add("[rate_limit]\nrequests_per_second = -1\nburst = 3")
+	f.Add("[history]\nkeep_versions = -1\nkeep_for = \"1h\"")
+	f.Fuzz(func(t *testing.T, text string) {
+		var c Config
+		if _, err := toml.Decode(text, &c); err != nil || c.Validate() != nil {
+			return
+		}
+		r := c.Resolve()
+		if err := r.Validate(); err != nil {
+			t.Fatalf("Resolve() of a valid config is invalid: %v", err)
+		}
+		if rr := r.Resolve(); rr.Listen != r.Listen || rr.Limits != r.Limits || rr.RateLimit != r.RateLimit || rr.History != r.History {
+			t.Fatalf("Resolve() is not idempotent: %+v then %+v", r, rr)
+		}
+	})
+}
