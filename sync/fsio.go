@@ -18,7 +18,8 @@ import (
 const tempPrefix = ".teammemd-"
 
 // errNotRegular is returned when a write or delete target exists but is not
-// a regular file (a symlink, dangling or not, or a directory).
+// a regular file (a symlink, dangling or not, or a directory), or when a
+// parent of the target is not a directory.
 var errNotRegular = errors.New("target exists and is not a regular file")
 
 // teamDir is the team directory, reached only through an os.Root so that no
@@ -71,6 +72,9 @@ func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
 // error and is left alone.
 func (t *teamDir) write(key string, data []byte) error {
 	dir := path.Dir(key)
+	if err := t.checkParents(key); err != nil {
+		return err
+	}
 	if dir != "." {
 		if err := t.root.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("create directory for %s: %w", key, err)
@@ -99,6 +103,27 @@ func (t *teamDir) write(key string, data []byte) error {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
 	return t.syncDir(dir)
+}
+
+// checkParents refuses a key whose parent directories include a symlink or
+// a non-directory: the engine never writes through a link, even one that
+// stays inside the team directory.
+func (t *teamDir) checkParents(key string) error {
+	segs := strings.Split(key, "/")
+	for i := 1; i < len(segs); i++ {
+		p := strings.Join(segs[:i], "/")
+		fi, err := t.root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: parent %s: %w (%s)", key, p, errNotRegular, fi.Mode().Type())
+		}
+	}
+	return nil
 }
 
 // remove deletes key's file if it is a regular file.
