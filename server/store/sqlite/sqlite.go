@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -76,6 +77,9 @@ type Store struct {
 	writerDone chan struct{}
 	closeOnce  sync.Once
 	closeErr   error
+
+	commits atomic.Int64 // group commits attempted
+	writes  atomic.Int64 // writes they carried
 }
 
 // Open opens the database at path, creating it and its directory (mode

@@ -82,7 +82,11 @@ func (s *Store) gather(first *writeReq) []*writeReq {
 // commits once (one fsync) and answers every caller.
 func (s *Store) commitBatch(batch []*writeReq) {
 	results := make([]writeRes, len(batch))
+	start := time.Now()
 	states, err := s.applyBatch(batch, results)
+	s.commits.Add(1)
+	s.writes.Add(int64(len(batch)))
+	s.log.Debug("group commit", "writes", len(batch), "duration", time.Since(start))
 	if err != nil {
 		s.log.Error("group commit failed", "writes", len(batch), "err", err)
 		for i := range results {
