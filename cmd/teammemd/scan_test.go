@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestScanCommandExitCodes(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	clean := filepath.Join(home, "clean")
+	dirty := filepath.Join(home, "dirty")
+	secret := "AK" + "IAZ52HGXYRN4WBTEST"
+	for dir, text := range map[string]string{clean: "# Notes\nThe token lives in Vault.\n", dirty: "key: " + secret + "\n"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allowCfg := filepath.Join(home, "allow.toml")
+	if err := os.WriteFile(allowCfg, []byte("[scan]\nallow_regexes = ['TEST$']\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badCfg := filepath.Join(home, "bad.toml")
+	if err := os.WriteFile(badCfg, []byte("[scan]\nallow_regexes = ['(']\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"scan", clean}, 0},
+		{[]string{"scan", dirty}, 1},
+		{[]string{"scan", "--format", "json", dirty}, 1},
+		{[]string{"scan", "--format", "sarif", clean, dirty}, 1},
+		{[]string{"scan", "--cache", "", dirty}, 1},
+		{[]string{"scan", "--config", allowCfg, dirty}, 0},
+		{[]string{"scan", "--config", badCfg, dirty}, 2},
+		{[]string{"scan"}, 2},
+		{[]string{"scan", "--format", "xml", clean}, 2},
+		{[]string{"scan", "--bogus", clean}, 2},
+		{[]string{"scan", filepath.Join(home, "missing")}, 2},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tt.args, &stdout, &stderr)
+		got := exitCode(context.Background(), err, &stderr)
+		if got != tt.want {
+			t.Errorf("run(%q) exit = %d, want %d (stderr %q)", tt.args, got, tt.want, stderr.String())
+		}
+		if all := stdout.String() + stderr.String(); strings.Contains(all, secret) {
+			t.Errorf("run(%q) printed the secret", tt.args)
+		}
+		if len(tt.args) > 2 && tt.args[1] == "--format" && tt.args[2] == "json" && tt.want == 1 && !json.Valid(stdout.Bytes()) {
+			t.Errorf("run(%q) stdout is not JSON: %q", tt.args, stdout.String())
+		}
+	}
+}
