@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// isolateConfig keeps the test away from the user's config and environment.
+func isolateConfig(t *testing.T) {
+	t.Helper()
+	for _, name := range []string{"TEAMMEMD_CONFIG", "TEAMMEMD_LISTEN", "TEAMMEMD_DATA", "NOTIFY_SOCKET"} {
+		t.Setenv(name, "")
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+}
+
+// lineWriter hands each complete log line to a channel.
+type lineWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines chan string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	for {
+		line, err := w.buf.ReadString('\n')
+		if err != nil {
+			w.buf.WriteString(line)
+			return len(p), nil
+		}
+		select {
+		case w.lines <- line:
+		default:
+		}
+	}
+}
+
+// awaitLog returns the first log record with message msg.
+func awaitLog(t *testing.T, lines <-chan string, errc <-chan error, msg string) map[string]any {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line := <-lines:
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("log line %q is not JSON: %v", line, err)
+			}
+			if rec["msg"] == msg {
+				return rec
+			}
+		case err := <-errc:
+			t.Fatalf("serve returned before logging %q: %v", msg, err)
+		case <-timeout:
+			t.Fatalf("serve never logged %q", msg)
+		}
+	}
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestServeStartsAndStops(t *testing.T) {
+	isolateConfig(t)
+	data := t.TempDir()
+	cfg := writeConfig(t, "[server]\nlisten = \"127.0.0.1:1\"\nscan_secrets = false\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 100)}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--config", cfg}, io.Discard, logs)
+	}()
+	hint := awaitLog(t, logs.lines, errc, "no API tokens yet; create the first one")
+	if cmd, _ := hint["command"].(string); !strings.Contains(cmd, "teammemd token create --data") || !strings.Contains(cmd, data) {
+		t.Errorf("first-token hint command = %q, want teammemd token create --data %s", cmd, data)
+	}
+	addr, _ := awaitLog(t, logs.lines, errc, "listening")["addr"].(string)
+	if !strings.HasPrefix(addr, "127.0.0.1:") || addr == "127.0.0.1:1" {
+		t.Fatalf("listening on %q, want the flag's 127.0.0.1:<port> over the file's", addr)
+	}
+	for path, want := range map[string]int{"/livez": 200, "/readyz": 200, api.Path + "?repo=acme%2Fapp": 401} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s = %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "teammemd.db")); err != nil {
+		t.Errorf("database not in --data: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("serve after cancel = %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+}
+
+func TestServeEnvOverridesFile(t *testing.T) {
+	isolateConfig(t)
+	t.Setenv("TEAMMEMD_LISTEN", "127.0.0.1:9")
+	t.Setenv("TEAMMEMD_DATA", "/env/data")
+	file := server.Config{Listen: "127.0.0.1:7", DataDir: "/file/data"}
+	tests := []struct {
+		flagListen, flagData, wantListen, wantData string
+	}{
+		{"", "", "127.0.0.1:9", "/env/data"},
+		{"127.0.0.1:0", "/flag", "127.0.0.1:0", "/flag"},
+	}
+	for _, tt := range tests {
+		sc, err := serveConfig(file, tt.flagListen, tt.flagData)
+		if err != nil || sc.Listen != tt.wantListen || sc.DataDir != tt.wantData {
+			t.Errorf("serveConfig(flags %q %q) = %q %q %v, want %q %q", tt.flagListen, tt.flagData, sc.Listen, sc.DataDir, err, tt.wantListen, tt.wantData)
+		}
+	}
+	t.Setenv("TEAMMEMD_LISTEN", "")
+	t.Setenv("TEAMMEMD_DATA", "")
+	sc, err := serveConfig(server.Config{}, "", "")
+	if err != nil || sc.Listen != server.DefaultListen || sc.DataDir != dataDir() {
+		t.Errorf("serveConfig() with nothing set = %q %q %v, want %q %q", sc.Listen, sc.DataDir, err, server.DefaultListen, dataDir())
+	}
+	if _, err := serveConfig(server.Config{}, "no-port", ""); err == nil {
+		t.Error("serveConfig(--listen no-port) = nil error, want one")
+	}
+}
+
+func TestServeConfigErrors(t *testing.T) {
+	isolateConfig(t)
+	tests := []struct{ name, config string }{
+		{"unknown key", "[server]\nlisten = \"127.0.0.1:0\"\nlisen = \"x\"\n"},
+		{"unknown section key", "[server.limits]\nmax_entrys = 3\n"},
+		{"invalid value", "[server.limits]\nmax_wait = \"1h\"\n"},
+	}
+	for _, tt := range tests {
+		err := run(context.Background(), []string{"serve", "--config", writeConfig(t, tt.config), "--data", t.TempDir()}, io.Discard, io.Discard)
+		if err == nil {
+			t.Errorf("%s: serve = nil error, want one", tt.name)
+		}
+	}
+	err := run(context.Background(), []string{"serve", "extra"}, io.Discard, io.Discard)
+	var ue usageError
+	if !errors.As(err, &ue) {
+		t.Errorf("serve extra = %v, want a usage error", err)
+	}
+}
+
+func TestExampleServerConfigLoads(t *testing.T) {
+	isolateConfig(t)
+	cfg, err := loadConfig(filepath.Join("..", "..", "configs", "server.toml"))
+	if err != nil {
+		t.Fatalf("loadConfig(configs/server.toml) = %v", err)
+	}
+	sc := cfg.Server
+	if sc.Listen != "127.0.0.1:8787" || sc.OrganizationID != "acme" || !sc.ScanEnabled() ||
+		sc.Limits != api.DefaultLimits() || sc.RateLimit.Burst != 100 || sc.History.KeepFor != 720*time.Hour {
+		t.Errorf("configs/server.toml = %+v, want the documented values", sc)
+	}
+}
+
+// TestNotifySystemd reads the datagram NotifySystemd sends.
+func TestNotifySystemd(t *testing.T) {
+	isolateConfig(t)
+	dir, err := os.MkdirTemp("", "tmd") // short: socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "notify.sock")
+	conn, err := listenUnixgram(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	if err := server.NotifySystemd("READY=1"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := conn.Read(buf)
+	if err != nil || string(buf[:n]) != "READY=1" {
+		t.Errorf("notify socket got %q, %v, want READY=1", buf[:n], err)
+	}
+	t.Setenv("NOTIFY_SOCKET", "relative")
+	if err := server.NotifySystemd("READY=1"); err == nil {
+		t.Error("NotifySystemd with a relative socket = nil error, want one")
+	}
+}
+
+// listenUnixgram opens a datagram socket standing in for systemd's.
+func listenUnixgram(path string) (*net.UnixConn, error) {
+	return net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+}
+
+// TestServeRefusesSecrets runs serve with its default secret scan, with a
+// token made by "teammemd token create", and pushes a value holding an AWS
+// access key id.
+func TestServeRefusesSecrets(t *testing.T) {
+	isolateConfig(t)
+	data := t.TempDir()
+	var secret bytes.Buffer
+	if err := run(context.Background(), []string{"token", "create", "--data", data, "--subject", "alice", "--repos", "**"}, &secret, io.Discard); err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 100)}
+	errc := make(chan error, 1)
+	go func() { errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data}, io.Discard, logs) }()
+	addr, _ := awaitLog(t, logs.lines, errc, "listening")["addr"].(string)
+
+	tests := []struct {
+		value string
+		want  int
+	}{
+		{"plain notes", http.StatusOK},
+		{"aws_access_key_id = " + "AKIA" + "Z7QW3RTY5UIO2PLK", http.StatusUnprocessableEntity},
+	}
+	for _, tt := range tests {
+		body, _ := json.Marshal(api.PutRequest{Entries: map[string]string{"a.md": tt.value}})
+		req, err := http.NewRequest(http.MethodPut, "http://"+addr+api.Path+"?repo=acme%2Fapp", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(secret.String()))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("PUT %q = %d %s, want %d", tt.value, resp.StatusCode, got, tt.want)
+		}
+		if tt.want == http.StatusUnprocessableEntity && api.ParseError(resp.StatusCode, got).Code != api.CodeSecretDetected {
+			t.Errorf("PUT with a secret: code %q, want %q", api.ParseError(resp.StatusCode, got).Code, api.CodeSecretDetected)
+		}
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Errorf("serve after cancel = %v, want nil", err)
+	}
+}
