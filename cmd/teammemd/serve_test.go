@@ -239,7 +239,9 @@ func TestServeRefusesSecrets(t *testing.T) {
 	defer cancel()
 	logs := &lineWriter{lines: make(chan string, 100)}
 	errc := make(chan error, 1)
-	go func() { errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data}, io.Discard, logs) }()
+	go func() {
+		errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data}, io.Discard, logs)
+	}()
 	addr, _ := awaitLog(t, logs.lines, errc, "listening")["addr"].(string)
 
 	tests := []struct {
