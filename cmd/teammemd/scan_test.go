@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/teammemd/teammemd/scan"
 )
 
 func TestScanCommandExitCodes(t *testing.T) {
@@ -62,6 +64,20 @@ func TestScanCommandExitCodes(t *testing.T) {
 		}
 		if len(tt.args) > 2 && tt.args[1] == "--format" && tt.args[2] == "json" && tt.want == 1 && !json.Valid(stdout.Bytes()) {
 			t.Errorf("run(%q) stdout is not JSON: %q", tt.args, stdout.String())
+		}
+	}
+}
+
+func TestScanExampleConfigsLoad(t *testing.T) {
+	t.Chdir("../..")
+	for _, name := range []string{"configs/scan-default.toml", "configs/scan-extend.toml"} {
+		cfg, err := loadConfig(name)
+		if err != nil {
+			t.Errorf("loadConfig(%s) = %v", name, err)
+			continue
+		}
+		if _, err := scan.New(cfg.Scan); err != nil {
+			t.Errorf("scan.New(%s) = %v", name, err)
 		}
 	}
 }
