@@ -149,7 +149,9 @@ func TestStateLossLosesNothing(t *testing.T) {
 		spoil func(path string) error
 	}{
 		{"missing", os.Remove},
-		{"corrupt", func(p string) error { return os.WriteFile(p, []byte(`{"format":1,"serverChecksums":{"../x":"y"}`), 0o600) }},
+		{"corrupt", func(p string) error {
+			return os.WriteFile(p, []byte(`{"format":1,"serverChecksums":{"../x":"y"}`), 0o600)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := servertest.Start(t)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -99,10 +98,9 @@ func serverEntries(t testing.TB, srv *servertest.Server) map[string]string {
 	return snap.Entries
 }
 
-// recordingProxy forwards to the server and lets a test see and act on
-// each PUT.
-type recordingProxy struct {
-	target   http.Handler
-	putSizes []int
-	afterPut func(n int)
+func setMtime(t testing.TB, p *peer, key string, at time.Time) {
+	t.Helper()
+	if err := os.Chtimes(filepath.Join(p.dir, filepath.FromSlash(key)), at, at); err != nil {
+		t.Fatal(err)
+	}
 }

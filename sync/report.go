@@ -68,7 +68,9 @@ func (r *Report) sort() {
 	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
 }
 
-func (r *Report) skip(key, reason string) { r.Skipped = append(r.Skipped, Skipped{Key: key, Reason: reason}) }
+func (r *Report) skip(key, reason string) {
+	r.Skipped = append(r.Skipped, Skipped{Key: key, Reason: reason})
+}
 
 // MassDeletionError is returned instead of propagating a mass deletion: the
 // team directory missing or emptied, or more than half the known files gone

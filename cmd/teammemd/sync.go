@@ -18,7 +18,7 @@ import (
 // syncFlags are the flags of "teammemd sync".
 type syncFlags struct {
 	dir, repo, server, config string
-	allowMassDelete          bool
+	allowMassDelete           bool
 }
 
 // runSync pulls then pushes one repo once and prints what happened.
