@@ -13,6 +13,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -21,9 +22,10 @@ import (
 // is flags > environment > file.
 type Config struct {
 	// sections: one field per part, `toml:"<section>"`.
-	Server server.Config `toml:"server"`
-	Daemon daemon.Config `toml:"daemon"`
-	Scan   scan.Config   `toml:"scan"`
+	Server server.Config        `toml:"server"`
+	Daemon daemon.Config        `toml:"daemon"`
+	Client memsync.ClientConfig `toml:"client"`
+	Scan   scan.Config          `toml:"scan"`
 }
 
 // Validate checks every section.
@@ -33,6 +35,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Daemon.Validate(); err != nil {
 		return fmt.Errorf("[daemon]: %w", err)
+	}
+	if err := c.Client.Validate(); err != nil {
+		return fmt.Errorf("[client]: %w", err)
 	}
 	if err := c.Scan.Validate(); err != nil {
 		return fmt.Errorf("[scan]: %w", err)

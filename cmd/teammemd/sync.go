@@ -75,7 +75,7 @@ func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scan.New(scan.Config{}, scan.WithLogger(log))
+	sc, err := scan.New(cfg.Scan, scan.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("load secret scanner: %w", err)
 	}
