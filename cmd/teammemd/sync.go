@@ -45,10 +45,11 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	rep, err := eng.Sync(ctx)
-	printReport(stdout, rep)
 	if err != nil {
+		printReport(stdout, rep, false)
 		return explainSyncError(err)
 	}
+	printReport(stdout, rep, true)
 	return nil
 }
 
@@ -109,8 +110,9 @@ func syncTarget(f syncFlags) (dir, repo string, err error) {
 	return dir, repo, nil
 }
 
-// printReport lists what moved, what was held back and why.
-func printReport(w io.Writer, r memsync.Report) {
+// printReport lists what moved, what was held back and why; done says the
+// run finished, so an empty report means "up to date".
+func printReport(w io.Writer, r memsync.Report, done bool) {
 	list := func(label string, keys []string) {
 		for _, k := range keys {
 			fmt.Fprintf(w, "%-9s %s\n", label, k)
@@ -129,7 +131,7 @@ func printReport(w io.Writer, r memsync.Report) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped   %s: %s\n", s.Key, s.Reason)
 	}
-	if len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
+	if done && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
 		fmt.Fprintln(w, "up to date")
 	}
 }
