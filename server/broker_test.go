@@ -70,3 +70,36 @@ func TestSubjectLimiter(t *testing.T) {
 		t.Error("disabled limiter refused")
 	}
 }
+
+func TestBodyCache(t *testing.T) {
+	c := newBodyCache(10)
+	c.put("a/a", 1, "s1", []byte("aaaa"))
+	if got, ok := c.get("a/a", 1, "s1"); !ok || string(got) != "aaaa" {
+		t.Errorf("get(a/a, 1) = %q, %v, want aaaa, true", got, ok)
+	}
+	for _, tt := range []struct {
+		version  int64
+		checksum string
+	}{{2, "s1"}, {1, "s2"}} {
+		if _, ok := c.get("a/a", tt.version, tt.checksum); ok {
+			t.Errorf("get(a/a, %d, %s) hit, want a miss", tt.version, tt.checksum)
+		}
+	}
+	c.put("b/b", 1, "s", []byte("bbbb"))
+	c.get("a/a", 1, "s1") // a/a is now the most recently used
+	c.put("c/c", 1, "s", []byte("cccc"))
+	if _, ok := c.get("b/b", 1, "s"); ok {
+		t.Error("b/b still cached, want it evicted as least recently used")
+	}
+	if _, ok := c.get("a/a", 1, "s1"); !ok {
+		t.Error("a/a evicted, want it kept")
+	}
+	c.put("a/a", 2, "s2", []byte("aa"))
+	if _, ok := c.get("a/a", 1, "s1"); ok || c.size != 6 {
+		t.Errorf("after replacing a/a: old version hit %v, size %d, want a miss and size 6", ok, c.size)
+	}
+	c.put("d/d", 1, "s", []byte("way over the budget"))
+	if _, ok := c.get("d/d", 1, "s"); ok {
+		t.Error("a body over the budget was cached")
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -117,11 +118,7 @@ func (s *Server) writeSnapshot(w http.ResponseWriter, snap store.Snapshot, hashe
 		sums = map[string]string{}
 	}
 	if hashes {
-		s.writeJSON(w, http.StatusOK, api.HashesResponse{
-			OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
-			LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
-			EntryChecksums: sums, DeletedEntries: snap.Deleted,
-		})
+		s.writeHashes(w, snap, sums)
 		return
 	}
 	entries := snap.Entries
@@ -133,4 +130,23 @@ func (s *Server) writeSnapshot(w http.ResponseWriter, snap store.Snapshot, hashe
 		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
 		Content: api.Content{Entries: entries, EntryChecksums: sums, DeletedEntries: snap.Deleted},
 	})
+}
+
+// writeHashes sends the hashes body of snap, encoded once per repo version.
+func (s *Server) writeHashes(w http.ResponseWriter, snap store.Snapshot, sums map[string]string) {
+	if body, ok := s.hashBodies.get(snap.Repo, snap.Version, snap.Checksum); ok {
+		s.writeRaw(w, http.StatusOK, body)
+		return
+	}
+	body, err := json.Marshal(api.HashesResponse{
+		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
+		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
+		EntryChecksums: sums, DeletedEntries: snap.Deleted,
+	})
+	if err != nil {
+		s.writeEncodeError(w, err)
+		return
+	}
+	s.hashBodies.put(snap.Repo, snap.Version, snap.Checksum, body)
+	s.writeRaw(w, http.StatusOK, body)
 }

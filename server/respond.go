@@ -15,10 +15,20 @@ import (
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		s.log.Error("encode response", "error", err)
-		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"encode response","details":{"error_code":"internal_error"}}}`, http.StatusInternalServerError)
+		s.writeEncodeError(w, err)
 		return
 	}
+	s.writeRaw(w, status, body)
+}
+
+// writeEncodeError answers 500 for a body that could not be encoded.
+func (s *Server) writeEncodeError(w http.ResponseWriter, err error) {
+	s.log.Error("encode response", "error", err)
+	http.Error(w, `{"type":"error","error":{"type":"api_error","message":"encode response","details":{"error_code":"internal_error"}}}`, http.StatusInternalServerError)
+}
+
+// writeRaw sends an encoded JSON body with status.
+func (s *Server) writeRaw(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

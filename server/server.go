@@ -84,6 +84,7 @@ type Server struct {
 
 	limiter    *subjectLimiter
 	broker     *broker
+	hashBodies *bodyCache
 	metrics    *metrics
 	maxWaiters int64
 	waiters    atomic.Int64
@@ -129,6 +130,7 @@ func New(opts Options) (*Server, error) {
 		stopTO:     opts.ShutdownTimeout,
 		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
 		broker:     newBroker(),
+		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
 		maxWaiters: int64(cfg.MaxWaiters),
 		now:        time.Now,

@@ -1,0 +1,195 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// benchClient keeps enough connections open for every concurrent client.
+func benchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}}
+}
+
+// send performs one request and drains the answer.
+func send(b *testing.B, c *http.Client, method, url, token, body string, headers ...string) (int, []byte) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		b.Error(err)
+		return 0, nil
+	}
+	r.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(headers); i += 2 {
+		r.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := c.Do(r)
+	if err != nil {
+		b.Error(err)
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+// reportLatency reports p50 and p99 of lat in milliseconds.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// BenchmarkPut16Clients measures durable PUT throughput: 16 clients each
+// writing 4 KB single-entry PUTs to one repo, every PUT a real change.
+func BenchmarkPut16Clients(b *testing.B) {
+	const clients = 16
+	s := servertest.Start(b)
+	c := benchClient()
+	url := s.URL + api.Path + "?" + memQuery(repo)
+	value := strings.Repeat("x", 4096-40)
+	var mu sync.Mutex
+	var lat []time.Duration
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range clients {
+		n := b.N / clients
+		if w < b.N%clients {
+			n++
+		}
+		wg.Go(func() {
+			mine := make([]time.Duration, 0, n)
+			for i := range n {
+				body := fmt.Sprintf(`{"entries":{"c%d/k%d.md":"%s %08d"}}`, w, i%50, value, i)
+				t0 := time.Now()
+				if code, out := send(b, c, http.MethodPut, url, s.Token, body); code != http.StatusOK {
+					b.Errorf("PUT = %d %s", code, out)
+					return
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+	reportLatency(b, lat)
+}
+
+// BenchmarkHashes2000 measures a hash probe of a repo of 2,000 entries.
+func BenchmarkHashes2000(b *testing.B) {
+	s := servertest.Start(b)
+	c := benchClient()
+	var body bytes.Buffer
+	body.WriteString(`{"entries":{`)
+	for i := range api.DefaultMaxEntries {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `"dir%02d/note-%04d.md":"note %d"`, i%20, i, i)
+	}
+	body.WriteString(`}}`)
+	url := s.URL + api.Path + "?" + memQuery(repo)
+	if code, out := send(b, c, http.MethodPut, url, s.Token, body.String()); code != http.StatusOK {
+		b.Fatalf("seed PUT = %d %s", code, out)
+	}
+	url += "&view=hashes"
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if code, _ := send(b, c, http.MethodGet, url, s.Token, ""); code != http.StatusOK {
+			b.Fatalf("GET hashes = %d", code)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+// BenchmarkWake100 measures how long after a PUT starts each of 100
+// clients held in a change wait has its answer.
+func BenchmarkWake100(b *testing.B) {
+	const waiting = 100
+	s := servertest.Start(b)
+	c := benchClient()
+	base := s.URL + api.Path + "?" + memQuery(repo)
+	_, out := send(b, c, http.MethodPut, base, s.Token, `{"entries":{"a.md":"0"}}`)
+	current := checksumFrom(b, out)
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		arrived := make(chan time.Time, waiting)
+		var wg sync.WaitGroup
+		for range waiting {
+			wg.Go(func() {
+				code, _ := send(b, c, http.MethodGet, base+"&view=hashes&wait=30", s.Token, "", "If-None-Match", api.ETag(current))
+				if code != http.StatusOK {
+					b.Errorf("wait = %d, want 200", code)
+				}
+				arrived <- time.Now()
+			})
+		}
+		awaitBenchWaiters(b, c, s, waiting)
+		b.StartTimer()
+		t0 := time.Now()
+		_, out := send(b, c, http.MethodPut, base, s.Token, fmt.Sprintf(`{"entries":{"a.md":"%d"}}`, i+1))
+		wg.Wait()
+		close(arrived)
+		for at := range arrived {
+			lat = append(lat, at.Sub(t0))
+		}
+		current = checksumFrom(b, out)
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+func checksumFrom(b *testing.B, body []byte) string {
+	i := bytes.Index(body, []byte(`"checksum":"`))
+	if i < 0 {
+		b.Fatalf("no checksum in %s", body)
+	}
+	rest := body[i+len(`"checksum":"`):]
+	return string(rest[:bytes.IndexByte(rest, '"')])
+}
+
+// awaitBenchWaiters polls /metrics until n clients wait.
+func awaitBenchWaiters(b *testing.B, c *http.Client, s *servertest.Server, n int) {
+	want := fmt.Sprintf("teammemd_change_waiters %d\n", n)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		_, out := send(b, c, http.MethodGet, s.URL+"/metrics", "", "")
+		if bytes.Contains(out, []byte(want)) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	b.Fatalf("waiters never reached %d", n)
+}
