@@ -73,7 +73,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	}
 	d, err := daemon.New(daemon.Options{
 		Logger:  log,
-		Open:    engineOpener(cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), stateDir()), sc, log),
+		Open:    engineOpener(cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), cfg.Client.StateDir, stateDir()), sc, log),
 		Watch:   watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control: ln,
 		Version: version,
@@ -120,8 +120,8 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 // config's [daemon] repos and discovered Claude Code projects.
 func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 	def := daemon.Defaults{
-		Server:     cmp.Or(f.server, os.Getenv("TEAMMEMD_SERVER")),
-		TokenFile:  cmp.Or(f.tokenFile, os.Getenv("TEAMMEMD_TOKEN_FILE")),
+		Server:     cmp.Or(f.server, os.Getenv("TEAMMEMD_SERVER"), cfg.Client.Server),
+		TokenFile:  cmp.Or(f.tokenFile, os.Getenv("TEAMMEMD_TOKEN_FILE"), cfg.Client.TokenFile),
 		ClaudeHome: claudeHome(),
 	}
 	if f.dir != "" {
