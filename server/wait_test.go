@@ -12,6 +12,7 @@ import (
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // waitQuery is a change wait of n seconds.
@@ -167,5 +168,39 @@ func TestRestartKeepsData(t *testing.T) {
 	s.Restart(t)
 	if h := getHashes(t, s, repo); h.Checksum != pr.Checksum {
 		t.Errorf("after restart checksum = %s, want %s", h.Checksum, pr.Checksum)
+	}
+}
+
+// chanNotifier stands in for a cross-replica change feed such as
+// PostgreSQL LISTEN/NOTIFY: every repo sent on it is reported as changed.
+type chanNotifier chan string
+
+func (n chanNotifier) Listen(ctx context.Context, changed func(repo string)) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case repo := <-n:
+			changed(repo)
+		}
+	}
+}
+
+// TestWaitWokenByNotifier writes straight to the shared database, as another
+// replica would, and wakes the wait through the ChangeNotifier.
+func TestWaitWokenByNotifier(t *testing.T) {
+	feed := make(chanNotifier)
+	s := servertest.Start(t, servertest.WithOptions(func(o *server.Options) { o.Changes = feed }))
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	got := startWait(t, s, repo, first.Checksum, 30)
+	awaitWaiters(t, s, 1)
+	res, err := s.Store.Apply(context.Background(), store.Write{Repo: repo, Entries: map[string]string{"b.md": "b"},
+		Subject: "replica", Time: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed <- repo
+	if r := <-got; r.status != http.StatusOK || r.header.Get("ETag") != api.ETag(res.Checksum) {
+		t.Errorf("wait woken by the notifier = %d ETag %s, want 200 ETag %s", r.status, r.header.Get("ETag"), api.ETag(res.Checksum))
 	}
 }
