@@ -89,9 +89,9 @@ func accessLevel(status int) slog.Level {
 // apiHandler is a team memory route after authentication and rate limiting.
 type apiHandler func(w http.ResponseWriter, r *http.Request, p auth.Principal) error
 
-// api wraps h: method check (405), authentication (401), the per-subject
+// apiRoute wraps h: method check (405), authentication (401), the per-subject
 // rate limit (429), then h; an error h returns is sent as the envelope.
-func (s *Server) api(methods []string, h apiHandler) http.Handler {
+func (s *Server) apiRoute(methods []string, h apiHandler) http.Handler {
 	allow := strings.Join(methods, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !methodIn(r.Method, methods) {

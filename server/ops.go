@@ -30,9 +30,9 @@ type pinger interface {
 func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(api.Path, s.instrument("team_memory",
-		s.api([]string{http.MethodGet, http.MethodPut}, s.serveMemory)))
+		s.apiRoute([]string{http.MethodGet, http.MethodPut}, s.serveMemory)))
 	mux.Handle(api.HistoryPath, s.instrument("history",
-		s.api([]string{http.MethodGet}, s.serveHistory)))
+		s.apiRoute([]string{http.MethodGet}, s.serveHistory)))
 	mux.Handle("/livez", s.instrument("livez", http.HandlerFunc(s.serveLive)))
 	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(s.serveReady)))
 	if gatherer != nil {
