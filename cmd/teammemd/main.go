@@ -24,6 +24,7 @@ type command struct {
 // commands lists every subcommand. Each lives in its own file.
 var commands = map[string]command{
 	"version": {"print the version", runVersion},
+	"demo":    {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
 	"run":     {"run the sync daemon for one repo or every configured repo", runDaemon},
 	"status":  {"show what the running sync daemon is doing", runStatus},
 	"serve":   {"run the team memory server", runServe},
@@ -36,10 +37,15 @@ var commands = map[string]command{
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(ctx, err, os.Stderr))
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
