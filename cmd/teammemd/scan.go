@@ -18,7 +18,7 @@ func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("scan", stderr)
 	configPath := fs.String("config", "", "config file (default $TEAMMEMD_CONFIG, then the user config)")
 	format := fs.String("format", "text", "report format: text, json or sarif")
-	cacheFile := fs.String("cache", filepath.Join(stateDir(), "scan-cache.json"), "verdict cache file; empty for none")
+	cacheFile := fs.String("cache", scanCacheFile(stateDir()), "verdict cache file; empty for none")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: teammemd scan [--config F] [--format text|json|sarif] [--cache F] PATH...")
 		fs.PrintDefaults()
@@ -59,4 +59,18 @@ func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return exitError{code: 1, err: fmt.Errorf("scan: %d secret(s) found", len(findings))}
 	}
 	return nil
+}
+
+// scanCacheFile is where the sync engine and the daemon keep scan verdicts,
+// so a restart does not rescan unchanged files.
+func scanCacheFile(state string) string { return filepath.Join(state, "scan-cache.json") }
+
+// clientScanner builds the scanner the sync engine uses before every push,
+// with its verdict cache persisted under the state directory.
+func clientScanner(cfg scan.Config, state string, log *slog.Logger) (*scan.Scanner, error) {
+	sc, err := scan.New(cfg, scan.WithLogger(log), scan.WithCacheFile(scanCacheFile(state)))
+	if err != nil {
+		return nil, fmt.Errorf("load secret scanner: %w", err)
+	}
+	return sc, nil
 }

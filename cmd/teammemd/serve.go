@@ -35,7 +35,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return usageError{err}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	return serve(ctx, sc, log)
+	return serve(ctx, sc, cfg.Scan, log)
 }
 
 // serveConfig applies flags > environment > file > defaults to the listen
@@ -60,7 +60,7 @@ func firstSet(values ...string) string {
 }
 
 // serve opens the database, listens and serves until ctx is done.
-func serve(ctx context.Context, sc server.Config, log *slog.Logger) error {
+func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog.Logger) error {
 	st, err := sqlite.Open(ctx, filepath.Join(sc.DataDir, sqlite.FileName), sqlite.Options{Logger: log})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func serve(ctx context.Context, sc server.Config, log *slog.Logger) error {
 		MaxWaiters: sc.MaxWaiters, History: sc.History, Ready: ready(log),
 	}
 	if sc.ScanEnabled() {
-		sec, err := scan.New(scan.Config{}, scan.WithLogger(log))
+		sec, err := scan.New(scanCfg, scan.WithLogger(log))
 		if err != nil {
 			return fmt.Errorf("load secret scanner: %w", err)
 		}

@@ -40,11 +40,14 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	eng, err := buildSyncEngine(f, cfg, stderr)
+	eng, sc, err := buildSyncEngine(f, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	rep, err := eng.Sync(ctx)
+	if ferr := sc.Flush(); ferr != nil {
+		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
+	}
 	if err != nil {
 		printReport(stdout, rep, false)
 		return explainSyncError(err)
@@ -55,39 +58,40 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // buildSyncEngine resolves the repo, server, token and state directory
 // (flags > environment > config) and builds the engine.
-func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine, error) {
+func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine, *scan.Scanner, error) {
 	dir, repo, err := syncTarget(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	server := f.server
 	if server == "" {
 		server = envOr("TEAMMEMD_SERVER", cfg.Client.Server)
 	}
 	if server == "" {
-		return nil, usageError{errors.New("no server: pass --server, set TEAMMEMD_SERVER, or set [client] server in the config")}
+		return nil, nil, usageError{errors.New("no server: pass --server, set TEAMMEMD_SERVER, or set [client] server in the config")}
 	}
 	ts, err := tokenSource(cfg.Client.TokenFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	client, err := memsync.NewClient(server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
 	if err != nil {
-		return nil, err
-	}
-	sc, err := scan.New(cfg.Scan, scan.WithLogger(log))
-	if err != nil {
-		return nil, fmt.Errorf("load secret scanner: %w", err)
+		return nil, nil, err
 	}
 	state := cfg.Client.StateDir
 	if state == "" {
 		state = stateDir()
 	}
-	return memsync.New(
+	sc, err := clientScanner(cfg.Scan, state, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := memsync.New(
 		memsync.Config{Dir: dir, Repo: repo, Server: server, StateDir: state, AllowMassDelete: f.allowMassDelete},
 		memsync.Options{Client: client, Scanner: sc, Logger: log},
 	)
+	return eng, sc, err
 }
 
 // syncTarget returns the team directory and slug: both from flags, or
