@@ -8,35 +8,39 @@ import (
 	"strings"
 )
 
-// keepConflict saves a losing version of key outside the team directory as
-// <state>/conflicts/<repo>@<host>/<key minus ext>.<UTC time>.<source><ext>,
-// records it in state and in the report, and returns its path.
-func (s *session) keepConflict(key, source string, data []byte) (string, error) {
+// saveConflict saves a losing version of key outside the team directory as
+// <state>/conflicts/<repo>@<host>/<key minus ext>.<UTC time>.<source><ext>.
+// It only writes the copy, so copies of different keys can be saved at
+// once; recordConflict records it.
+func (s *session) saveConflict(key, source string, data []byte) (Conflict, error) {
 	now := s.now().UTC()
 	ext := path.Ext(key)
 	name := strings.TrimSuffix(key, ext) + "." + now.Format("20060102T150405.000Z") + "." + source + ext
 	if err := os.MkdirAll(s.conflict, 0o700); err != nil {
-		return "", fmt.Errorf("create conflict directory: %w", err)
+		return Conflict{}, fmt.Errorf("create conflict directory: %w", err)
 	}
 	root, err := os.OpenRoot(s.conflict)
 	if err != nil {
-		return "", fmt.Errorf("open conflict directory: %w", err)
+		return Conflict{}, fmt.Errorf("open conflict directory: %w", err)
 	}
 	defer root.Close()
 	if dir := path.Dir(name); dir != "." {
 		if err := root.MkdirAll(dir, 0o700); err != nil {
-			return "", fmt.Errorf("create conflict directory for %s: %w", key, err)
+			return Conflict{}, fmt.Errorf("create conflict directory for %s: %w", key, err)
 		}
 	}
 	if err := root.WriteFile(name, data, 0o600); err != nil {
-		return "", fmt.Errorf("keep conflict copy of %s: %w", key, err)
+		return Conflict{}, fmt.Errorf("keep conflict copy of %s: %w", key, err)
 	}
 	p := filepath.Join(s.conflict, filepath.FromSlash(name))
-	c := Conflict{Key: key, Path: p, Source: source, Time: now}
+	return Conflict{Key: key, Path: p, Source: source, Time: now}, nil
+}
+
+// recordConflict notes a saved conflict copy in state and in the report.
+func (s *session) recordConflict(c Conflict) {
 	s.st.Conflicts = append(s.st.Conflicts, c)
 	s.rep.Conflicts = append(s.rep.Conflicts, c)
-	s.log.Warn("kept conflicting version", "repo", s.cfg.Repo, "key", key, "source", source, "path", p)
-	return p, nil
+	s.log.Warn("kept conflicting version", "repo", s.cfg.Repo, "key", c.Key, "source", c.Source, "path", c.Path)
 }
 
 // Conflicts returns every conflict copy recorded for the repo, oldest

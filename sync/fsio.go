@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -71,6 +73,16 @@ func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
 // directory fsync. A target that is a symlink or not a regular file is an
 // error and is left alone.
 func (t *teamDir) write(key string, data []byte) error {
+	if err := t.replace(key, data); err != nil {
+		return err
+	}
+	return t.syncDir(path.Dir(key))
+}
+
+// replace is write without the directory fsync: the caller must sync the
+// key's directory (syncDirs) before it relies on the new name surviving a
+// crash, so many writes into one directory share one directory fsync.
+func (t *teamDir) replace(key string, data []byte) error {
 	dir := path.Dir(key)
 	if err := t.checkParents(key); err != nil {
 		return err
@@ -102,7 +114,26 @@ func (t *teamDir) write(key string, data []byte) error {
 		t.root.Remove(tmp)
 		return fmt.Errorf("write %s: %w", key, err)
 	}
-	return t.syncDir(dir)
+	return nil
+}
+
+// syncDirs fsyncs each directory once, and every new directory's parents up
+// to the team directory, so the entries written into them survive a crash.
+func (t *teamDir) syncDirs(dirs map[string]bool) error {
+	all := map[string]bool{}
+	for d := range dirs {
+		for ; d != "."; d = path.Dir(d) {
+			all[d] = true
+		}
+		all["."] = true
+	}
+	list := slices.Sorted(maps.Keys(all))
+	for _, d := range list {
+		if err := t.syncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkParents refuses a key whose parent directories include a symlink or

@@ -31,6 +31,7 @@ func (s *session) pull(ctx context.Context) error {
 		s.rep.NotModified = true
 		return nil
 	}
+	s.log.Debug("pull fetched", "repo", s.cfg.Repo, "entries", len(resp.Content.Entries))
 	return s.applyFull(resp)
 }
 
@@ -54,15 +55,23 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		}
 	}
 	sums := make(map[string]string, len(entries))
+	var writes []entryWrite
 	for _, k := range keys {
 		if err := api.ValidateKey(k, api.Limits{}); err != nil {
 			s.rep.skip(k, "unsafe key from server: "+err.Error())
 			continue
 		}
 		sums[k] = api.EntryChecksum(entries[k])
-		if err := s.applyEntry(k, entries[k], local, claimed); err != nil {
+		w, ok, err := s.planEntry(k, entries[k], local, claimed)
+		if err != nil {
 			return err
 		}
+		if ok {
+			writes = append(writes, w)
+		}
+	}
+	if err := s.writeEntries(writes); err != nil {
+		return err
 	}
 	for k := range resp.Content.DeletedEntries {
 		if _, live := entries[k]; live || api.ValidateKey(k, api.Limits{}) != nil {
@@ -78,46 +87,33 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	return nil
 }
 
-// applyEntry brings one server entry into the team directory.
-func (s *session) applyEntry(k, value string, local map[string]IndexEntry, claimed map[string]string) error {
+// planEntry decides what one server entry needs: nothing (identical, or a
+// local edit the push sends), a skip, or a write, which it returns.
+func (s *session) planEntry(k, value string, local map[string]IndexEntry, claimed map[string]string) (entryWrite, bool, error) {
 	remote := api.EntryChecksum(value)
 	le, present := local[k]
 	if present && le.Hash == remote {
 		s.st.Base[k] = remote
-		return nil
+		return entryWrite{}, false, nil
 	}
 	if reason := writeProblem(k, claimed, s.td.caseInsensitive); reason != "" {
 		s.rep.skip(k, reason)
-		return nil
+		return entryWrite{}, false, nil
 	}
 	base := s.st.Base[k]
 	if !present {
 		if base != "" && base == remote {
-			return nil // deleted locally; the push deletes it on the server
+			return entryWrite{}, false, nil // deleted locally; the push deletes it on the server
 		}
 		if _, err := s.td.root.Lstat(k); err == nil {
 			s.rep.skip(k, "a local file that cannot sync is in the way")
-			return nil
+			return entryWrite{}, false, nil
 		}
 	}
 	if present && remote == base {
-		return nil // edited locally only; the push sends it
+		return entryWrite{}, false, nil // edited locally only; the push sends it
 	}
-	if present {
-		if err := s.keepLocalIfEdited(k, base); err != nil {
-			return err
-		}
-	}
-	if err := s.td.write(k, []byte(value)); err != nil {
-		if errors.Is(err, errNotRegular) {
-			s.rep.skip(k, "local path is a symlink or not a regular file")
-			return nil
-		}
-		return err
-	}
-	s.st.Base[k] = remote
-	s.rep.Pulled = append(s.rep.Pulled, k)
-	return nil
+	return entryWrite{key: k, value: value, sum: remote, base: base, present: present}, true, nil
 }
 
 // writeProblem says why key must not be written here: not synced by the
@@ -142,20 +138,24 @@ func writeProblem(k string, claimed map[string]string, caseInsensitive bool) str
 
 // keepLocalIfEdited saves the local file as a conflict copy when it holds
 // an edit never pushed (its content differs from the last agreed version),
-// reading it afresh so an edit made since the scan is kept too.
-func (s *session) keepLocalIfEdited(k, base string) error {
+// reading it afresh so an edit made since the scan is kept too. It returns
+// the copy, if one was made, for the caller to record.
+func (s *session) keepLocalIfEdited(k, base string) (*Conflict, error) {
 	data, err := s.td.read(k)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if api.EntryChecksum(string(data)) == base {
-		return nil
+		return nil, nil
 	}
-	_, err = s.keepConflict(k, "local", data)
-	return err
+	c, err := s.saveConflict(k, "local", data)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 // applyTombstone deletes a local file a teammate deleted, only while it

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/teammemd/teammemd/server/api"
 )
@@ -48,6 +46,7 @@ func (s *session) push(ctx context.Context) error {
 		if len(uploads) == 0 && len(deletes) == 0 {
 			return nil
 		}
+		s.log.Debug("push planned", "repo", s.cfg.Repo, "uploads", len(uploads), "deletes", len(deletes))
 		err = s.send(ctx, uploads, deletes)
 		if err == nil || round == maxPushRounds {
 			return err
@@ -86,86 +85,6 @@ func (s *session) checkMassDeletion(local map[string]IndexEntry, deletes []strin
 		return &MassDeletionError{Dir: s.cfg.Dir, Missing: len(deletes), Known: len(s.st.Base)}
 	}
 	return nil
-}
-
-// plan lists the entries to upload: local files whose content the server
-// lacks, less those the scanner blocks, the server rejected before, or the
-// server's entry cap leaves no room for.
-func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes []string) ([]upload, error) {
-	keys := make([]string, 0, len(local))
-	for k := range local {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []upload
-	for _, k := range keys {
-		u, ok, err := s.candidate(ctx, k, local[k])
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, u)
-		}
-	}
-	return s.fitCap(out, len(deletes)), nil
-}
-
-// candidate decides whether one local file is part of the delta.
-func (s *session) candidate(ctx context.Context, k string, le IndexEntry) (upload, bool, error) {
-	_, onServer := s.st.ServerChecksums[k]
-	_, tomb := s.st.Tombstones[k]
-	switch {
-	case le.Hash == s.st.ServerChecksums[k]:
-		return upload{}, false, nil
-	case le.Hash == s.st.Base[k] && (onServer || tomb):
-		return upload{}, false, nil // changed on the server only: the next pull brings it
-	}
-	if r, ok := s.st.Rejected[k]; ok {
-		if r.Checksum == le.Hash {
-			s.skipOnce(k, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
-			return upload{}, false, nil
-		}
-		delete(s.st.Rejected, k)
-	}
-	data, err := s.td.read(k)
-	if err != nil {
-		return upload{}, false, err
-	}
-	if !utf8.Valid(data) {
-		s.skipOnce(k, "not valid UTF-8 text")
-		return upload{}, false, nil
-	}
-	if blocked, err := s.scanSecrets(ctx, k, data); err != nil || blocked {
-		return upload{}, false, err
-	}
-	return upload{Key: k, Value: string(data), Sum: api.EntryChecksum(string(data))}, true, nil
-}
-
-// scanSecrets reports whether the scanner finds a secret in data, adding a
-// Blocked entry (rule ids and line, never the secret) if it does.
-func (s *session) scanSecrets(ctx context.Context, k string, data []byte) (bool, error) {
-	if s.scanner == nil {
-		return false, nil
-	}
-	findings, err := s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
-	if err != nil {
-		return false, fmt.Errorf("scan %s for secrets: %w", k, err)
-	}
-	if len(findings) == 0 {
-		return false, nil
-	}
-	for _, b := range s.rep.Blocked {
-		if b.Key == k {
-			return true, nil
-		}
-	}
-	b := Blocked{Key: k, Line: findings[0].Line}
-	for _, f := range findings {
-		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
-	}
-	s.rep.Blocked = append(s.rep.Blocked, b)
-	s.log.Warn("secret found; file not pushed", "repo", s.cfg.Repo, "key", k, "rules", b.RuleIDs, "line", b.Line)
-	return true, nil
 }
 
 // fitCap drops new keys that would take the repo over the server's learned
@@ -207,6 +126,7 @@ func (s *session) send(ctx context.Context, ups []upload, deletes []string) erro
 			return s.noteRejection(err, b)
 		}
 		s.accept(b, resp.Checksum)
+		s.log.Debug("batch pushed", "repo", s.cfg.Repo, "entries", len(b.Entries), "deletes", len(b.Deletes))
 		ifMatch = resp.Checksum
 	}
 	return nil

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,19 +15,46 @@ import (
 	"github.com/teammemd/teammemd/watch"
 )
 
+var benchLog = flag.String("benchlog", "", "write the benchmark daemons' debug log, with timestamps, to this `file`")
+
+// benchLogger returns the debug logger named by -benchlog, or nil.
+func benchLogger(b *testing.B, node string) *slog.Logger {
+	if *benchLog == "" {
+		return nil
+	}
+	f, err := os.OpenFile(*benchLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})).With("node", node)
+}
+
 // benchPair starts a server and two daemons with the default 2s debounce.
 func benchPair(b *testing.B) (dirA, dirB string) {
 	b.Helper()
 	srv := servertest.Start(b)
 	dirA, dirB = b.TempDir(), b.TempDir()
-	for _, dir := range []string{dirA, dirB} {
-		startBenchNode(b, srv, dir)
+	a := startBenchNode(b, srv, dirA, "A")
+	n := startBenchNode(b, srv, dirB, "B")
+	// Measure from a settled pair: both done with their first pull and push.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ra, _ := a.repoStatus(dirA)
+		rb, _ := n.repoStatus(dirB)
+		if ra.LastPush != nil && rb.LastPush != nil {
+			return dirA, dirB
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("daemons did not settle within 20s")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return dirA, dirB
 }
 
-func startBenchNode(b *testing.B, srv *servertest.Server, dir string) {
-	startNode(b, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "bench"}}}, func(o *Options) {
+func startBenchNode(b *testing.B, srv *servertest.Server, dir, name string) *node {
+	return startNode(b, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "bench"}}}, func(o *Options) {
+		o.Logger = benchLogger(b, name)
 		o.Watch = watch.Options{} // defaults: 2s debounce, 10s max wait
 		o.WaitTimeout = 55 * time.Second
 	})
@@ -82,9 +111,11 @@ func BenchmarkBurst(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		written := time.Since(start)
 		for i := range 1000 {
 			waitFile(b, filepath.Join(dirB, fmt.Sprintf("r%d", round), fmt.Sprintf("f%04d.md", i)), body, 60*time.Second)
 		}
 		b.ReportMetric(float64(time.Since(start).Milliseconds()), "last-file-ms")
+		b.ReportMetric(float64(written.Milliseconds()), "write-ms")
 	}
 }

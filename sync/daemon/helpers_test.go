@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ type node struct {
 
 // testOpener builds real engines and clients with short retries, all
 // counted by c.
-func testOpener(t testing.TB, token, stateDir string, c *counter) Opener {
+func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logger) Opener {
 	return func(_ context.Context, s Spec) (Engine, Waiter, error) {
 		sc, err := testScanner()
 		if err != nil {
@@ -56,7 +57,7 @@ func testOpener(t testing.TB, token, stateDir string, c *counter) Opener {
 		if err != nil {
 			return nil, nil, err
 		}
-		eng, err := memsync.New(memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir}, memsync.Options{Client: client, Scanner: sc})
+		eng, err := memsync.New(memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir}, memsync.Options{Client: client, Scanner: sc, Logger: log})
 		return eng, client, err
 	}
 }
@@ -66,7 +67,7 @@ func startNode(t testing.TB, token string, plan Plan, edit func(*Options)) *node
 	t.Helper()
 	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
 	opts := Options{
-		Open:         testOpener(t, token, t.TempDir(), c),
+		Open:         nil,
 		Watch:        watch.Options{Debounce: 100 * time.Millisecond, MaxWait: time.Second},
 		MinBackoff:   50 * time.Millisecond,
 		MaxBackoff:   400 * time.Millisecond,
@@ -75,6 +76,9 @@ func startNode(t testing.TB, token string, plan Plan, edit func(*Options)) *node
 	}
 	if edit != nil {
 		edit(&opts)
+	}
+	if opts.Open == nil {
+		opts.Open = testOpener(t, token, t.TempDir(), c, opts.Logger)
 	}
 	d, err := New(opts)
 	if err != nil {

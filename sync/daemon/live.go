@@ -28,6 +28,7 @@ func (r *repo) live(ctx context.Context) error {
 			continue
 		}
 		r.setLive(true)
+		r.log.Debug("change wait answered", "changed", changed)
 		if failing {
 			// The server is back: send what piled up meanwhile.
 			failing = false

@@ -131,6 +131,7 @@ func (r *repo) work(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case b := <-r.watcher.Batches():
+			r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
 			r.noteChanges(b)
 			r.unsuppress()
 			if !waiting {

@@ -1,0 +1,98 @@
+package memsync
+
+import (
+	"errors"
+	"path"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// writeWorkers bounds how many pulled entries are written at once. Their
+// file fsyncs overlap, which lets the file system commit them together.
+const writeWorkers = 16
+
+// entryWrite is one server entry to write into the team directory.
+type entryWrite struct {
+	key, value string
+	sum        string // the entry checksum of value
+	base       string // the last agreed checksum, to tell a local edit
+	present    bool   // a local file exists
+}
+
+// writeOutcome is what writing one entry did.
+type writeOutcome struct {
+	conflict *Conflict // the local edit kept before the write
+	skipped  bool      // the target is not a regular file: left alone
+	err      error
+}
+
+// writeEntries writes the pulled entries concurrently, then fsyncs each
+// directory written into once, and only then records the writes in state:
+// the state never names a write that a crash could still undo.
+func (s *session) writeEntries(writes []entryWrite) error {
+	out := make([]writeOutcome, len(writes))
+	var g errgroup.Group
+	g.SetLimit(writeWorkers)
+	for i, w := range writes {
+		g.Go(func() error {
+			out[i] = s.writeEntry(w)
+			return nil
+		})
+	}
+	g.Wait()
+	dirs := map[string]bool{}
+	for i, w := range writes {
+		if out[i].err == nil && !out[i].skipped {
+			dirs[path.Dir(w.key)] = true
+		}
+	}
+	var syncErr error
+	if len(dirs) > 0 {
+		syncErr = s.td.syncDirs(dirs)
+	}
+	return s.recordWrites(writes, out, syncErr)
+}
+
+// writeEntry keeps an unpushed local edit as a conflict copy, then replaces
+// the file. It touches no shared state, so entries are written at once.
+func (s *session) writeEntry(w entryWrite) writeOutcome {
+	var o writeOutcome
+	if w.present {
+		o.conflict, o.err = s.keepLocalIfEdited(w.key, w.base)
+		if o.err != nil {
+			return o
+		}
+	}
+	o.err = s.td.replace(w.key, []byte(w.value))
+	if errors.Is(o.err, errNotRegular) {
+		o.err, o.skipped = nil, true
+	}
+	return o
+}
+
+// recordWrites notes the conflict copies, the skips and, when the
+// directories were synced, the written entries; it returns the first error.
+func (s *session) recordWrites(writes []entryWrite, out []writeOutcome, syncErr error) error {
+	var first error
+	for i, w := range writes {
+		o := out[i]
+		if o.conflict != nil {
+			s.recordConflict(*o.conflict)
+		}
+		switch {
+		case o.err != nil:
+			if first == nil {
+				first = o.err
+			}
+		case o.skipped:
+			s.rep.skip(w.key, "local path is a symlink or not a regular file")
+		case syncErr == nil:
+			s.st.Base[w.key] = w.sum
+			s.rep.Pulled = append(s.rep.Pulled, w.key)
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return syncErr
+}

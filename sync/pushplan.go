@@ -1,0 +1,135 @@
+package memsync
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/teammemd/teammemd/scan"
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// plan lists the entries to upload: local files whose content the server
+// lacks, less those the scanner blocks, the server rejected before, or the
+// server's entry cap leaves no room for. The changed files are read and
+// scanned concurrently; the verdicts are applied in key order.
+func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes []string) ([]upload, error) {
+	keys := make([]string, 0, len(local))
+	for k, le := range local {
+		if s.changed(k, le) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	checked, err := s.checkFiles(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []upload
+	for i, k := range keys {
+		if u, ok := s.verdict(k, checked[i]); ok {
+			out = append(out, u)
+		}
+	}
+	return s.fitCap(out, len(deletes)), nil
+}
+
+// changed decides from state alone whether one local file may be part of
+// the delta: its content differs from what the server holds, the change is
+// local, and the server has not refused this exact content before.
+func (s *session) changed(k string, le IndexEntry) bool {
+	_, onServer := s.st.ServerChecksums[k]
+	_, tomb := s.st.Tombstones[k]
+	switch {
+	case le.Hash == s.st.ServerChecksums[k]:
+		return false
+	case le.Hash == s.st.Base[k] && (onServer || tomb):
+		return false // changed on the server only: the next pull brings it
+	}
+	if r, ok := s.st.Rejected[k]; ok {
+		if r.Checksum == le.Hash {
+			s.skipOnce(k, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
+			return false
+		}
+		delete(s.st.Rejected, k)
+	}
+	return true
+}
+
+// checkedFile is one changed file, read and scanned.
+type checkedFile struct {
+	data     []byte
+	text     bool // valid UTF-8
+	findings []scan.Finding
+}
+
+// checkFiles reads and scans keys on a pool as wide as the CPUs. It touches
+// no session state; the first error ends it.
+func (s *session) checkFiles(ctx context.Context, keys []string) ([]checkedFile, error) {
+	out := make([]checkedFile, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, k := range keys {
+		g.Go(func() error {
+			c, err := s.checkFile(gctx, k)
+			out[i] = c
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkFile reads one file and, when it is text, scans it for secrets.
+func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) {
+	data, err := s.td.read(k)
+	if err != nil {
+		return checkedFile{}, err
+	}
+	c := checkedFile{data: data, text: utf8.Valid(data)}
+	if !c.text || s.scanner == nil {
+		return c, nil
+	}
+	c.findings, err = s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
+	if err != nil {
+		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", k, err)
+	}
+	return c, nil
+}
+
+// verdict turns one checked file into an upload, or reports why not: not
+// text, or a secret found (rule ids and line, never the secret).
+func (s *session) verdict(k string, c checkedFile) (upload, bool) {
+	if !c.text {
+		s.skipOnce(k, "not valid UTF-8 text")
+		return upload{}, false
+	}
+	if len(c.findings) > 0 {
+		s.block(k, c.findings)
+		return upload{}, false
+	}
+	v := string(c.data)
+	return upload{Key: k, Value: v, Sum: api.EntryChecksum(v)}, true
+}
+
+// block adds a Blocked entry for k, once per push.
+func (s *session) block(k string, findings []scan.Finding) {
+	for _, b := range s.rep.Blocked {
+		if b.Key == k {
+			return
+		}
+	}
+	b := Blocked{Key: k, Line: findings[0].Line}
+	for _, f := range findings {
+		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
+	}
+	s.rep.Blocked = append(s.rep.Blocked, b)
+	s.log.Warn("secret found; file not pushed", "repo", s.cfg.Repo, "key", k, "rules", b.RuleIDs, "line", b.Line)
+}
