@@ -89,6 +89,10 @@ func (s *session) recordWrites(writes []entryWrite, out []writeOutcome, syncErr 
 		case syncErr == nil:
 			s.st.Base[w.key] = w.sum
 			s.rep.Pulled = append(s.rep.Pulled, w.key)
+			if s.rep.PulledChecksums == nil {
+				s.rep.PulledChecksums = map[string]string{}
+			}
+			s.rep.PulledChecksums[w.key] = w.sum
 		}
 	}
 	if first != nil {

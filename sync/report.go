@@ -11,6 +11,9 @@ import (
 type Report struct {
 	// Pulled lists keys written into the team directory from the server.
 	Pulled []string
+	// PulledChecksums maps each key in Pulled to the entry checksum of the
+	// content written, so a watcher can tell these writes from a user's.
+	PulledChecksums map[string]string
 	// Pushed lists keys sent to the server.
 	Pushed []string
 	// Deleted lists local files removed because a teammate deleted them.

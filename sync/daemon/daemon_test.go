@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,20 +59,29 @@ func repoEntries(t *testing.T, srv *servertest.Server, repo string) map[string]s
 }
 
 func TestEditOnAAppearsOnB(t *testing.T) {
-	_, a, b, dirA, dirB := pair(t)
+	srv := servertest.Start(t)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	logB := newLogRecorder()
+	a := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, nil)
+	b := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirB, Server: srv.URL, Source: "test"}}}, func(o *Options) {
+		o.Logger = slog.New(logB)
+	})
+	eventually(t, "B settled", func() bool { r, _ := b.repoStatus(dirB); return r.LastPush != nil })
 	write(t, dirA, "MEMORY.md", "# team\nuse tabs\n")
 	write(t, dirA, "sub/deep.md", "deep\n")
 	eventually(t, "MEMORY.md on B", fileIs(filepath.Join(dirB, "MEMORY.md"), "# team\nuse tabs\n"))
 	eventually(t, "sub/deep.md on B", fileIs(filepath.Join(dirB, "sub", "deep.md"), "deep\n"))
 
-	// B's own pull writes fire its watcher; the push that follows must
-	// send nothing.
-	eventually(t, "B pushed after its pull", func() bool {
-		r, _ := b.repoStatus(dirB)
-		return r.LastPull != nil && r.LastPush != nil && r.LastPush.Time.After(r.LastPull.Time) && len(r.Pending) == 0
+	// B's own pull writes fire its watcher; they are not a user change, so
+	// no push follows.
+	eventually(t, "B's watcher reported its pull writes", func() bool {
+		return logB.count(msgOwnWrites) > 0
 	})
 	if got := b.count.puts.Load(); got != 0 {
 		t.Errorf("B sent %d PUTs after pulling, want 0", got)
+	}
+	if r, _ := b.repoStatus(dirB); len(r.Pending) != 0 {
+		t.Errorf("B pending = %v after its own pull writes, want none", r.Pending)
 	}
 	// And the other way round.
 	write(t, dirB, "MEMORY.md", "# team\nuse spaces\n")

@@ -147,3 +147,36 @@ func (n *node) repoStatus(dir string) (RepoStatus, bool) {
 	}
 	return RepoStatus{}, false
 }
+
+// logRecorder is a slog handler that keeps the messages logged, for tests
+// that wait for a decision the daemon only logs.
+type logRecorder struct {
+	mu   *sync.Mutex
+	msgs *[]string
+}
+
+func newLogRecorder() logRecorder { return logRecorder{mu: &sync.Mutex{}, msgs: &[]string{}} }
+
+func (l logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l logRecorder) WithGroup(string) slog.Handler            { return l }
+
+func (l logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*l.msgs = append(*l.msgs, r.Message)
+	return nil
+}
+
+// count returns how many times msg was logged.
+func (l logRecorder) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range *l.msgs {
+		if m == msg {
+			n++
+		}
+	}
+	return n
+}

@@ -44,6 +44,10 @@ func (s Spec) key() string { return s.Server + "\x00" + s.Repo + "\x00" + s.Dir 
 // accepts as If-None-Match.
 var emptyChecksum = api.RepoChecksum(nil, nil)
 
+// msgOwnWrites is logged for a watcher batch made only of the last pull's
+// writes, which is not a user change.
+const msgOwnWrites = "changes are the last pull's own writes"
+
 // repo runs one repo: its watcher, its change wait and the worker that alone
 // calls the engine, so pulls and pushes never overlap.
 type repo struct {
@@ -57,6 +61,7 @@ type repo struct {
 
 	pullReq chan chan error // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
+	own     *ownWrites      // what pulls wrote; the worker's alone
 }
 
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
@@ -66,6 +71,7 @@ func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Optio
 		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Dir: spec.Dir, Server: spec.Server}},
 		pullReq: make(chan chan error),
 		kick:    make(chan struct{}, 1),
+		own:     newOwnWrites(w.Dir()),
 	}
 	return r
 }
@@ -131,6 +137,10 @@ func (r *repo) work(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case b := <-r.watcher.Batches():
+			if r.own.only(b) {
+				r.log.Debug(msgOwnWrites, "paths", len(b.Paths))
+				continue
+			}
 			r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
 			r.noteChanges(b)
 			r.unsuppress()
@@ -202,6 +212,7 @@ func (r *repo) pull(ctx context.Context) error {
 		return ctx.Err()
 	}
 	r.recordPull(rep, err)
+	r.own.note(rep)
 	if err != nil {
 		r.log.Warn("pull failed", "err", err)
 		return err
