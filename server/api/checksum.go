@@ -52,6 +52,28 @@ func RepoChecksum(entryChecksums map[string]string, tombstones map[string]int64)
 	return ChecksumPrefix + hex.EncodeToString(h.Sum(nil))
 }
 
+// AppendRepoLine appends one line of the repo checksum input of PROTOCOL.md
+// section 3 to dst: "key NUL entryChecksum LF" for a live entry, "key NUL
+// deleted LF" for a tombstone. Lines appended in byte order of their keys,
+// one per key, and hashed with RepoChecksumOfLines give RepoChecksum.
+func AppendRepoLine(dst []byte, key, entryChecksum string, live bool) []byte {
+	dst = append(dst, key...)
+	dst = append(dst, 0)
+	if live {
+		dst = append(dst, entryChecksum...)
+	} else {
+		dst = append(dst, "deleted"...)
+	}
+	return append(dst, '\n')
+}
+
+// RepoChecksumOfLines returns the repo checksum of the complete checksum
+// input lines, as built by AppendRepoLine.
+func RepoChecksumOfLines(lines []byte) string {
+	sum := sha256.Sum256(lines)
+	return ChecksumPrefix + hex.EncodeToString(sum[:])
+}
+
 // ETag returns the strong ETag header value for a repo checksum.
 func ETag(checksum string) string { return `"` + checksum + `"` }
 

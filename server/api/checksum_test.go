@@ -91,3 +91,45 @@ func TestStripETag(t *testing.T) {
 		t.Errorf("StripETag(ETag(x)) = %q, want sha256:x", got)
 	}
 }
+
+func TestRepoChecksumOfLines(t *testing.T) {
+	a, b := EntryChecksum("A"), EntryChecksum("B")
+	type line struct {
+		key, sum string
+		live     bool
+	}
+	tests := []struct {
+		name    string
+		lines   []line
+		entries map[string]string
+		deleted map[string]int64
+	}{
+		{"empty", nil, nil, nil},
+		{"one", []line{{"MEMORY.md", a, true}}, map[string]string{"MEMORY.md": a}, nil},
+		{
+			"tombstones interleave",
+			[]line{{"a.md", a, true}, {"b.md", "", false}, {"c.md", b, true}},
+			map[string]string{"a.md": a, "c.md": b},
+			map[string]int64{"b.md": 1763800000000},
+		},
+		{
+			"non-ASCII after ASCII",
+			[]line{{"B.md", b, true}, {"z.md", "", false}, {"é.md", a, true}},
+			map[string]string{"B.md": b, "é.md": a},
+			map[string]int64{"z.md": 7},
+		},
+	}
+	for _, tc := range tests {
+		var buf []byte
+		for _, l := range tc.lines {
+			buf = AppendRepoLine(buf, l.key, l.sum, l.live)
+		}
+		got, want := RepoChecksumOfLines(buf), RepoChecksum(tc.entries, tc.deleted)
+		if got != want {
+			t.Errorf("RepoChecksumOfLines(%s) = %s, want %s", tc.name, got, want)
+		}
+	}
+	if got := string(AppendRepoLine([]byte("x"), "k", a, false)); got != "xk\x00deleted\n" {
+		t.Errorf("AppendRepoLine(tombstone) = %q, want %q", got, "xk\x00deleted\n")
+	}
+}

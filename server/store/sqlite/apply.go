@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
 	"time"
 
@@ -13,7 +12,8 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// queryer is what reading a repo's state needs: a transaction on either pool.
+// queryer is what reading a repo's state needs: a transaction on either
+// pool, or the writer's transaction.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -44,15 +44,14 @@ func (s *Store) loadState(ctx context.Context, q queryer, batch map[string]*repo
 }
 
 func emptyState(slug string) *repoState {
-	return &repoState{slug: slug, checksum: api.EmptyRepoChecksum, live: map[string]string{}, deleted: map[string]int64{}}
+	return &repoState{slug: slug, checksum: api.EmptyRepoChecksum}
 }
 
 // readRepoRow reads the repos row of slug, or returns store.ErrNotFound.
 func readRepoRow(ctx context.Context, q queryer, slug string) (*repoState, error) {
 	st := &repoState{slug: slug}
 	var modified int64
-	err := q.QueryRowContext(ctx, "SELECT id, version, last_modified, checksum FROM repos WHERE slug = ?", slug).
-		Scan(&st.id, &st.version, &modified, &st.checksum)
+	err := q.QueryRowContext(ctx, selectRepo, slug).Scan(&st.id, &st.version, &modified, &st.checksum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -63,30 +62,29 @@ func readRepoRow(ctx context.Context, q queryer, slug string) (*repoState, error
 	return st, nil
 }
 
-// readChecksums fills st's live and deleted maps from the entries table.
+// readChecksums fills st's lines from the entries table.
 func readChecksums(ctx context.Context, q queryer, st *repoState) error {
-	rows, err := q.QueryContext(ctx, "SELECT key, checksum, deleted_at FROM entries WHERE repo_id = ?", st.id)
+	rows, err := q.QueryContext(ctx, selectSums, st.id)
 	if err != nil {
 		return fmt.Errorf("read entries of %s: %w", st.slug, err)
 	}
 	defer rows.Close()
-	st.live, st.deleted = map[string]string{}, map[string]int64{}
+	var lines []entryLine
 	for rows.Next() {
-		var key string
+		var l entryLine
 		var sum sql.NullString
 		var deletedAt sql.NullInt64
-		if err := rows.Scan(&key, &sum, &deletedAt); err != nil {
+		if err := rows.Scan(&l.key, &sum, &deletedAt); err != nil {
 			return fmt.Errorf("read entries of %s: %w", st.slug, err)
 		}
-		if sum.Valid {
-			st.live[key] = sum.String
-		} else {
-			st.deleted[key] = deletedAt.Int64
-		}
+		l.sum, l.deletedAt = sum.String, deletedAt.Int64
+		lines = append(lines, l)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read entries of %s: %w", st.slug, err)
 	}
+	sortLines(lines)
+	st.setLines(lines)
 	return nil
 }
 
@@ -103,9 +101,9 @@ func planWrite(cur *repoState, w store.Write) (plan, error) {
 		return plan{}, store.ErrPrecondition
 	}
 	p := plan{upserts: map[string]string{}}
-	live := len(cur.live)
+	live := cur.live
 	for k, v := range w.Entries {
-		sum, ok := cur.live[k]
+		sum, ok := cur.lookup(k)
 		if ok && sum == api.EntryChecksum(v) {
 			continue
 		}
@@ -116,7 +114,7 @@ func planWrite(cur *repoState, w store.Write) (plan, error) {
 		p.changed = append(p.changed, k)
 	}
 	for _, k := range w.Deletes {
-		_, wasLive := cur.live[k]
+		_, wasLive := cur.lookup(k)
 		_, upserted := p.upserts[k]
 		if upserted {
 			return plan{}, fmt.Errorf("key %q is both written and deleted", k)
@@ -142,60 +140,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-// writePlan writes p to the database and returns the repo's next state.
-func writePlan(ctx context.Context, tx *sql.Tx, cur *repoState, p plan, w store.Write) (*repoState, error) {
-	next := &repoState{
-		id:           cur.id,
-		slug:         cur.slug,
-		version:      cur.version + 1,
-		lastModified: w.Time.UTC().Round(0),
-		live:         maps.Clone(cur.live),
-		deleted:      maps.Clone(cur.deleted),
-	}
-	if next.id == 0 {
-		res, err := tx.ExecContext(ctx, "INSERT INTO repos (slug, version, last_modified, checksum) VALUES (?, 0, 0, '')", cur.slug)
-		if err != nil {
-			return nil, fmt.Errorf("create repo: %w", err)
-		}
-		if next.id, err = res.LastInsertId(); err != nil {
-			return nil, fmt.Errorf("create repo: %w", err)
-		}
-	}
-	ns := next.lastModified.UnixNano()
-	for k, v := range p.upserts {
-		sum := api.EntryChecksum(v)
-		if _, err := tx.ExecContext(ctx, upsertEntry, next.id, k, sum, []byte(v)); err != nil {
-			return nil, fmt.Errorf("write entry: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, insertRevision, next.id, k, next.version, sum, w.Subject, ns, []byte(v)); err != nil {
-			return nil, fmt.Errorf("record revision: %w", err)
-		}
-		next.live[k] = sum
-		delete(next.deleted, k)
-	}
-	ms := next.lastModified.UnixMilli()
-	for _, k := range p.deletes {
-		if _, err := tx.ExecContext(ctx, tombstoneEntry, ms, next.id, k); err != nil {
-			return nil, fmt.Errorf("delete entry: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, insertRevision, next.id, k, next.version, nil, w.Subject, ns, nil); err != nil {
-			return nil, fmt.Errorf("record revision: %w", err)
-		}
-		delete(next.live, k)
-		next.deleted[k] = ms
-	}
-	next.checksum = api.RepoChecksum(next.live, next.deleted)
-	if _, err := tx.ExecContext(ctx, "UPDATE repos SET version = ?, last_modified = ?, checksum = ? WHERE id = ?",
-		next.version, ns, next.checksum, next.id); err != nil {
-		return nil, fmt.Errorf("update repo: %w", err)
-	}
-	return next, nil
-}
-
-const (
-	upsertEntry = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES (?, ?, ?, ?, NULL)
-		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
-	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = ? WHERE repo_id = ? AND key = ?`
-	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES (?, ?, ?, ?, ?, ?, ?)`
-)

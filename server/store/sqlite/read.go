@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -48,33 +47,34 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 	return snap, nil
 }
 
-// readValues fills st's maps and returns every live value.
+// readValues fills st's lines and returns every live value.
 func readValues(ctx context.Context, q queryer, st *repoState) (map[string]string, error) {
 	rows, err := q.QueryContext(ctx, "SELECT key, checksum, value, deleted_at FROM entries WHERE repo_id = ?", st.id)
 	if err != nil {
 		return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
 	}
 	defer rows.Close()
-	st.live, st.deleted = map[string]string{}, map[string]int64{}
+	var lines []entryLine
 	values := map[string]string{}
 	for rows.Next() {
-		var key string
+		var l entryLine
 		var sum sql.NullString
 		var value []byte
 		var deletedAt sql.NullInt64
-		if err := rows.Scan(&key, &sum, &value, &deletedAt); err != nil {
+		if err := rows.Scan(&l.key, &sum, &value, &deletedAt); err != nil {
 			return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
 		}
-		if sum.Valid {
-			st.live[key] = sum.String
-			values[key] = string(value)
-		} else {
-			st.deleted[key] = deletedAt.Int64
+		l.sum, l.deletedAt = sum.String, deletedAt.Int64
+		if l.live() {
+			values[l.key] = string(value)
 		}
+		lines = append(lines, l)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
 	}
+	sortLines(lines)
+	st.setLines(lines)
 	return values, nil
 }
 
@@ -134,28 +134,4 @@ func scanRevision(rows *sql.Rows) (store.Revision, error) {
 		rev.Content = &c
 	}
 	return rev, nil
-}
-
-// PruneHistory implements store.Store: it clears the content of every
-// revision that is older than olderThan and not among the newest keep of
-// its key, and returns how many it cleared.
-func (s *Store) PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error) {
-	if keep < 0 {
-		return 0, errors.New("prune history: keep is negative")
-	}
-	res, err := s.wdb.ExecContext(ctx, `UPDATE revisions SET content = NULL
-		WHERE content IS NOT NULL AND time < ? AND (repo_id, key, version) IN (
-			SELECT repo_id, key, version FROM (
-				SELECT repo_id, key, version,
-					row_number() OVER (PARTITION BY repo_id, key ORDER BY version DESC) AS n
-				FROM revisions)
-			WHERE n > ?)`, olderThan.UnixNano(), keep)
-	if err != nil {
-		return 0, fmt.Errorf("prune history: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("prune history: %w", err)
-	}
-	return n, nil
 }

@@ -70,6 +70,9 @@ type Store struct {
 	wdb   *sql.DB // one connection: the writer goroutine and token writes
 	rdb   *sql.DB // read pool
 	cache *stateCache
+	stmts map[string]*sql.Stmt // the writer's statements, on wdb
+
+	sumBuf []byte // the writer goroutine's scratch for checksum input
 
 	maxBatch   int
 	queue      chan *writeReq
@@ -100,8 +103,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	stmts, err := prepareWriter(ctx, wdb)
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	rdb, err := sql.Open("sqlite", dsn(path, opts, true))
 	if err != nil {
+		closeStmts(stmts)
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -113,6 +122,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		wdb:        wdb,
 		rdb:        rdb,
 		cache:      newStateCache(maxCachedEntries),
+		stmts:      stmts,
 		maxBatch:   opts.MaxBatch,
 		queue:      make(chan *writeReq),
 		closing:    make(chan struct{}),
@@ -128,7 +138,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closing)
 		<-s.writerDone
-		s.closeErr = errors.Join(s.rdb.Close(), s.wdb.Close())
+		s.closeErr = errors.Join(closeStmts(s.stmts), s.rdb.Close(), s.wdb.Close())
 		if s.closeErr != nil {
 			s.closeErr = fmt.Errorf("close database %s: %w", s.path, s.closeErr)
 		}

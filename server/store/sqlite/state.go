@@ -1,36 +1,62 @@
 package sqlite
 
 import (
-	"maps"
 	"sync"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// repoState is the checksum view of one repo at one version. It is never
-// modified once built: a write builds the next one.
+// repoState is the checksum view of one repo at one version: every key,
+// live or tombstoned, sorted in byte order so a write updates the checksum
+// input without sorting or walking a map. It is never modified once built:
+// a write builds the next one.
 type repoState struct {
 	id           int64 // 0 for a repo never written
 	slug         string
 	version      int64
 	lastModified time.Time
 	checksum     string
-	live         map[string]string // key -> entry checksum
-	deleted      map[string]int64  // key -> deletion time, Unix ms
+	lines        []entryLine // sorted by key, one per key
+	live         int         // how many lines are live
 }
 
-func (st *repoState) size() int { return len(st.live) + len(st.deleted) }
+func (st *repoState) size() int { return len(st.lines) }
+
+// lookup returns the entry checksum of key and whether it is live.
+func (st *repoState) lookup(key string) (string, bool) {
+	l, ok := findLine(st.lines, key)
+	return l.sum, ok && l.live()
+}
+
+// setLines sets st's lines, which must be sorted, and counts the live ones.
+func (st *repoState) setLines(lines []entryLine) {
+	st.lines, st.live = lines, 0
+	for _, l := range lines {
+		if l.live() {
+			st.live++
+		}
+	}
+}
 
 // snapshot returns a copy the caller may keep and modify.
 func (st *repoState) snapshot() store.Snapshot {
+	live := make(map[string]string, st.live)
+	deleted := make(map[string]int64, len(st.lines)-st.live)
+	for _, l := range st.lines {
+		if l.live() {
+			live[l.key] = l.sum
+		} else {
+			deleted[l.key] = l.deletedAt
+		}
+	}
 	return store.Snapshot{
 		Repo:           st.slug,
 		Version:        st.version,
 		LastModified:   st.lastModified,
 		Checksum:       st.checksum,
-		EntryChecksums: maps.Clone(st.live),
-		Deleted:        maps.Clone(st.deleted),
+		EntryChecksums: live,
+		Deleted:        deleted,
 	}
 }
 

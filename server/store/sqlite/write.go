@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -23,7 +22,10 @@ type writeRes struct {
 }
 
 // Apply implements store.Store. Concurrent calls are committed together by
-// the writer goroutine; each returns only once its write is durable.
+// the writer goroutine; each returns only once its write is durable. A ctx
+// done before the writer takes the write, or before its turn in the group
+// commit comes, fails it with ctx's error and nothing written; once the
+// write has begun, Apply returns its real outcome.
 func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) {
 	if w.Repo == "" {
 		return store.Result{}, errors.New("apply: empty repo")
@@ -39,13 +41,12 @@ func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) 
 	case <-s.closing:
 		return store.Result{}, ErrClosed
 	}
-	select {
-	case res := <-req.res:
-		return res.r, res.err
-	case <-ctx.Done():
-		// The writer may still commit the write; the caller cannot know.
-		return store.Result{}, ctx.Err()
-	}
+	// The writer has taken the write: it answers within one group commit,
+	// with ctx's error only if it skipped the write because ctx was done
+	// before the write began. Waiting here keeps the answer true: a write
+	// that commits is never reported as failed.
+	res := <-req.res
+	return res.r, res.err
 }
 
 // writeLoop is the one goroutine that writes entries. It takes a write,
@@ -114,13 +115,14 @@ func (s *Store) applyBatch(batch []*writeReq, results []writeRes) (map[string]*r
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
 	defer tx.Rollback()
+	wtx := newWriteTx(tx, s.stmts)
 	states := map[string]*repoState{}
 	for i, req := range batch {
 		if err := req.ctx.Err(); err != nil {
 			results[i].err = err
 			continue
 		}
-		results[i], err = s.applyInSavepoint(ctx, tx, states, req.w)
+		results[i], err = s.applyInSavepoint(ctx, wtx, states, req.w)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +136,7 @@ func (s *Store) applyBatch(batch []*writeReq, results []writeRes) (map[string]*r
 // applyInSavepoint applies one write. A write that fails gets its own error
 // in the result and leaves nothing behind; the returned error means the
 // transaction itself is broken.
-func (s *Store) applyInSavepoint(ctx context.Context, tx *sql.Tx, states map[string]*repoState, w store.Write) (writeRes, error) {
+func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[string]*repoState, w store.Write) (writeRes, error) {
 	cur, err := s.loadState(ctx, tx, states, w.Repo)
 	if err != nil {
 		return writeRes{err: err}, nil
@@ -143,19 +145,28 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *sql.Tx, states map[str
 	if err != nil || len(plan.changed) == 0 {
 		return writeRes{r: cur.result(nil), err: err}, nil
 	}
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+	if _, err := tx.ExecContext(ctx, savepoint); err != nil {
 		return writeRes{}, fmt.Errorf("savepoint: %w", err)
 	}
-	next, err := writePlan(ctx, tx, cur, plan, w)
+	next, err := s.writePlan(ctx, tx, cur, plan, w)
 	if err != nil {
-		if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO w; RELEASE w"); rbErr != nil {
+		if rbErr := rollbackSavepoint(ctx, tx); rbErr != nil {
 			return writeRes{}, fmt.Errorf("roll back savepoint: %w", errors.Join(err, rbErr))
 		}
 		return writeRes{err: fmt.Errorf("apply write to %s: %w", w.Repo, err)}, nil
 	}
-	if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+	if _, err := tx.ExecContext(ctx, releaseSave); err != nil {
 		return writeRes{}, fmt.Errorf("release savepoint: %w", err)
 	}
 	states[w.Repo] = next
 	return writeRes{r: next.result(plan.changed)}, nil
+}
+
+// rollbackSavepoint undoes a failed write and ends its savepoint.
+func rollbackSavepoint(ctx context.Context, tx *writeTx) error {
+	if _, err := tx.ExecContext(ctx, rollbackSave); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, releaseSave)
+	return err
 }

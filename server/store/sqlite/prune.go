@@ -1,0 +1,92 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// pruneBatch is how many revisions one prune step covers. Each step is
+// its own short write transaction, so writes interleave with a long prune.
+const pruneBatch = 2000
+
+// revKey is a revision's primary key, the order prune steps walk in.
+type revKey struct {
+	repoID  int64
+	key     string
+	version int64
+}
+
+// PruneHistory implements store.Store: it clears the content of every
+// revision that is older than olderThan and not among the newest keep of
+// its key, and returns how many it cleared. It walks the revisions in
+// steps of pruneBatch, each committed on its own; on error or a done ctx
+// it returns the count of the steps committed so far.
+func (s *Store) PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error) {
+	if keep < 0 {
+		return 0, errors.New("prune history: keep is negative")
+	}
+	var total int64
+	from := revKey{}
+	for {
+		n, next, more, err := s.pruneStep(ctx, from, pruneBatch, keep, olderThan)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+		from = next
+	}
+}
+
+// pruneStep prunes the next batch revisions after from and returns how many
+// it cleared, the last revision it covered and whether any may follow.
+func (s *Store) pruneStep(ctx context.Context, from revKey, batch, keep int, olderThan time.Time) (int64, revKey, bool, error) {
+	to, covered, err := s.pruneRangeEnd(ctx, from, batch)
+	if err != nil || covered == 0 {
+		return 0, from, false, err
+	}
+	res, err := s.wdb.ExecContext(ctx, pruneRange,
+		from.repoID, from.key, from.version, to.repoID, to.key, to.version, olderThan.UnixNano(), keep)
+	if err != nil {
+		return 0, from, false, fmt.Errorf("prune history: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, from, false, fmt.Errorf("prune history: %w", err)
+	}
+	return n, to, covered == batch, nil
+}
+
+// pruneRangeEnd returns the last of the next batch revisions after from,
+// and how many there are, reading from the read pool.
+func (s *Store) pruneRangeEnd(ctx context.Context, from revKey, batch int) (revKey, int, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT repo_id, key, version FROM revisions
+		WHERE (repo_id, key, version) > (?, ?, ?) ORDER BY repo_id, key, version LIMIT ?`,
+		from.repoID, from.key, from.version, batch)
+	if err != nil {
+		return from, 0, fmt.Errorf("prune history: %w", err)
+	}
+	defer rows.Close()
+	last, n := from, 0
+	for rows.Next() {
+		if err := rows.Scan(&last.repoID, &last.key, &last.version); err != nil {
+			return from, 0, fmt.Errorf("prune history: %w", err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return from, 0, fmt.Errorf("prune history: %w", err)
+	}
+	return last, n, nil
+}
+
+// pruneRange clears the content of the revisions in a range of primary
+// keys (?1-?3 excluded, ?4-?6 included) older than ?7 and below the ?8th
+// newest version of their key (all of them when ?8 is 0).
+const pruneRange = `UPDATE revisions SET content = NULL
+	WHERE (repo_id, key, version) > (?1, ?2, ?3) AND (repo_id, key, version) <= (?4, ?5, ?6)
+		AND content IS NOT NULL AND time < ?7
+		AND (?8 = 0 OR version < (SELECT r.version FROM revisions r
+			WHERE r.repo_id = revisions.repo_id AND r.key = revisions.key
+			ORDER BY r.version DESC LIMIT 1 OFFSET ?8 - 1))`

@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// writePlan writes p to the database and returns the repo's next state. It
+// runs on the writer goroutine only: it uses the writer's scratch buffer.
+func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p plan, w store.Write) (*repoState, error) {
+	next := &repoState{
+		id:           cur.id,
+		slug:         cur.slug,
+		version:      cur.version + 1,
+		lastModified: w.Time.UTC().Round(0),
+	}
+	if next.id == 0 {
+		res, err := tx.ExecContext(ctx, insertRepo, cur.slug)
+		if err != nil {
+			return nil, fmt.Errorf("create repo: %w", err)
+		}
+		if next.id, err = res.LastInsertId(); err != nil {
+			return nil, fmt.Errorf("create repo: %w", err)
+		}
+	}
+	changes := make([]entryLine, 0, len(p.changed))
+	for _, k := range p.changed {
+		l, err := writeKey(ctx, tx, next, k, p, w.Subject)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, l)
+	}
+	next.setLines(mergeLines(cur.lines, changes))
+	next.checksum, s.sumBuf = checksumLines(next.lines, s.sumBuf)
+	if _, err := tx.ExecContext(ctx, updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.id); err != nil {
+		return nil, fmt.Errorf("update repo: %w", err)
+	}
+	return next, nil
+}
+
+// writeKey writes the change p makes to key, records it in history and
+// returns the key's new line.
+func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p plan, subject string) (entryLine, error) {
+	ns := next.lastModified.UnixNano()
+	v, upsert := p.upserts[key]
+	if !upsert {
+		ms := next.lastModified.UnixMilli()
+		if _, err := tx.ExecContext(ctx, tombstoneEntry, ms, next.id, key); err != nil {
+			return entryLine{}, fmt.Errorf("delete entry: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, nil, subject, ns, nil); err != nil {
+			return entryLine{}, fmt.Errorf("record revision: %w", err)
+		}
+		return entryLine{key: key, deletedAt: ms}, nil
+	}
+	sum := api.EntryChecksum(v)
+	if _, err := tx.ExecContext(ctx, upsertEntry, next.id, key, sum, []byte(v)); err != nil {
+		return entryLine{}, fmt.Errorf("write entry: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, sum, subject, ns, []byte(v)); err != nil {
+		return entryLine{}, fmt.Errorf("record revision: %w", err)
+	}
+	return entryLine{key: key, sum: sum}, nil
+}
