@@ -10,14 +10,14 @@ import (
 // Statements every write runs. The driver compiles an ad-hoc statement on
 // each call; these are prepared once on the write connection instead.
 const (
-	selectRepo     = "SELECT id, version, last_modified, checksum FROM repos WHERE slug = ?"
-	selectSums     = "SELECT key, checksum, deleted_at FROM entries WHERE repo_id = ?"
-	insertRepo     = "INSERT INTO repos (slug, version, last_modified, checksum) VALUES (?, 0, 0, '')"
-	updateRepo     = "UPDATE repos SET version = ?, last_modified = ?, checksum = ? WHERE id = ?"
-	savepoint      = "SAVEPOINT w"
-	releaseSave    = "RELEASE w"
-	rollbackSave   = "ROLLBACK TO w"
-	upsertEntry    = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES (?, ?, ?, ?, NULL)
+	selectRepo   = "SELECT id, version, last_modified, checksum FROM repos WHERE slug = ?"
+	selectSums   = "SELECT key, checksum, deleted_at FROM entries WHERE repo_id = ?"
+	insertRepo   = "INSERT INTO repos (slug, version, last_modified, checksum) VALUES (?, 0, 0, '')"
+	updateRepo   = "UPDATE repos SET version = ?, last_modified = ?, checksum = ? WHERE id = ?"
+	savepoint    = "SAVEPOINT w"
+	releaseSave  = "RELEASE w"
+	rollbackSave = "ROLLBACK TO w"
+	upsertEntry  = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES (?, ?, ?, ?, NULL)
 		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
 	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = ? WHERE repo_id = ? AND key = ?`
 	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES (?, ?, ?, ?, ?, ?, ?)`
