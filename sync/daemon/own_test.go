@@ -63,6 +63,7 @@ func TestPullWritesKeepPushesSuppressed(t *testing.T) {
 		o.Logger = slog.New(logR)
 	})
 	startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirW, Server: srv.URL, Source: "test"}}}, nil)
+	eventually(t, "the reader settled", func() bool { r, _ := reader.repoStatus(dirR); return r.LastPush != nil })
 	write(t, dirR, "mine.md", "cannot be pushed\n")
 	eventually(t, "pushes suppressed", func() bool { r, _ := reader.repoStatus(dirR); return r.Suppressed != "" })
 	puts := reader.count.puts.Load()
