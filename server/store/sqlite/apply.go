@@ -90,9 +90,14 @@ func readChecksums(ctx context.Context, q queryer, st *repoState) error {
 
 // plan is what one write changes.
 type plan struct {
-	upserts map[string]string // key -> value, only keys whose value changes
+	upserts map[string]upsert // only keys whose value changes
 	deletes []string          // live keys to tombstone
 	changed []string          // sorted union of both
+}
+
+// upsert is a new value and its entry checksum.
+type upsert struct {
+	value, sum string
 }
 
 // planWrite checks w against cur and works out its changes.
@@ -100,17 +105,18 @@ func planWrite(cur *repoState, w store.Write) (plan, error) {
 	if w.IfMatch != "" && w.IfMatch != cur.checksum {
 		return plan{}, store.ErrPrecondition
 	}
-	p := plan{upserts: map[string]string{}}
+	p := plan{upserts: make(map[string]upsert, len(w.Entries))}
 	live := cur.live
 	for k, v := range w.Entries {
-		sum, ok := cur.lookup(k)
-		if ok && sum == api.EntryChecksum(v) {
+		sum := api.EntryChecksum(v)
+		old, ok := cur.lookup(k)
+		if ok && old == sum {
 			continue
 		}
 		if !ok {
 			live++
 		}
-		p.upserts[k] = v
+		p.upserts[k] = upsert{value: v, sum: sum}
 		p.changed = append(p.changed, k)
 	}
 	for _, k := range w.Deletes {

@@ -3,8 +3,6 @@ package sqlite
 import (
 	"slices"
 	"strings"
-
-	"github.com/teammemd/teammemd/server/api"
 )
 
 // entryLine is one key of a repo's checksum view: a live entry with its
@@ -39,12 +37,17 @@ func findLine(lines []entryLine, key string) (entryLine, bool) {
 }
 
 // mergeLines returns a new sorted slice: lines with each of changes put in
-// place, replacing the line of the same key or inserted in order. changes
-// must be sorted with one line per key; lines is not modified.
-func mergeLines(lines, changes []entryLine) []entryLine {
+// place, replacing the line of the same key or inserted in order, and the
+// index of the first change in it: the lines before are those of lines.
+// changes must be sorted with one line per key; lines is not modified.
+func mergeLines(lines, changes []entryLine) ([]entryLine, int) {
 	out := make([]entryLine, 0, len(lines)+len(changes))
-	for _, c := range changes {
+	first := len(lines)
+	for n, c := range changes {
 		i, found := slices.BinarySearchFunc(lines, c.key, compareLineKey)
+		if n == 0 {
+			first = i
+		}
 		out = append(out, lines[:i]...)
 		out = append(out, c)
 		if found {
@@ -52,16 +55,5 @@ func mergeLines(lines, changes []entryLine) []entryLine {
 		}
 		lines = lines[i:]
 	}
-	return append(out, lines...)
-}
-
-// checksumLines returns the repo checksum (PROTOCOL.md section 3) of the
-// sorted lines in one pass, building its input in buf. It returns buf for
-// reuse.
-func checksumLines(lines []entryLine, buf []byte) (string, []byte) {
-	buf = buf[:0]
-	for _, l := range lines {
-		buf = api.AppendRepoLine(buf, l.key, l.sum, l.live())
-	}
-	return api.RepoChecksumOfLines(buf), buf
+	return append(out, lines...), first
 }

@@ -54,16 +54,45 @@ func linesOf(live map[string]string, deleted map[string]int64) []entryLine {
 	return lines
 }
 
-func TestChecksumLinesMatchesRepoChecksum(t *testing.T) {
+// TestChecksummerMatchesRepoChecksum builds chains of states by random
+// changes, each resuming from the saved hash states of the one before, and
+// checks every checksum against the reference.
+func TestChecksummerMatchesRepoChecksum(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var buf []byte
-	for i := range 300 {
-		lines, live, deleted := randomLines(r, r.IntN(60))
-		var got string
-		got, buf = checksumLines(lines, buf)
-		if want := api.RepoChecksum(live, deleted); got != want {
-			t.Fatalf("checksumLines(state %d, %d keys) = %s, want %s", i, len(lines), got, want)
+	var c checksummer
+	for chain := range 20 {
+		cur := emptyState("acme/app")
+		live, deleted := map[string]string{}, map[string]int64{}
+		for i := range 40 {
+			_, cLive, cDeleted := randomLines(r, r.IntN(4)+r.IntN(2)*r.IntN(60))
+			applyModel(live, deleted, cLive, cDeleted)
+			next := &repoState{}
+			lines, unchanged := mergeLines(cur.lines, linesOf(cLive, cDeleted))
+			next.setLines(lines)
+			if err := c.sum(next, cur, unchanged); err != nil {
+				t.Fatal(err)
+			}
+			if want := api.RepoChecksum(live, deleted); next.checksum != want {
+				t.Fatalf("checksummer.sum(chain %d, state %d, %d keys, resumed at %d) = %s, want %s",
+					chain, i, len(lines), unchanged, next.checksum, want)
+			}
+			if want := len(lines) / sumMarkEvery; len(next.marks) != want {
+				t.Fatalf("checksummer.sum(chain %d, state %d) kept %d marks, want %d", chain, i, len(next.marks), want)
+			}
+			cur = next
 		}
+	}
+}
+
+// applyModel applies changes to the map form of a state.
+func applyModel(live map[string]string, deleted map[string]int64, cLive map[string]string, cDeleted map[string]int64) {
+	for k, sum := range cLive {
+		delete(deleted, k)
+		live[k] = sum
+	}
+	for k, at := range cDeleted {
+		delete(live, k)
+		deleted[k] = at
 	}
 }
 
@@ -74,17 +103,13 @@ func TestMergeLines(t *testing.T) {
 		before := slices.Clone(lines)
 		_, cLive, cDeleted := randomLines(r, r.IntN(8))
 		changes := linesOf(cLive, cDeleted)
-		for k, sum := range cLive {
-			delete(deleted, k)
-			live[k] = sum
-		}
-		for k, at := range cDeleted {
-			delete(live, k)
-			deleted[k] = at
-		}
-		got := mergeLines(lines, changes)
+		applyModel(live, deleted, cLive, cDeleted)
+		got, first := mergeLines(lines, changes)
 		if want := linesOf(live, deleted); !slices.Equal(got, want) {
 			t.Fatalf("mergeLines(state %d) = %v, want %v", i, got, want)
+		}
+		if !slices.Equal(got[:first], lines[:first]) || (len(changes) > 0 && got[first].key != changes[0].key) {
+			t.Fatalf("mergeLines(state %d) first change at %d, want the index of %v", i, first, changes[0])
 		}
 		if !slices.Equal(lines, before) {
 			t.Fatalf("mergeLines(state %d) modified its input", i)

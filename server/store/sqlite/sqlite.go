@@ -72,7 +72,7 @@ type Store struct {
 	cache *stateCache
 	stmts map[string]*sql.Stmt // the writer's statements, on wdb
 
-	sumBuf []byte // the writer goroutine's scratch for checksum input
+	sums checksummer // used by the writer goroutine only
 
 	maxBatch   int
 	queue      chan *writeReq

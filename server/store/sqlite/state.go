@@ -19,6 +19,7 @@ type repoState struct {
 	checksum     string
 	lines        []entryLine // sorted by key, one per key
 	live         int         // how many lines are live
+	marks        []sumMark   // saved hash states of the checksum input, by line
 }
 
 func (st *repoState) size() int { return len(st.lines) }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
 
 // writePlan writes p to the database and returns the repo's next state. It
-// runs on the writer goroutine only: it uses the writer's scratch buffer.
+// runs on the writer goroutine only: it uses the writer's checksummer.
 func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p plan, w store.Write) (*repoState, error) {
 	next := &repoState{
 		id:           cur.id,
@@ -34,8 +33,11 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 		}
 		changes = append(changes, l)
 	}
-	next.setLines(mergeLines(cur.lines, changes))
-	next.checksum, s.sumBuf = checksumLines(next.lines, s.sumBuf)
+	lines, unchanged := mergeLines(cur.lines, changes)
+	next.setLines(lines)
+	if err := s.sums.sum(next, cur, unchanged); err != nil {
+		return nil, err
+	}
 	if _, err := tx.ExecContext(ctx, updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.id); err != nil {
 		return nil, fmt.Errorf("update repo: %w", err)
 	}
@@ -46,8 +48,8 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 // returns the key's new line.
 func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p plan, subject string) (entryLine, error) {
 	ns := next.lastModified.UnixNano()
-	v, upsert := p.upserts[key]
-	if !upsert {
+	u, ok := p.upserts[key]
+	if !ok {
 		ms := next.lastModified.UnixMilli()
 		if _, err := tx.ExecContext(ctx, tombstoneEntry, ms, next.id, key); err != nil {
 			return entryLine{}, fmt.Errorf("delete entry: %w", err)
@@ -57,12 +59,12 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p p
 		}
 		return entryLine{key: key, deletedAt: ms}, nil
 	}
-	sum := api.EntryChecksum(v)
-	if _, err := tx.ExecContext(ctx, upsertEntry, next.id, key, sum, []byte(v)); err != nil {
+	value := []byte(u.value)
+	if _, err := tx.ExecContext(ctx, upsertEntry, next.id, key, u.sum, value); err != nil {
 		return entryLine{}, fmt.Errorf("write entry: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, sum, subject, ns, []byte(v)); err != nil {
+	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, u.sum, subject, ns, value); err != nil {
 		return entryLine{}, fmt.Errorf("record revision: %w", err)
 	}
-	return entryLine{key: key, sum: sum}, nil
+	return entryLine{key: key, sum: u.sum}, nil
 }
