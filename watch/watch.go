@@ -59,6 +59,14 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// SameTiming reports whether o and p time a watcher the same way once the
+// defaults apply: debounce, maximum wait and both rescan intervals.
+func (o Options) SameTiming(p Options) bool {
+	o, p = o.withDefaults(), p.withDefaults()
+	return o.Debounce == p.Debounce && o.MaxWait == p.MaxWait &&
+		o.Rescan == p.Rescan && o.FallbackRescan == p.FallbackRescan
+}
+
 // Watcher reports changes under one directory on its Batches channel.
 type Watcher struct {
 	dir     string

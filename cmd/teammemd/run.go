@@ -3,6 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +79,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		Watch:   watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control: ln,
 		Version: version,
+		OnReady: func() { notify(log, "READY=1") },
 	})
 	if err != nil {
 		ln.Close()
@@ -95,30 +98,65 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 }
 
 // reloadOnSignal rereads the config on every SIGHUP and hands the new plan
-// to the daemon. A bad config is logged and the running repos kept.
+// to the daemon, telling systemd it reloads meanwhile. A bad config is
+// logged and the running repos kept. It tells systemd the daemon stops
+// once ctx is done.
 func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon, f runFlags, log *slog.Logger) error {
 	for {
 		select {
 		case <-ctx.Done():
+			notify(log, "STOPPING=1")
 			return nil
 		case <-hup:
 		}
-		cfg, err := loadConfig(f.config)
-		if err == nil {
-			var plan daemon.Plan
-			if plan, err = planFor(f, cfg); err == nil {
-				err = d.Reload(ctx, plan)
-			}
-		}
-		if err != nil && ctx.Err() == nil {
+		notify(log, "RELOADING=1")
+		if err := reload(ctx, d, f); err != nil && ctx.Err() == nil {
 			log.Error("reload failed; keeping the running repos", "err", err)
+		}
+		if ctx.Err() == nil {
+			notify(log, "READY=1")
 		}
 	}
 }
 
-// planFor lists the repos to run: the one named by --dir and --repo, or the
-// config's [daemon] repos and discovered Claude Code projects.
+// reload rereads the config and applies it to the running daemon.
+func reload(ctx context.Context, d *daemon.Daemon, f runFlags) error {
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	plan, err := planFor(f, cfg)
+	if err != nil {
+		return err
+	}
+	return d.Reload(ctx, plan)
+}
+
+// notify sends state to systemd, logging a failure: the daemon works
+// without it.
+func notify(log *slog.Logger, state string) {
+	if err := sdNotify(state); err != nil {
+		log.Warn("cannot notify systemd", "state", state, "err", err)
+	}
+}
+
+// planFor lists the repos to run, with the watcher timing and a digest of
+// each repo's token, so a reload restarts what changed.
 func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
+	plan, err := reposFor(f, cfg)
+	if err != nil {
+		return plan, err
+	}
+	plan.Watch = &watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan}
+	for i := range plan.Specs {
+		plan.Specs[i].TokenID = tokenID(plan.Specs[i].TokenFile)
+	}
+	return plan, nil
+}
+
+// reposFor lists the repos to run: the one named by --dir and --repo, or the
+// config's [daemon] repos and discovered Claude Code projects.
+func reposFor(f runFlags, cfg Config) (daemon.Plan, error) {
 	def := daemon.Defaults{
 		Server:     cmp.Or(f.server, os.Getenv("TEAMMEMD_SERVER"), cfg.Client.Server),
 		TokenFile:  cmp.Or(f.tokenFile, os.Getenv("TEAMMEMD_TOKEN_FILE"), cfg.Client.TokenFile),
@@ -167,18 +205,38 @@ func engineOpener(stateDir string, sc *scan.Scanner, log *slog.Logger) daemon.Op
 
 // tokenSource reads the API token: $TEAMMEMD_TOKEN, else the token file.
 func tokenSource(file string) (oauth2.TokenSource, error) {
+	tok, err := readToken(file)
+	if err != nil {
+		return nil, err
+	}
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
+}
+
+// readToken returns $TEAMMEMD_TOKEN, else the token file's content.
+func readToken(file string) (string, error) {
 	tok := os.Getenv("TEAMMEMD_TOKEN")
 	if tok == "" && file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("read token file: %w", err)
+			return "", fmt.Errorf("read token file: %w", err)
 		}
 		tok = strings.TrimSpace(string(data))
 	}
 	if tok == "" {
-		return nil, errors.New("no API token: set TEAMMEMD_TOKEN or a token file")
+		return "", errors.New("no API token: set TEAMMEMD_TOKEN or a token file")
 	}
-	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
+	return tok, nil
+}
+
+// tokenID is a short digest of the token a repo uses, never the token
+// itself; "" when there is none (opening the repo reports why).
+func tokenID(file string) string {
+	tok, err := readToken(file)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:8])
 }
 
 // newLogger returns a stderr logger in the given format.

@@ -4,7 +4,8 @@
 // edit is pushed once the directory is quiet and a teammate's change lands
 // as soon as the server has it. It adds and removes repos on reload, backs
 // off on failures, stops pushing after a permanent refusal, flushes pending
-// changes on shutdown, and reports its state on a local control socket.
+// changes on shutdown, and reports its state on a local control socket. A
+// reload restarts the repos whose server, token or watcher timing changed.
 package daemon
 
 import (
@@ -48,6 +49,10 @@ type Options struct {
 	// Control, when set, serves the status API.
 	Control net.Listener
 	Version string
+	// OnReady, when set, is called once the first plan's repos are started
+	// (and the control socket, if any, listens): the moment to tell a
+	// service manager that the daemon is ready.
+	OnReady func()
 }
 
 func (o *Options) setDefaults() {
@@ -66,13 +71,17 @@ type Plan struct {
 	Specs []Spec
 	// Skipped are repos found but not runnable, kept for the status.
 	Skipped []Skipped
+	// Watch, when set, replaces Options.Watch: a plan whose timing differs
+	// from the running repos' restarts them with the new timing.
+	Watch *watch.Options
 }
 
 // Daemon supervises one repo runner per Spec.
 type Daemon struct {
 	opts    Options
-	reload  chan Plan
+	reload  chan reloadRequest
 	started time.Time
+	watch   watch.Options // the current timing; the supervisor's alone
 
 	mu      sync.Mutex // guards repos and skipped for Status
 	repos   map[string]*running
@@ -82,8 +91,15 @@ type Daemon struct {
 // running is a started repo.
 type running struct {
 	r      *repo
+	watch  watch.Options // the timing its watcher runs with
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// reloadRequest hands a plan to the supervisor; done closes once applied.
+type reloadRequest struct {
+	plan Plan
+	done chan struct{}
 }
 
 // New returns a daemon; Run starts it.
@@ -92,7 +108,10 @@ func New(opts Options) (*Daemon, error) {
 		return nil, fmt.Errorf("daemon: no engine opener")
 	}
 	opts.setDefaults()
-	return &Daemon{opts: opts, reload: make(chan Plan), repos: map[string]*running{}, started: time.Now()}, nil
+	return &Daemon{
+		opts: opts, reload: make(chan reloadRequest), watch: opts.Watch,
+		repos: map[string]*running{}, started: time.Now(),
+	}, nil
 }
 
 // Run runs the repos of plan until ctx is done, then stops them, flushing
@@ -106,11 +125,18 @@ func (d *Daemon) Run(ctx context.Context, plan Plan) error {
 	return g.Wait()
 }
 
-// Reload replaces the plan: new repos start, removed ones stop, and the
-// ones kept forget any push suppression.
+// Reload replaces the plan and returns once it is applied: new repos start,
+// removed ones stop, ones whose server, token or watcher timing changed
+// restart, and the ones kept forget any push suppression.
 func (d *Daemon) Reload(ctx context.Context, plan Plan) error {
+	req := reloadRequest{plan: plan, done: make(chan struct{})}
 	select {
-	case d.reload <- plan:
+	case d.reload <- req:
+	case <-ctx.Done():
+		return fmt.Errorf("reload: %w", ctx.Err())
+	}
+	select {
+	case <-req.done:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("reload: %w", ctx.Err())
@@ -120,38 +146,33 @@ func (d *Daemon) Reload(ctx context.Context, plan Plan) error {
 // supervise owns the set of running repos.
 func (d *Daemon) supervise(ctx context.Context, plan Plan) error {
 	d.apply(ctx, plan)
+	if d.opts.OnReady != nil && ctx.Err() == nil {
+		d.opts.OnReady()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			d.apply(ctx, Plan{})
 			return nil
-		case p := <-d.reload:
-			d.opts.Logger.Info("reloading repos", "repos", len(p.Specs))
-			d.apply(ctx, p)
+		case req := <-d.reload:
+			d.opts.Logger.Info("reloading repos", "repos", len(req.plan.Specs))
+			d.apply(ctx, req.plan)
+			close(req.done)
 		}
 	}
 }
 
 // apply starts and stops repos to match plan.
 func (d *Daemon) apply(ctx context.Context, plan Plan) {
+	if plan.Watch != nil {
+		d.watch = *plan.Watch
+		d.watch.Logger = d.opts.Logger
+	}
 	want := map[string]Spec{}
 	for _, s := range plan.Specs {
 		want[s.key()] = s
 	}
-	var stopping []*running
-	d.mu.Lock()
-	for k, run := range d.repos {
-		if _, ok := want[k]; !ok {
-			run.cancel()
-			stopping = append(stopping, run)
-			delete(d.repos, k)
-		}
-	}
-	d.mu.Unlock()
-	for _, run := range stopping {
-		<-run.done
-		run.r.log.Info("stopped syncing repo")
-	}
+	d.stopStale(want)
 	skipped := slices.Clone(plan.Skipped)
 	for k, s := range want {
 		d.mu.Lock()
@@ -182,6 +203,26 @@ func (d *Daemon) apply(ctx context.Context, plan Plan) {
 	d.mu.Unlock()
 }
 
+// stopStale stops the repos not wanted any more and those whose watcher
+// timing changed, and waits for them (and their last push) to end.
+func (d *Daemon) stopStale(want map[string]Spec) {
+	var stopping []*running
+	d.mu.Lock()
+	for k, run := range d.repos {
+		if _, ok := want[k]; ok && run.watch.SameTiming(d.watch) {
+			continue
+		}
+		run.cancel()
+		stopping = append(stopping, run)
+		delete(d.repos, k)
+	}
+	d.mu.Unlock()
+	for _, run := range stopping {
+		<-run.done
+		run.r.log.Info("stopped syncing repo")
+	}
+}
+
 // start opens a repo's parts and runs it in its own goroutine.
 func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
@@ -191,14 +232,14 @@ func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := watch.New(s.Dir, d.opts.Watch)
+	w, err := watch.New(s.Dir, d.watch)
 	if err != nil {
 		return nil, err
 	}
 	s.Dir = w.Dir()
 	r := newRepo(s, eng, waiter, w, &d.opts)
 	rctx, cancel := context.WithCancel(ctx)
-	run := &running{r: r, cancel: cancel, done: make(chan struct{})}
+	run := &running{r: r, watch: d.watch, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(run.done)
 		if err := r.Run(rctx); err != nil {

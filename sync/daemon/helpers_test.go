@@ -52,7 +52,15 @@ func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logg
 		if err != nil {
 			return nil, nil, err
 		}
-		ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token})
+		tok := token
+		if s.TokenFile != "" {
+			data, err := os.ReadFile(s.TokenFile)
+			if err != nil {
+				return nil, nil, err
+			}
+			tok = string(data)
+		}
+		ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok})
 		client, err := memsync.NewClient(s.Server, ts, memsync.WithTransport(c), memsync.WithRetry(0, 50*time.Millisecond, 100*time.Millisecond))
 		if err != nil {
 			return nil, nil, err

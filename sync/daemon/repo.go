@@ -33,12 +33,17 @@ type Spec struct {
 	Dir       string `json:"dir"`
 	Server    string `json:"server"`
 	TokenFile string `json:"tokenFile,omitempty"`
+	// TokenID identifies the token's value (a digest, never the token), so
+	// a reload that changes the token restarts the repo.
+	TokenID string `json:"-"`
 	// Source says where the repo came from, for logs and status.
 	Source string `json:"source"`
 }
 
 // key identifies a spec across reloads.
-func (s Spec) key() string { return s.Server + "\x00" + s.Repo + "\x00" + s.Dir + "\x00" + s.TokenFile }
+func (s Spec) key() string {
+	return s.Server + "\x00" + s.Repo + "\x00" + s.Dir + "\x00" + s.TokenFile + "\x00" + s.TokenID
+}
 
 // emptyChecksum is the checksum of a repo never written, which a change wait
 // accepts as If-None-Match.
