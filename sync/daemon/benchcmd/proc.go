@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// proc is one started process and its log file.
+type proc struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+// startProc starts bin with args and env, stdout and stderr to logPath.
+func startProc(logPath, bin string, env []string, args ...string) (*proc, error) {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	p := &proc{cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		defer f.Close()
+		_ = cmd.Wait() // the exit status of a stopped process is expected
+	}()
+	return p, nil
+}
+
+// pid is the process id.
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// stop asks the process to exit (SIGTERM), kills it after 15s, and waits.
+func (p *proc) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM) // it may have exited meanwhile
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// logTail returns the end of the process's log, for error messages.
+func (p *proc) logTail() string {
+	data, err := os.ReadFile(p.log)
+	if err != nil {
+		return err.Error()
+	}
+	s := strings.TrimSpace(string(data))
+	if len(s) > 2000 {
+		s = "..." + s[len(s)-2000:]
+	}
+	return s
+}
+
+// userHZ is the unit of utime and stime in /proc/<pid>/stat: USER_HZ, 100
+// on every Linux architecture.
+const userHZ = 100
+
+// cpuTicks returns utime+stime of pid from /proc/<pid>/stat.
+func cpuTicks(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read stat: %w", err)
+	}
+	return parseStatTicks(string(data))
+}
+
+// parseStatTicks reads fields 14 (utime) and 15 (stime) of a stat line. The
+// command name, field 2, is in parentheses and may hold spaces.
+func parseStatTicks(line string) (int64, error) {
+	end := strings.LastIndexByte(line, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("stat line without a command name")
+	}
+	fields := strings.Fields(line[end+1:])
+	// fields[0] is field 3 (state): utime is field 14, stime field 15.
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("stat line has %d fields after the command name, want at least 13", len(fields))
+	}
+	var total int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parse stat cpu time: %w", err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// memKB returns a field such as VmRSS or VmHWM of /proc/<pid>/status in KiB.
+func memKB(pid int, field string) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read status: %w", err)
+	}
+	return parseStatusKB(string(data), field)
+}
+
+// parseStatusKB finds "<field>:   <n> kB" in a status file.
+func parseStatusKB(status, field string) (int64, error) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, field+":")
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parse %s: %w", field, err)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("no %s in status", field)
+}
