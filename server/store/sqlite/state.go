@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -20,6 +21,10 @@ type repoState struct {
 	lines        []entryLine // sorted by key, one per key
 	live         int         // how many lines are live
 	marks        []sumMark   // saved hash states of the checksum input, by line
+
+	mapsOnce    sync.Once // builds the map views on the first snapshot
+	liveSums    map[string]string
+	deletedTime map[string]int64
 }
 
 func (st *repoState) size() int { return len(st.lines) }
@@ -42,23 +47,32 @@ func (st *repoState) setLines(lines []entryLine) {
 
 // snapshot returns a copy the caller may keep and modify.
 func (st *repoState) snapshot() store.Snapshot {
-	live := make(map[string]string, st.live)
-	deleted := make(map[string]int64, len(st.lines)-st.live)
-	for _, l := range st.lines {
-		if l.live() {
-			live[l.key] = l.sum
-		} else {
-			deleted[l.key] = l.deletedAt
-		}
-	}
+	live, deleted := st.maps()
 	return store.Snapshot{
 		Repo:           st.slug,
 		Version:        st.version,
 		LastModified:   st.lastModified,
 		Checksum:       st.checksum,
-		EntryChecksums: live,
-		Deleted:        deleted,
+		EntryChecksums: maps.Clone(live),
+		Deleted:        maps.Clone(deleted),
 	}
+}
+
+// maps returns the state's keys as maps, built on the first call; callers
+// must not modify them.
+func (st *repoState) maps() (map[string]string, map[string]int64) {
+	st.mapsOnce.Do(func() {
+		st.liveSums = make(map[string]string, st.live)
+		st.deletedTime = make(map[string]int64, len(st.lines)-st.live)
+		for _, l := range st.lines {
+			if l.live() {
+				st.liveSums[l.key] = l.sum
+			} else {
+				st.deletedTime[l.key] = l.deletedAt
+			}
+		}
+	})
+	return st.liveSums, st.deletedTime
 }
 
 func (st *repoState) result(changed []string) store.Result {
