@@ -7,9 +7,13 @@ import (
 	"time"
 )
 
-// pruneBatch is how many revisions one prune step covers. Each step is
-// its own short write transaction, so writes interleave with a long prune.
-const pruneBatch = 2000
+// A prune step covers at most pruneBatch revisions holding at most
+// pruneBytes of content, so that each step, its own write transaction,
+// holds the write lock briefly and writes interleave with a long prune.
+const (
+	pruneBatch = 1000
+	pruneBytes = 256 << 10
+)
 
 // revKey is a revision's primary key, the order prune steps walk in.
 type revKey struct {
@@ -42,7 +46,7 @@ func (s *Store) PruneHistory(ctx context.Context, keep int, olderThan time.Time)
 // pruneStep prunes the next batch revisions after from and returns how many
 // it cleared, the last revision it covered and whether any may follow.
 func (s *Store) pruneStep(ctx context.Context, from revKey, batch, keep int, olderThan time.Time) (int64, revKey, bool, error) {
-	to, covered, err := s.pruneRangeEnd(ctx, from, batch)
+	to, covered, more, err := s.pruneRangeEnd(ctx, from, batch)
 	if err != nil || covered == 0 {
 		return 0, from, false, err
 	}
@@ -55,30 +59,34 @@ func (s *Store) pruneStep(ctx context.Context, from revKey, batch, keep int, old
 	if err != nil {
 		return 0, from, false, fmt.Errorf("prune history: %w", err)
 	}
-	return n, to, covered == batch, nil
+	return n, to, more, nil
 }
 
-// pruneRangeEnd returns the last of the next batch revisions after from,
-// and how many there are, reading from the read pool.
-func (s *Store) pruneRangeEnd(ctx context.Context, from revKey, batch int) (revKey, int, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT repo_id, key, version FROM revisions
+// pruneRangeEnd returns the end of the next step after from: the last of
+// the next batch revisions, or of fewer once they hold pruneBytes of
+// content, and how many revisions the step covers and whether it is the
+// last. It reads from the read pool.
+func (s *Store) pruneRangeEnd(ctx context.Context, from revKey, batch int) (revKey, int, bool, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT repo_id, key, version, coalesce(length(content), 0) FROM revisions
 		WHERE (repo_id, key, version) > (?, ?, ?) ORDER BY repo_id, key, version LIMIT ?`,
 		from.repoID, from.key, from.version, batch)
 	if err != nil {
-		return from, 0, fmt.Errorf("prune history: %w", err)
+		return from, 0, false, fmt.Errorf("prune history: %w", err)
 	}
 	defer rows.Close()
-	last, n := from, 0
-	for rows.Next() {
-		if err := rows.Scan(&last.repoID, &last.key, &last.version); err != nil {
-			return from, 0, fmt.Errorf("prune history: %w", err)
+	last, n, size := from, 0, 0
+	for size < pruneBytes && rows.Next() {
+		var length int
+		if err := rows.Scan(&last.repoID, &last.key, &last.version, &length); err != nil {
+			return from, 0, false, fmt.Errorf("prune history: %w", err)
 		}
 		n++
+		size += length
 	}
 	if err := rows.Err(); err != nil {
-		return from, 0, fmt.Errorf("prune history: %w", err)
+		return from, 0, false, fmt.Errorf("prune history: %w", err)
 	}
-	return last, n, nil
+	return last, n, n == batch || size >= pruneBytes, nil
 }
 
 // pruneRange clears the content of the revisions in a range of primary

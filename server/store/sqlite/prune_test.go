@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,31 @@ func TestPruneHistoryCanceled(t *testing.T) {
 	cancel()
 	if n, err := s.PruneHistory(ctx, 0, t0.Add(time.Hour)); n != 0 || !errors.Is(err, context.Canceled) {
 		t.Errorf("PruneHistory(canceled) = %d, %v, want 0, context.Canceled", n, err)
+	}
+}
+
+// TestPruneStepBoundedByContent prunes large revisions: a step stops once
+// it covers pruneBytes of content, however many revisions it may take.
+func TestPruneStepBoundedByContent(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	big := strings.Repeat("x", pruneBytes/3)
+	for i := range 10 {
+		mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"big.md": fmt.Sprint(i, big)}})
+	}
+	var total int64
+	steps, from, more := 0, revKey{}, true
+	for more {
+		var n int64
+		var err error
+		n, from, more, err = s.pruneStep(ctx, from, pruneBatch, 1, t0.Add(time.Hour))
+		if err != nil || n > 3 {
+			t.Fatalf("pruneStep(%d) = %d, %v, want at most 3 cleared", steps, n, err)
+		}
+		total += n
+		steps++
+	}
+	if total != 9 || steps < 4 {
+		t.Errorf("pruneStep cleared %d in %d steps, want 9 in at least 4", total, steps)
 	}
 }
