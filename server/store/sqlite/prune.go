@@ -25,8 +25,8 @@ type revKey struct {
 // PruneHistory implements store.Store: it clears the content of every
 // revision that is older than olderThan and not among the newest keep of
 // its key, and returns how many it cleared. It walks the revisions in
-// steps of pruneBatch, each committed on its own; on error or a done ctx
-// it returns the count of the steps committed so far.
+// short steps, each committed on its own; on error or a done ctx it
+// returns the count of the steps committed so far.
 func (s *Store) PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error) {
 	if keep < 0 {
 		return 0, errors.New("prune history: keep is negative")

@@ -5,7 +5,10 @@
 // concurrent writes together (group commit), each in its own savepoint so a
 // failing write fails alone. Reads use a separate connection pool, and each
 // repo's entry checksums are cached by version so a hash probe on an
-// unchanged repo reads one row. Several processes may open the same file.
+// unchanged repo reads one row. The cache keeps keys sorted with saved
+// hash states, so a write hashes the repo checksum input only from the
+// first key it changes. History is pruned in short steps between writes.
+// Several processes may open the same file.
 package sqlite
 
 import (
