@@ -69,34 +69,41 @@ func (t *teamDir) detectCaseInsensitive() (bool, error) {
 // file system sees for key.
 func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
 
-// write replaces key's file with data atomically: temp file, fsync, rename,
-// directory fsync. A target that is a symlink or not a regular file is an
-// error and is left alone.
-func (t *teamDir) write(key string, data []byte) error {
-	if err := t.replace(key, data); err != nil {
-		return err
-	}
-	return t.syncDir(path.Dir(key))
-}
-
-// replace is write without the directory fsync: the caller must sync the
-// key's directory (syncDirs) before it relies on the new name surviving a
-// crash, so many writes into one directory share one directory fsync.
-func (t *teamDir) replace(key string, data []byte) error {
+// openDir opens the directory that holds key, creating it if needed, as a
+// root of its own: the files of one directory are then written with no
+// path walk each. A parent that is a symlink or not a directory is
+// errNotRegular: the engine never writes through a link.
+func (t *teamDir) openDir(key string) (*os.Root, error) {
 	dir := path.Dir(key)
 	if err := t.checkParents(key); err != nil {
-		return err
+		return nil, err
 	}
 	if dir != "." {
 		if err := t.root.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create directory for %s: %w", key, err)
+			return nil, fmt.Errorf("create directory for %s: %w", key, err)
 		}
 	}
-	if err := t.checkRegular(key); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	d, err := t.root.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open directory for %s: %w", key, err)
 	}
-	tmp := path.Join(dir, tempPrefix+randomHex()+".tmp")
-	f, err := t.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return d, nil
+}
+
+// replaceIn replaces key's file, in dir (its directory, from openDir), with
+// data atomically: temp file, fsync, rename. A target that is a symlink or
+// not a regular file is an error and is left alone. The caller must sync
+// the directory (syncDirs) before it relies on the new name surviving a
+// crash, so many writes into one directory share one directory fsync.
+func replaceIn(dir *os.Root, key string, data []byte) error {
+	name := path.Base(key)
+	if fi, err := dir.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w (%s)", key, errNotRegular, fi.Mode().Type())
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("stat %s: %w", key, err)
+	}
+	tmp := tempPrefix + randomHex() + ".tmp"
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("create temp file for %s: %w", key, err)
 	}
@@ -108,10 +115,10 @@ func (t *teamDir) replace(key string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = t.root.Rename(tmp, key)
+		err = dir.Rename(tmp, name)
 	}
 	if err != nil {
-		t.root.Remove(tmp)
+		dir.Remove(tmp)
 		return fmt.Errorf("write %s: %w", key, err)
 	}
 	return nil

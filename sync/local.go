@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -17,11 +19,56 @@ const MaxFileBytes = api.DefaultMaxEntryBytes
 // later write could go unnoticed by size and mtime alone.
 const racyWindow = 2 * time.Second
 
+// scanWorkers bounds how many files scanLocal stats and hashes at once.
+const scanWorkers = 8
+
 // scanLocal lists the syncable files of the team directory with their
 // hashes, reusing idx for files whose size, mtime and inode are unchanged.
-// Files that look syncable but cannot sync are returned as skipped.
+// Files that look syncable but cannot sync are returned as skipped. The
+// walk is sequential; the files found are hashed concurrently.
 func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (map[string]IndexEntry, []Skipped, error) {
-	files := map[string]IndexEntry{}
+	found, skipped, err := t.walkLocal()
+	if err != nil {
+		return nil, nil, err
+	}
+	type indexed struct {
+		e      IndexEntry
+		reason string
+	}
+	out := make([]indexed, len(found))
+	var g errgroup.Group
+	g.SetLimit(scanWorkers)
+	for i, f := range found {
+		g.Go(func() error {
+			e, reason, err := t.indexFile(f.key, f.d, idx[f.key], now)
+			out[i] = indexed{e, reason}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, fmt.Errorf("scan team directory: %w", err)
+	}
+	files := make(map[string]IndexEntry, len(found))
+	for i, f := range found {
+		if out[i].reason != "" {
+			skipped = append(skipped, Skipped{Key: f.key, Reason: out[i].reason})
+			continue
+		}
+		files[f.key] = out[i].e
+	}
+	return files, skipped, nil
+}
+
+// localFile is a candidate file found by walkLocal.
+type localFile struct {
+	key string
+	d   fs.DirEntry
+}
+
+// walkLocal lists the files that look syncable (not hidden, .md or .txt),
+// and skips those that cannot sync before they are read.
+func (t *teamDir) walkLocal() ([]localFile, []Skipped, error) {
+	var found []localFile
 	var skipped []Skipped
 	err := fs.WalkDir(t.root.FS(), ".", func(key string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -44,21 +91,13 @@ func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (map[strin
 			skipped = append(skipped, Skipped{Key: key, Reason: reason})
 			return nil
 		}
-		e, reason, err := t.indexFile(key, d, idx[key], now)
-		if err != nil {
-			return err
-		}
-		if reason != "" {
-			skipped = append(skipped, Skipped{Key: key, Reason: reason})
-			return nil
-		}
-		files[key] = e
+		found = append(found, localFile{key: key, d: d})
 		return nil
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("scan team directory: %w", err)
 	}
-	return files, skipped, nil
+	return found, skipped, nil
 }
 
 // localProblem says why a candidate file cannot sync before it is read.

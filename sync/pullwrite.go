@@ -2,14 +2,16 @@ package memsync
 
 import (
 	"errors"
+	"os"
 	"path"
 
 	"golang.org/x/sync/errgroup"
 )
 
-// writeWorkers bounds how many pulled entries are written at once. Their
-// file fsyncs overlap, which lets the file system commit them together.
-const writeWorkers = 16
+// writeWorkers bounds how many pulled entries are written at once: their
+// fsyncs overlap, and the file system commits them together. More workers
+// gain nothing: creating and renaming in one directory serialise on it.
+const writeWorkers = 8
 
 // entryWrite is one server entry to write into the team directory.
 type entryWrite struct {
@@ -30,40 +32,68 @@ type writeOutcome struct {
 // directory written into once, and only then records the writes in state:
 // the state never names a write that a crash could still undo.
 func (s *session) writeEntries(writes []entryWrite) error {
+	dirs := s.openDirs(writes)
+	defer func() {
+		for _, d := range dirs {
+			if d.root != nil {
+				d.root.Close()
+			}
+		}
+	}()
 	out := make([]writeOutcome, len(writes))
 	var g errgroup.Group
 	g.SetLimit(writeWorkers)
 	for i, w := range writes {
 		g.Go(func() error {
-			out[i] = s.writeEntry(w)
+			out[i] = s.writeEntry(w, dirs[path.Dir(w.key)])
 			return nil
 		})
 	}
 	g.Wait()
-	dirs := map[string]bool{}
+	written := map[string]bool{}
 	for i, w := range writes {
 		if out[i].err == nil && !out[i].skipped {
-			dirs[path.Dir(w.key)] = true
+			written[path.Dir(w.key)] = true
 		}
 	}
 	var syncErr error
-	if len(dirs) > 0 {
-		syncErr = s.td.syncDirs(dirs)
+	if len(written) > 0 {
+		syncErr = s.td.syncDirs(written)
 	}
 	return s.recordWrites(writes, out, syncErr)
 }
 
+// openedDir is one directory the pull writes into, or why it cannot.
+type openedDir struct {
+	root *os.Root
+	err  error
+}
+
+// openDirs opens, once each, the directories of the writes.
+func (s *session) openDirs(writes []entryWrite) map[string]openedDir {
+	out := map[string]openedDir{}
+	for _, w := range writes {
+		d := path.Dir(w.key)
+		if _, ok := out[d]; ok {
+			continue
+		}
+		root, err := s.td.openDir(w.key)
+		out[d] = openedDir{root: root, err: err}
+	}
+	return out
+}
+
 // writeEntry keeps an unpushed local edit as a conflict copy, then replaces
 // the file. It touches no shared state, so entries are written at once.
-func (s *session) writeEntry(w entryWrite) writeOutcome {
+func (s *session) writeEntry(w entryWrite, dir openedDir) writeOutcome {
 	var o writeOutcome
-	if w.present {
+	o.err = dir.err
+	if o.err == nil && w.present {
 		o.conflict, o.err = s.keepLocalIfEdited(w.key, w.base)
-		if o.err != nil {
-			return o
-		}
 	}
-	o.err = s.td.replace(w.key, []byte(w.value))
+	if o.err == nil {
+		o.err = replaceIn(dir.root, w.key, []byte(w.value))
+	}
 	if errors.Is(o.err, errNotRegular) {
 		o.err, o.skipped = nil, true
 	}
