@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -73,13 +74,17 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		ln.Close()
 		return fmt.Errorf("load secret scanner: %w", err)
 	}
+	// Compiling the ruleset leaves garbage several times the size of the
+	// rules; hand it back before settling in.
+	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
-		Logger:  log,
-		Open:    engineOpener(cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), cfg.Client.StateDir, stateDir()), sc, log),
-		Watch:   watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
-		Control: ln,
-		Version: version,
-		OnReady: func() { notify(log, "READY=1") },
+		Logger:        log,
+		Open:          engineOpener(cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), cfg.Client.StateDir, stateDir()), sc, log),
+		Watch:         watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
+		Control:       ln,
+		Version:       version,
+		OnReady:       func() { notify(log, "READY=1") },
+		ReleaseMemory: debug.FreeOSMemory,
 	})
 	if err != nil {
 		ln.Close()

@@ -31,6 +31,10 @@ const (
 	DefaultFlushTimeout = 5 * time.Second
 )
 
+// ReleaseAfter is how many entries one pull or push must move before the
+// daemon releases memory (Options.ReleaseMemory).
+const ReleaseAfter = 100
+
 // Opener builds the engine and change-wait client of one repo.
 type Opener func(ctx context.Context, s Spec) (Engine, Waiter, error)
 
@@ -49,6 +53,10 @@ type Options struct {
 	// Control, when set, serves the status API.
 	Control net.Listener
 	Version string
+	// ReleaseMemory, when set, is called after a pull or push that moved at
+	// least ReleaseAfter entries, to hand the memory the sync used back to
+	// the system (debug.FreeOSMemory), so an idle daemon stays small.
+	ReleaseMemory func()
 	// OnReady, when set, is called once the first plan's repos are started
 	// (and the control socket, if any, listens): the moment to tell a
 	// service manager that the daemon is ready.

@@ -193,9 +193,10 @@ func (r *repo) push(ctx context.Context, bo *backoff) (time.Duration, bool) {
 	switch {
 	case err == nil:
 		bo.reset()
-		if len(rep.Pushed) > 0 || len(rep.Deleted) > 0 {
-			r.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.Deleted))
+		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
+			r.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
 		}
+		r.release(len(rep.Pushed) + len(rep.SoftDeleted))
 		return 0, false
 	case permanent(err):
 		r.log.Warn("push refused; waiting for the files or the config to change", "err", err)
@@ -225,7 +226,16 @@ func (r *repo) pull(ctx context.Context) error {
 	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
 		r.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
 	}
+	r.release(len(rep.Pulled) + len(rep.Deleted))
 	return nil
+}
+
+// release hands memory back to the system after a sync that moved n
+// entries, when n is large enough to have grown the heap.
+func (r *repo) release(n int) {
+	if n >= ReleaseAfter && r.opts.ReleaseMemory != nil {
+		r.opts.ReleaseMemory()
+	}
 }
 
 // permanent reports whether err is a refusal that retrying the same content
