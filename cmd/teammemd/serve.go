@@ -90,7 +90,7 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 		return fmt.Errorf("listen: %w", err)
 	}
 	err = srv.Serve(ctx, ln)
-	if nerr := server.NotifySystemd("STOPPING=1"); nerr != nil {
+	if nerr := sdNotify("STOPPING=1"); nerr != nil {
 		log.Warn("notify systemd", "error", nerr)
 	}
 	if err != nil {
@@ -104,7 +104,7 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 func ready(log *slog.Logger) func(net.Addr) {
 	return func(addr net.Addr) {
 		log.Info("listening", "addr", addr.String())
-		if err := server.NotifySystemd("READY=1"); err != nil {
+		if err := sdNotify("READY=1"); err != nil {
 			log.Warn("notify systemd", "error", err)
 		}
 	}

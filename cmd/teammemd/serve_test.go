@@ -188,8 +188,9 @@ func TestExampleServerConfigLoads(t *testing.T) {
 	}
 }
 
-// TestNotifySystemd reads the datagram NotifySystemd sends.
-func TestNotifySystemd(t *testing.T) {
+// TestSdNotifyDatagram reads the datagram sdNotify sends and refuses a
+// relative socket path.
+func TestSdNotifyDatagram(t *testing.T) {
 	isolateConfig(t)
 	dir, err := os.MkdirTemp("", "tmd") // short: socket paths are limited
 	if err != nil {
@@ -203,7 +204,7 @@ func TestNotifySystemd(t *testing.T) {
 	}
 	defer conn.Close()
 	t.Setenv("NOTIFY_SOCKET", sock)
-	if err := server.NotifySystemd("READY=1"); err != nil {
+	if err := sdNotify("READY=1"); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
@@ -215,8 +216,8 @@ func TestNotifySystemd(t *testing.T) {
 		t.Errorf("notify socket got %q, %v, want READY=1", buf[:n], err)
 	}
 	t.Setenv("NOTIFY_SOCKET", "relative")
-	if err := server.NotifySystemd("READY=1"); err == nil {
-		t.Error("NotifySystemd with a relative socket = nil error, want one")
+	if err := sdNotify("READY=1"); err == nil {
+		t.Error("sdNotify with a relative socket = nil error, want one")
 	}
 }
 
