@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/sync/errgroup"
@@ -69,17 +70,18 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	sc, err := scan.New(cfg.Scan, scan.WithLogger(log))
+	state := cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), cfg.Client.StateDir, stateDir())
+	sc, err := clientScanner(cfg.Scan, state, log)
 	if err != nil {
 		ln.Close()
-		return fmt.Errorf("load secret scanner: %w", err)
+		return err
 	}
 	// Compiling the ruleset leaves garbage several times the size of the
 	// rules; hand it back before settling in.
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), cfg.Client.StateDir, stateDir()), sc, log),
+		Open:          engineOpener(state, sc, log),
 		Watch:         watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control:       ln,
 		Version:       version,
@@ -97,6 +99,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.Run(gctx, plan) })
 	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, log) })
+	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, log) })
 	err = g.Wait()
 	log.Info("daemon stopped")
 	return err
@@ -265,4 +268,25 @@ func claudeHome() string {
 		return ""
 	}
 	return filepath.Join(home, ".claude")
+}
+
+// flushScanCache saves the scanner's new verdicts every interval and once
+// more when ctx is done, so a restarted daemon does not rescan unchanged
+// files. Saving a cache with nothing new writes nothing.
+func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duration, log *slog.Logger) error {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if err := sc.Flush(); err != nil {
+				log.Warn("scan verdict cache not saved", "err", err)
+			}
+			return nil
+		case <-tick.C:
+			if err := sc.Flush(); err != nil {
+				log.Warn("scan verdict cache not saved", "err", err)
+			}
+		}
+	}
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -111,5 +114,45 @@ func TestPrintStatus(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("printStatus() = %q, want it to contain %q", b.String(), want)
 		}
+	}
+}
+
+// teammemd run keeps its scan verdicts in the state directory, so a restart
+// does not rescan unchanged files.
+func TestRunSavesScanVerdicts(t *testing.T) {
+	srv := servertest.Start(t)
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir, state := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "MEMORY.md"), []byte("# Notes\n\nRun make test first.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	args := []string{"--dir", dir, "--repo", "acme/app", "--server", srv.URL, "--state-dir", state, "--socket", sock}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, &stderr) }()
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snap, err := srv.Store.Snapshot(ctx, "acme/app", false)
+		if err == nil && snap.EntryChecksums["MEMORY.md"] != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("MEMORY.md not on the server after 30s (last error %v)\n%s", err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("runDaemon() = %v, want nil\n%s", err, stderr.String())
+	}
+	info, err := os.Stat(scanCacheFile(state))
+	if err != nil || info.Size() == 0 {
+		t.Errorf("scan verdict cache after shutdown: %v, want a non-empty %s", err, scanCacheFile(state))
 	}
 }
