@@ -147,14 +147,15 @@ func (c *verdictCache) put(k cacheKey, findings []Finding) {
 	}
 }
 
-// evict drops the least recently used tenth of the entries.
+// evict drops the least recently used tenth of the entries, and always
+// keeps the newest one.
 func (c *verdictCache) evict() {
 	seqs := make([]uint64, 0, len(c.entries))
 	for _, e := range c.entries {
 		seqs = append(seqs, e.seq)
 	}
 	slices.Sort(seqs)
-	cut := seqs[len(seqs)-c.max*9/10]
+	cut := seqs[len(seqs)-max(1, c.max*9/10)]
 	for k, e := range c.entries {
 		if e.seq < cut {
 			delete(c.entries, k)

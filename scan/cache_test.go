@@ -80,17 +80,19 @@ func TestCorruptCacheIsDiscarded(t *testing.T) {
 }
 
 func TestCacheIsBounded(t *testing.T) {
-	s := newScanner(t, Config{CacheMaxEntries: 10})
-	for i := range 25 {
-		if _, err := s.File(context.Background(), "a.md", []byte(fmt.Sprintf("note %d\n", i))); err != nil {
-			t.Fatal(err)
+	for _, max := range []int{1, 2, 10} {
+		s := newScanner(t, Config{CacheMaxEntries: max})
+		for i := range 25 {
+			if _, err := s.File(context.Background(), "a.md", []byte(fmt.Sprintf("note %d\n", i))); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if got := s.cache.len(); got > 10 {
-		t.Errorf("cache entries = %d, want at most 10", got)
-	}
-	if _, ok := s.cache.get(s.cache.key("a.md", []byte("note 24\n"))); !ok {
-		t.Errorf("the newest entry was evicted")
+		if got := s.cache.len(); got > max {
+			t.Errorf("max %d: cache entries = %d, want at most %d", max, got, max)
+		}
+		if _, ok := s.cache.get(s.cache.key("a.md", []byte("note 24\n"))); !ok {
+			t.Errorf("max %d: the newest entry was evicted", max)
+		}
 	}
 }
 
