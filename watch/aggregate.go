@@ -62,7 +62,7 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 				return
 			}
 			a.add(ev, time.Now())
-			timer.Reset(a.deadline().Sub(time.Now()))
+			timer.Reset(time.Until(a.deadline()))
 		case <-timer.C:
 			ready = a.flush(ready)
 		case send <- head:

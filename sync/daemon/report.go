@@ -29,6 +29,11 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 	now := time.Now()
 	r.status.update(func(s *RepoStatus) {
 		s.LastPull = &OpResult{Time: now, OK: err == nil, Result: pullSummary(rep, err)}
+		if err == nil {
+			// The server answers; the change wait that follows is held
+			// open until the repo changes, so it cannot say so sooner.
+			s.Live = true
+		}
 		addConflicts(s, rep.Conflicts)
 	})
 }

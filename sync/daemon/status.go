@@ -28,7 +28,8 @@ type RepoStatus struct {
 	Repo   string `json:"repo"`
 	Dir    string `json:"dir"`
 	Server string `json:"server"`
-	// Live tells whether the change wait to the server is connected.
+	// Live tells whether the server answered the last pull or change wait:
+	// the change wait is connected, or about to be.
 	Live     bool      `json:"live"`
 	LastPull *OpResult `json:"lastPull,omitempty"`
 	LastPush *OpResult `json:"lastPush,omitempty"`
