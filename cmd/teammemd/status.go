@@ -50,8 +50,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // printStatus writes the human-readable status.
 func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "teammemd daemon %s running (pid %d, up %s), %d repos\n",
-		st.Version, st.PID, now.Sub(st.Started).Round(time.Second), len(st.Repos))
+	noun := "repos"
+	if len(st.Repos) == 1 {
+		noun = "repo"
+	}
+	fmt.Fprintf(&b, "teammemd daemon %s running (pid %d, up %s), %d %s\n",
+		st.Version, st.PID, now.Sub(st.Started).Round(time.Second), len(st.Repos), noun)
 	for _, r := range st.Repos {
 		fmt.Fprintf(&b, "\n%s\n", r.Repo)
 		fmt.Fprintf(&b, "  directory:  %s\n", r.Dir)
