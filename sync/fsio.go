@@ -102,10 +102,20 @@ func replaceIn(dir *os.Root, key string, data []byte) error {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("stat %s: %w", key, err)
 	}
+	if err := renameInto(dir, name, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return nil
+}
+
+// renameInto writes data to a new temp file in dir, fsyncs it and renames
+// it to name, so name holds either its old content or all of data. The
+// caller syncs dir when the new name must survive a crash.
+func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode) error {
 	tmp := tempPrefix + randomHex() + ".tmp"
-	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("create temp file for %s: %w", key, err)
+		return fmt.Errorf("create temp file: %w", err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -119,7 +129,7 @@ func replaceIn(dir *os.Root, key string, data []byte) error {
 	}
 	if err != nil {
 		dir.Remove(tmp)
-		return fmt.Errorf("write %s: %w", key, err)
+		return err
 	}
 	return nil
 }

@@ -17,11 +17,7 @@ func (s *session) pull(ctx context.Context) error {
 	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, s.st.LastKnownChecksum)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-		s.st.ServerChecksums = map[string]string{}
-		s.st.Tombstones = nil
-		// A repo never written has the empty checksum: pushing with it as
-		// If-Match fails if a teammate writes first.
-		s.st.LastKnownChecksum = api.EmptyRepoChecksum
+		s.forgetServer()
 		return nil
 	}
 	if err != nil {
@@ -184,4 +180,13 @@ func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
 	delete(s.st.Index, k)
 	s.rep.Deleted = append(s.rep.Deleted, k)
 	return nil
+}
+
+// forgetServer records that the server has never had this repo. A repo never
+// written has the empty checksum: pushing with it as If-Match fails if a
+// teammate writes first.
+func (s *session) forgetServer() {
+	s.st.ServerChecksums = map[string]string{}
+	s.st.Tombstones = nil
+	s.st.LastKnownChecksum = api.EmptyRepoChecksum
 }

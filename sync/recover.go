@@ -48,9 +48,7 @@ func (s *session) reconcile(ctx context.Context) error {
 	h, err := s.client.Hashes(ctx, s.cfg.Repo)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-		s.st.ServerChecksums = map[string]string{}
-		s.st.Tombstones = nil
-		s.st.LastKnownChecksum = api.EmptyRepoChecksum
+		s.forgetServer()
 		return nil
 	}
 	if err != nil {
