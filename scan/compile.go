@@ -95,13 +95,6 @@ func compileRule(fr fileRule) (config.Rule, error) {
 	for _, k := range fr.Keywords {
 		r.Keywords = append(r.Keywords, strings.ToLower(k))
 	}
-	for _, fa := range fr.Allowlists {
-		a, err := compileAllowlist(fa)
-		if err != nil {
-			return r, fmt.Errorf("rule %q: allowlist: %w", fr.ID, err)
-		}
-		r.Allowlists = append(r.Allowlists, a)
-	}
 	for _, req := range fr.Required {
 		if req.ID == "" {
 			return r, fmt.Errorf("rule %q: required rule id is empty", fr.ID)
@@ -113,6 +106,16 @@ func compileRule(fr fileRule) (config.Rule, error) {
 	if err := r.Validate(); err != nil {
 		return r, fmt.Errorf("rule %q: %w", fr.ID, err)
 	}
+	// The allowlists are attached after Rule.Validate: it would run
+	// gitleaks' Validate on a stopwords-only allowlist, which
+	// validateAllowlist leaves unvalidated, and so build its trie.
+	for _, fa := range fr.Allowlists {
+		a, err := compileAllowlist(fa)
+		if err != nil {
+			return r, fmt.Errorf("rule %q: allowlist: %w", fr.ID, err)
+		}
+		r.Allowlists = append(r.Allowlists, a)
+	}
 	return r, nil
 }
 
@@ -120,7 +123,6 @@ func compileAllowlist(fa fileAllowlist) (*config.Allowlist, error) {
 	a := &config.Allowlist{
 		Description: fa.Description,
 		Commits:     fa.Commits,
-		StopWords:   fa.StopWords,
 	}
 	switch strings.ToUpper(fa.Condition) {
 	case "", "OR", "||":
@@ -144,7 +146,7 @@ func compileAllowlist(fa fileAllowlist) (*config.Allowlist, error) {
 	if a.Paths, err = compileAll(fa.Paths); err != nil {
 		return nil, fmt.Errorf("paths: %w", err)
 	}
-	if err := a.Validate(); err != nil {
+	if err := validateAllowlist(a, fa.StopWords); err != nil {
 		return nil, err
 	}
 	return a, nil
