@@ -5,17 +5,19 @@
 #   GOBIN=/tmp/peer go install github.com/zricethezav/gitleaks/v8@v8.30.1
 #   GITLEAKS=/tmp/peer/gitleaks scan/bench/compare.sh
 #
-# Run it from the module root. N and SIZE override the corpus shape.
+# Run it from the module root. N and SIZE override the corpus shape; TAGS
+# the build tags of teammemd (default gore2regex; TAGS= for Go's regexp).
 set -eu
 N=${N:-10000}
 SIZE=${SIZE:-4096}
 GITLEAKS=${GITLEAKS:-gitleaks}
+TAGS=${TAGS-gore2regex}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -tags gore2regex -o "$work/teammemd" ./cmd/teammemd
+go build -tags "$TAGS" -o "$work/teammemd" ./cmd/teammemd
 go run ./scan/internal/gennotes -n "$N" -size "$SIZE" -out "$work/notes"
-echo "corpus: $N notes of ~$SIZE bytes ($(du -sh "$work/notes" | cut -f1)); $(nproc) cores"
+echo "corpus: $N notes of ~$SIZE bytes ($(du -sh "$work/notes" | cut -f1)); $(nproc) cores; teammemd built with tags '$TAGS'"
 
 now() { date +%s.%N; }
 
