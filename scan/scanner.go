@@ -144,6 +144,10 @@ func (s *Scanner) ScanEntries(ctx context.Context, entries map[string]string) ([
 // write. Without WithCacheFile it does nothing.
 func (s *Scanner) Flush() error { return s.cache.flush() }
 
+// Engine names the regular-expression engine this build scans with: "re2"
+// (built with -tags gore2regex) or "go-regexp".
+func Engine() string { return regexEngine }
+
 func withFile(fs []Finding, path string) []Finding {
 	if len(fs) == 0 {
 		return nil

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 )
@@ -62,11 +64,34 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // BenchmarkPut16Clients measures durable PUT throughput: 16 clients each
 // writing 4 KB single-entry PUTs to one repo, every PUT a real change.
 func BenchmarkPut16Clients(b *testing.B) {
+	benchPut16(b, servertest.Start(b), strings.Repeat("x", 4096-40))
+}
+
+// BenchmarkPut16ClientsScanned is BenchmarkPut16Clients with the server's
+// secret scan on, as "teammemd serve" runs by default, and values that read
+// like real notes, full of the words the scanning rules look for.
+func BenchmarkPut16ClientsScanned(b *testing.B) {
+	sc, err := scan.New(scan.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPut16(b, servertest.Start(b, servertest.WithScanner(sc)), benchNote(4096-40))
+}
+
+// benchNote returns about size bytes of note text that mentions keys,
+// tokens and passwords without holding any.
+func benchNote(size int) string {
+	const para = "## Deploy notes\n\nThe API key for staging lives in the vault; ask for a token " +
+		"before running `make deploy`. Never paste a password or an access key here: the " +
+		"secret scanner holds such notes back. AWS credentials come from SSO, and the GitHub " +
+		"token for CI is rotated monthly (see ops/secrets.md). Use `export API_TOKEN=$(vault read -field=token)`.\n\n"
+	return strings.Repeat(para, size/len(para)+1)[:size]
+}
+
+func benchPut16(b *testing.B, s *servertest.Server, value string) {
 	const clients = 16
-	s := servertest.Start(b)
 	c := benchClient()
 	url := s.URL + api.Path + "?" + memQuery(repo)
-	value := strings.Repeat("x", 4096-40)
 	var mu sync.Mutex
 	var lat []time.Duration
 	b.ResetTimer()
@@ -80,7 +105,7 @@ func BenchmarkPut16Clients(b *testing.B) {
 		wg.Go(func() {
 			mine := make([]time.Duration, 0, n)
 			for i := range n {
-				body := fmt.Sprintf(`{"entries":{"c%d/k%d.md":"%s %08d"}}`, w, i%50, value, i)
+				body := fmt.Sprintf(`{"entries":{"c%d/k%d.md":%s}}`, w, i%50, jsonString(fmt.Sprintf("%s %08d", value, i)))
 				t0 := time.Now()
 				if code, out := send(b, c, http.MethodPut, url, s.Token, body); code != http.StatusOK {
 					b.Errorf("PUT = %d %s", code, out)
@@ -192,4 +217,13 @@ func awaitBenchWaiters(b *testing.B, c *http.Client, s *servertest.Server, n int
 		time.Sleep(2 * time.Millisecond)
 	}
 	b.Fatalf("waiters never reached %d", n)
+}
+
+// jsonString returns s as a JSON string literal.
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // a string always marshals
+	}
+	return string(b)
 }

@@ -80,6 +80,7 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 			return fmt.Errorf("load secret scanner: %w", err)
 		}
 		opts.Scanner = sec
+		logScanEngine(log)
 	}
 	srv, err := server.New(opts)
 	if err != nil {
@@ -122,4 +123,16 @@ func hintFirstToken(ctx context.Context, st *sqlite.Store, data string, log *slo
 			"command", fmt.Sprintf("teammemd token create --data %q --subject you --repos '**'", data))
 	}
 	return nil
+}
+
+// logScanEngine says which engine scans PUTs, and warns when it is the slow
+// one: a server scanning with Go's regexp takes about a quarter of the PUTs
+// per second of one built with RE2 (BENCHMARKS.md).
+func logScanEngine(log *slog.Logger) {
+	if scan.Engine() == "re2" {
+		log.Info("secret scan on", "engine", scan.Engine())
+		return
+	}
+	log.Warn("secret scan on", "engine", scan.Engine(),
+		"hint", "build the server with -tags gore2regex for about 4x the PUT throughput")
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 )
@@ -243,6 +244,9 @@ func TestServeRefusesSecrets(t *testing.T) {
 	go func() {
 		errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data}, io.Discard, logs)
 	}()
+	if got := awaitLog(t, logs.lines, errc, "secret scan on")["engine"]; got != scan.Engine() {
+		t.Errorf("serve logged the scan engine as %v, want %s", got, scan.Engine())
+	}
 	addr, _ := awaitLog(t, logs.lines, errc, "listening")["addr"].(string)
 
 	tests := []struct {
