@@ -21,7 +21,6 @@ import (
 // a key it does not know is an error. Each part owns its section. Precedence
 // is flags > environment > file.
 type Config struct {
-	// sections: one field per part, `toml:"<section>"`.
 	Server server.Config        `toml:"server"`
 	Daemon daemon.Config        `toml:"daemon"`
 	Client memsync.ClientConfig `toml:"client"`
