@@ -113,23 +113,26 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes
 // writeSnapshot sends snap as a full or hashes body with its ETag.
 func (s *Server) writeSnapshot(w http.ResponseWriter, snap store.Snapshot, hashes bool) {
 	w.Header().Set("ETag", api.ETag(snap.Checksum))
-	sums := snap.EntryChecksums
-	if sums == nil {
-		sums = map[string]string{}
-	}
+	sums := orEmpty(snap.EntryChecksums)
+	snap.Deleted = orEmpty(snap.Deleted)
 	if hashes {
 		s.writeHashes(w, snap, sums)
 		return
 	}
-	entries := snap.Entries
-	if entries == nil {
-		entries = map[string]string{}
-	}
 	s.writeJSON(w, http.StatusOK, api.FullResponse{
 		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
 		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
-		Content: api.Content{Entries: entries, EntryChecksums: sums, DeletedEntries: snap.Deleted},
+		Content: api.Content{Entries: orEmpty(snap.Entries), EntryChecksums: sums, DeletedEntries: snap.Deleted},
 	})
+}
+
+// orEmpty returns m, or an empty map for nil, so every field of a body is
+// sent as an object, never null or left out.
+func orEmpty[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return m
 }
 
 // writeHashes sends the hashes body of snap, encoded once per repo version.

@@ -30,7 +30,7 @@ const (
 type Content struct {
 	Entries        map[string]string `json:"entries"`
 	EntryChecksums map[string]string `json:"entryChecksums"`
-	DeletedEntries map[string]int64  `json:"deletedEntries,omitempty"`
+	DeletedEntries map[string]int64  `json:"deletedEntries"`
 }
 
 // FullResponse is the body of GET ?repo=<slug>.
@@ -53,7 +53,7 @@ type HashesResponse struct {
 	LastModified   time.Time         `json:"lastModified"`
 	Checksum       string            `json:"checksum"`
 	EntryChecksums map[string]string `json:"entryChecksums"`
-	DeletedEntries map[string]int64  `json:"deletedEntries,omitempty"`
+	DeletedEntries map[string]int64  `json:"deletedEntries"`
 }
 
 // PutRequest is the body of PUT ?repo=<slug>: an upsert-merge of Entries and
