@@ -112,16 +112,25 @@ func (s *session) fitCap(ups []upload, deletes int) []upload {
 }
 
 // send pushes uploads and deletes batch by batch, chaining If-Match and
-// recording each accepted batch in state at once.
+// recording each accepted batch in state at once. A batch of several items
+// refused for good without naming a key is sent again one item at a time,
+// so the refusal lands on the entry that caused it.
 func (s *session) send(ctx context.Context, ups []upload, deletes []string) error {
 	ifMatch := s.st.LastKnownChecksum
-	for _, b := range packBatches(ups, deletes, api.BatchMaxBytes) {
+	queue := packBatches(ups, deletes, api.BatchMaxBytes)
+	for len(queue) > 0 {
+		b := queue[0]
+		queue = queue[1:]
 		body, err := encodePut(b)
 		if err != nil {
 			return err
 		}
 		s.rep.PUTs++
 		resp, err := s.client.Put(ctx, s.cfg.Repo, ifMatch, body)
+		if parts := splitRefused(err, b); parts != nil {
+			queue = append(parts, queue...)
+			continue
+		}
 		if err != nil {
 			return s.noteRejection(err, b)
 		}
@@ -173,6 +182,29 @@ func (s *session) noteRejection(err error, b batch) error {
 		}
 	}
 	return err
+}
+
+// splitRefused returns b as batches of one item each when err refuses b
+// for good without naming one of its entries, and nil otherwise.
+func splitRefused(err error, b batch) []batch {
+	var ae *api.Error
+	if !errors.As(err, &ae) || !permanent(ae) || len(b.Entries)+len(b.Deletes) < 2 {
+		return nil
+	}
+	key, _ := ae.Details["key"].(string)
+	for _, u := range b.Entries {
+		if u.Key == key {
+			return nil
+		}
+	}
+	parts := make([]batch, 0, len(b.Entries)+len(b.Deletes))
+	for _, u := range b.Entries {
+		parts = append(parts, batch{Entries: []upload{u}})
+	}
+	for _, k := range b.Deletes {
+		parts = append(parts, batch{Deletes: []string{k}})
+	}
+	return parts
 }
 
 // rejectedError is a permanent refusal pinned on one key, which the next
