@@ -141,3 +141,28 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestPullWritesOneOfCaseTwins(t *testing.T) {
+	srv := hostileServer(t, map[string]string{"Notes.md": "upper", "notes.md": "lower", "other.md": "server", "sub/a.md": "a"})
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "Other.md"), []byte("local"), 0o644))
+	eng := newTestEngine(t, srv.URL, "token", dir, t.TempDir(), nil)
+	td, err := openTeamDir(dir)
+	must(t, err)
+	defer td.close()
+	td.caseInsensitive = true // as on macOS and Windows
+	rep := &Report{}
+	s := &session{Engine: eng, st: newState(testRepo, srv.URL), td: td, rep: rep}
+	must(t, s.pull(context.Background()))
+	if got := strings.Join(rep.Pulled, ","); got != "Notes.md,sub/a.md" {
+		t.Errorf("Pulled = %s, want Notes.md,sub/a.md", got)
+	}
+	for _, k := range []string{"notes.md", "other.md"} {
+		if !skippedFor(*rep, k, "differs only in case") {
+			t.Errorf("Skipped = %+v, want %s reported as a case twin", rep.Skipped, k)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, k)); err == nil {
+			t.Errorf("%s was written beside its case twin", k)
+		}
+	}
+}
