@@ -39,7 +39,7 @@ func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Pri
 		return err
 	}
 	if !p.Allows(repo, store.LevelRead) {
-		return denied()
+		return denied(p, repo, store.LevelRead)
 	}
 	revs, err := s.store.History(r.Context(), store.HistoryQuery{Repo: repo, Key: key, Before: int64(before), Limit: limit + 1})
 	if errors.Is(err, store.ErrNotFound) || (err == nil && len(revs) == 0 && before == 0) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -189,5 +190,29 @@ func TestFirstETag(t *testing.T) {
 		if got := firstETag(tt.in); got != tt.want {
 			t.Errorf("firstETag(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestNoOpPutOnNeverWrittenRepo checks that a PUT that writes nothing to a
+// repo never written answers the request time, version 0 and the empty
+// checksum, and that the repo still does not exist.
+func TestNoOpPutOnNeverWrittenRepo(t *testing.T) {
+	s, tok := newInternal(t, Options{})
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return at }
+	w := call(s, tok, http.MethodPut, target, `{"entries":{}}`)
+	if w.Code != http.StatusOK {
+		t.Fatalf("no-op PUT = %d %s, want 200", w.Code, w.Body)
+	}
+	var pr api.PutResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &pr); err != nil {
+		t.Fatal(err)
+	}
+	if !pr.LastModified.Equal(at) || pr.Version != 0 || pr.Checksum != api.EmptyRepoChecksum {
+		t.Errorf("no-op PUT = lastModified %s version %d checksum %s, want %s version 0 checksum %s",
+			pr.LastModified, pr.Version, pr.Checksum, at, api.EmptyRepoChecksum)
+	}
+	if g := call(s, tok, http.MethodGet, target, ""); g.Code != http.StatusNotFound {
+		t.Errorf("GET after no-op PUT = %d, want 404", g.Code)
 	}
 }

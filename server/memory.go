@@ -34,7 +34,7 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return err
 	}
 	if !p.Allows(repo, store.LevelRead) {
-		return denied()
+		return denied(p, repo, store.LevelRead)
 	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
@@ -76,8 +76,14 @@ func (s *Server) waitParam(q url.Values, view string) (time.Duration, error) {
 	return min(d, s.limits.MaxWait), nil
 }
 
-func denied() error {
-	return api.NewError(http.StatusForbidden, api.CodeACLDenied, "this token has no access to this repo")
+// denied answers 403 for a request that needs level on repo, saying what
+// the token lacks: a write grant where it can read, or any grant at all.
+func denied(p auth.Principal, repo string, level store.Level) error {
+	msg := "this token has no access to this repo: it holds neither a read nor a write grant on it"
+	if level == store.LevelWrite && p.Allows(repo, store.LevelRead) {
+		msg = "this token can read this repo but not write it: writing needs a write grant"
+	}
+	return api.NewError(http.StatusForbidden, api.CodeACLDenied, msg)
 }
 
 func notFound() error {

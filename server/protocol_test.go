@@ -419,3 +419,26 @@ func TestStoreFailure(t *testing.T) {
 		t.Errorf("/readyz with closed store = %d, want 503", got.status)
 	}
 }
+
+// TestDeniedSaysWhatIsMissing checks that a 403 keeps its code but tells a
+// read-only token apart from a token with no grant on the repo.
+func TestDeniedSaysWhatIsMissing(t *testing.T) {
+	s := servertest.Start(t)
+	put(t, s, repo, map[string]string{"a.md": "a"})
+	reader := s.CreateToken(t, "reader", store.Grant{Pattern: "acme/*", Level: store.LevelRead})
+	other := s.CreateToken(t, "other", store.Grant{Pattern: "other/**", Level: store.LevelWrite})
+	body := putBody(t, map[string]string{"b.md": "b"})
+	tests := []struct {
+		name, token, method, body, want string
+	}{
+		{"reader PUT", reader, http.MethodPut, body, "this token can read this repo but not write it: writing needs a write grant"},
+		{"other PUT", other, http.MethodPut, body, "this token has no access to this repo: it holds neither a read nor a write grant on it"},
+		{"other GET", other, http.MethodGet, "", "this token has no access to this repo: it holds neither a read nor a write grant on it"},
+	}
+	for _, tt := range tests {
+		got := do(t, s.URL, req{method: tt.method, repo: repo, token: tt.token, body: tt.body}).apiError()
+		if got.Status != http.StatusForbidden || got.Code != api.CodeACLDenied || got.Message != tt.want {
+			t.Errorf("%s = %d %s %q, want 403 %s %q", tt.name, got.Status, got.Code, got.Message, api.CodeACLDenied, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
@@ -20,7 +21,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 		return err
 	}
 	if !p.Allows(repo, store.LevelWrite) {
-		return denied()
+		return denied(p, repo, store.LevelWrite)
 	}
 	if err := s.scan(r, req.Entries); err != nil {
 		return err
@@ -29,9 +30,10 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
+	now := s.now().UTC()
 	res, err := s.store.Apply(r.Context(), store.Write{
 		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys,
-		Subject: p.Subject, Time: s.now().UTC(), MaxEntries: s.limits.MaxEntries,
+		Subject: p.Subject, Time: now, MaxEntries: s.limits.MaxEntries,
 	})
 	if err != nil {
 		return applyError(repo, err)
@@ -42,9 +44,18 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	w.Header().Set("ETag", api.ETag(res.Checksum))
 	s.writeJSON(w, http.StatusOK, api.PutResponse{
 		OrganizationID: s.org, Repo: repo, Version: res.Version,
-		LastModified: res.LastModified.UTC(), Checksum: res.Checksum,
+		LastModified: lastModified(res, now), Checksum: res.Checksum,
 	})
 	return nil
+}
+
+// lastModified is the repo's last write time, or now for a PUT that changed
+// nothing on a repo never written, which has no write time to report.
+func lastModified(res store.Result, now time.Time) time.Time {
+	if res.LastModified.IsZero() {
+		return now
+	}
+	return res.LastModified.UTC()
 }
 
 // readPut reads the body within the body cap and decodes it.
