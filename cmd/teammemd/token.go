@@ -75,18 +75,32 @@ func (f tokenFlags) dbPath() (string, error) {
 	return filepath.Join(dir, sqlite.FileName), nil
 }
 
-// openTokens opens the database; unless create is set, it must exist.
-func (f tokenFlags) openTokens(ctx context.Context, create bool) (*sqlite.Store, error) {
+// openTokens opens the existing database.
+func (f tokenFlags) openTokens(ctx context.Context) (*sqlite.Store, error) {
 	path, err := f.dbPath()
 	if err != nil {
 		return nil, err
 	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no server database at %s (set --data to the server's data directory)", path)
-		}
+	exists, err := dbExists(path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("no server database at %s (set --data to the server's data directory)", path)
 	}
 	return sqlite.Open(ctx, path, sqlite.Options{})
+}
+
+// dbExists reports whether the database file at path exists.
+func dbExists(path string) (bool, error) {
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("server database: %w", err)
+	}
+	return true, nil
 }
 
 func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -104,23 +118,48 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := validateSubject(*subject); err != nil {
 		return usageError{err}
 	}
+	grants, err := parseRepos(*repos, *readOnly)
+	if err != nil {
+		return usageError{err}
+	}
+	path, err := tf.dbPath()
+	if err != nil {
+		return err
+	}
+	return createToken(ctx, path, *subject, grants, stdout, stderr)
+}
+
+// parseRepos turns --repos and --read-only into grants.
+func parseRepos(repos string, readOnly bool) ([]store.Grant, error) {
+	if repos == "" {
+		return nil, errors.New("--repos is required, e.g. --repos 'acme/*'")
+	}
 	level := store.LevelWrite
-	if *readOnly {
+	if readOnly {
 		level = store.LevelRead
 	}
-	if *repos == "" {
-		return usageError{errors.New("--repos is required, e.g. --repos 'acme/*'")}
-	}
-	grants, err := auth.ParseGrants(*repos, level)
+	grants, err := auth.ParseGrants(repos, level)
 	if err != nil {
-		return usageError{fmt.Errorf("--repos: %w", err)}
+		return nil, fmt.Errorf("--repos: %w", err)
 	}
-	st, err := tf.openTokens(ctx, true)
+	return grants, nil
+}
+
+// createToken stores a new token in the database at path, creating the
+// database if there is none, and prints the secret alone on stdout. On
+// stderr it names the database, and warns when it is a new one: a server
+// started with another data directory will not know the token.
+func createToken(ctx context.Context, path, subject string, grants []store.Grant, stdout, stderr io.Writer) error {
+	existed, err := dbExists(path)
+	if err != nil {
+		return err
+	}
+	st, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	secret, rec, err := auth.NewTokenRecord(*subject, grants, time.Now())
+	secret, rec, err := auth.NewTokenRecord(subject, grants, time.Now())
 	if err != nil {
 		return err
 	}
@@ -130,7 +169,10 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if _, err := fmt.Fprintln(stdout, secret); err != nil {
 		return fmt.Errorf("print token: %w", err)
 	}
-	fmt.Fprintf(stderr, "created token %s for %s (%s); the secret above is shown only once\n", rec.ID, rec.Subject, formatGrants(grants))
+	fmt.Fprintf(stderr, "created token %s for %s (%s) in %s; the secret above is shown only once\n", rec.ID, rec.Subject, formatGrants(grants), path)
+	if !existed {
+		fmt.Fprintf(stderr, "new server database created at %s: a server started with another --data (or $TEAMMEMD_DATA, [server] data_dir) will not know this token\n", path)
+	}
 	return st.Close()
 }
 
@@ -158,7 +200,7 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("token list takes no arguments, got %q", fs.Args())}
 	}
-	st, err := tf.openTokens(ctx, false)
+	st, err := tf.openTokens(ctx)
 	if err != nil {
 		return err
 	}
@@ -206,7 +248,7 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usageError{errors.New("token revoke takes one token ID (see teammemd token list)")}
 	}
 	id := fs.Arg(0)
-	st, err := tf.openTokens(ctx, false)
+	st, err := tf.openTokens(ctx)
 	if err != nil {
 		return err
 	}

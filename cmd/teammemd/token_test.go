@@ -142,3 +142,35 @@ func TestTokenErrors(t *testing.T) {
 		t.Errorf("token list after refused creates = %q exit %d, want no database (exit 1)", out, code)
 	}
 }
+
+// token create names the database it wrote to, and says so loudly when it
+// had to create it: a mistyped --data makes a database no server uses.
+func TestTokenCreateNamesDatabase(t *testing.T) {
+	t.Setenv("TEAMMEMD_DATA", "")
+	dir := filepath.Join(t.TempDir(), "data")
+	db := filepath.Join(dir, sqlite.FileName)
+	tests := []struct {
+		name    string
+		wantNew bool
+	}{
+		{"first token, no database yet", true},
+		{"second token, database exists", false},
+	}
+	for _, tt := range tests {
+		stdout, stderr, code := runCLI(t, "token", "create", "--data", dir, "--subject", "alice", "--repos", "acme/**")
+		if code != 0 {
+			t.Fatalf("%s: token create exit = %d, stderr %q, want 0", tt.name, code, stderr)
+		}
+		if !strings.HasPrefix(stdout, auth.TokenPrefix) || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("%s: token create stdout = %q, want the secret alone", tt.name, stdout)
+		}
+		if want := " for alice (acme/**:write) in " + db; !strings.Contains(stderr, want) {
+			t.Errorf("%s: token create stderr = %q, want it to contain %q", tt.name, stderr, want)
+		}
+		gotNew := strings.Contains(stderr, "new server database created at "+db) &&
+			strings.Contains(stderr, "a server started with another --data")
+		if gotNew != tt.wantNew {
+			t.Errorf("%s: token create stderr = %q, warns of a new database = %v, want %v", tt.name, stderr, gotNew, tt.wantNew)
+		}
+	}
+}
