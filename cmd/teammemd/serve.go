@@ -119,10 +119,15 @@ func hintFirstToken(ctx context.Context, st *sqlite.Store, data string, log *slo
 		return fmt.Errorf("list tokens: %w", err)
 	}
 	if len(toks) == 0 {
-		log.Warn("no API tokens yet; create the first one",
-			"command", fmt.Sprintf("teammemd token create --data %q --subject you --repos '**'", data))
+		log.Warn("no API tokens yet; create the first one", "command", firstTokenCommand(data))
 	}
 	return nil
+}
+
+// firstTokenCommand is the command line that creates a first token in the
+// data directory data, ready to paste into a shell.
+func firstTokenCommand(data string) string {
+	return shellJoin("teammemd", "token", "create", "--data", data, "--subject", "you", "--repos", "**")
 }
 
 // logScanEngine says which engine scans PUTs, and warns when it is the slow

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,9 +87,46 @@ func writeConfig(t *testing.T, text string) string {
 	return path
 }
 
+// shellWords splits line the way a POSIX shell does, by running it through
+// sh in a directory holding a file, so an unquoted glob would expand.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `words() { printf '%s\0' "$@"; }; words `+line)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=/nonexistent", "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sh -c %q: %v", line, err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+func TestShellJoinRoundTrips(t *testing.T) {
+	tests := [][]string{
+		{"teammemd", "token", "create", "--data", "/var/lib/teammemd", "--repos", "**"},
+		{"--data", "/home/me/my data", "--repos", "demo/**"},
+		{"--data", `/tmp/it's "here" $HOME ~ ; & | \ * ? [a] (x) {y} #z`},
+		{""},
+		{"line\nbreak", "tab\there"},
+	}
+	for _, args := range tests {
+		line := shellJoin(args...)
+		if got := shellWords(t, line); !slices.Equal(got, args) {
+			t.Errorf("sh splits shellJoin(%q) = %s into %q, want %q", args, line, got, args)
+		}
+	}
+	if got, want := shellJoin("teammemd", "--data", "/srv/data_1"), "teammemd --data /srv/data_1"; got != want {
+		t.Errorf("shellJoin(plain words) = %s, want %s (no quotes where none are needed)", got, want)
+	}
+}
+
 func TestServeStartsAndStops(t *testing.T) {
 	isolateConfig(t)
-	data := t.TempDir()
+	data := filepath.Join(t.TempDir(), "team's data $HOME")
 	cfg := writeConfig(t, "[server]\nlisten = \"127.0.0.1:1\"\nscan_secrets = false\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -97,8 +136,10 @@ func TestServeStartsAndStops(t *testing.T) {
 		errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--config", cfg}, io.Discard, logs)
 	}()
 	hint := awaitLog(t, logs.lines, errc, "no API tokens yet; create the first one")
-	if cmd, _ := hint["command"].(string); !strings.Contains(cmd, "teammemd token create --data") || !strings.Contains(cmd, data) {
-		t.Errorf("first-token hint command = %q, want teammemd token create --data %s", cmd, data)
+	cmd, _ := hint["command"].(string)
+	wantArgv := []string{"teammemd", "token", "create", "--data", data, "--subject", "you", "--repos", "**"}
+	if got := shellWords(t, cmd); !slices.Equal(got, wantArgv) {
+		t.Errorf("first-token hint command %s splits into %q, want %q", cmd, got, wantArgv)
 	}
 	addr, _ := awaitLog(t, logs.lines, errc, "listening")["addr"].(string)
 	if !strings.HasPrefix(addr, "127.0.0.1:") || addr == "127.0.0.1:1" {
