@@ -3,8 +3,8 @@ package main
 import "strings"
 
 // shellQuote returns s as one POSIX shell word: unchanged when it holds only
-// characters no shell treats specially, else in single quotes (a single
-// quote inside becomes '\'').
+// characters no shell treats specially, else in single quotes, each single
+// quote inside closed, escaped and reopened.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, shellSafe) == "" {
 		return s
