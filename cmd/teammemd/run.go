@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,11 +11,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
-	"golang.org/x/oauth2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/scan"
@@ -28,7 +24,8 @@ import (
 
 // runFlags are the flags of "teammemd run".
 type runFlags struct {
-	config, dir, repo, server, tokenFile, stateDir, socket, logFormat string
+	config, dir, repo, socket, logFormat string
+	client                               clientFlags
 }
 
 func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
@@ -37,9 +34,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then ~/.config/teammemd/config.toml)")
 	fs.StringVar(&f.dir, "dir", "", "team directory to sync (with --repo: one repo, no [daemon] repos)")
 	fs.StringVar(&f.repo, "repo", "", "repo slug of --dir")
-	fs.StringVar(&f.server, "server", "", "server URL (default $TEAMMEMD_SERVER, then [client] server)")
-	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the API token (default $TEAMMEMD_TOKEN_FILE, then [client] token_file; $TEAMMEMD_TOKEN wins over all)")
-	fs.StringVar(&f.stateDir, "state-dir", "", "state directory (default $TEAMMEMD_STATE_DIR, then [client] state_dir, then "+stateDir()+")")
+	f.client.register(fs)
 	fs.StringVar(&f.socket, "socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	if err := parseFlags(fs, args); err != nil {
@@ -70,7 +65,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	state := cmp.Or(f.stateDir, os.Getenv("TEAMMEMD_STATE_DIR"), cfg.Client.StateDir, stateDir())
+	state := f.client.resolve(cfg.Client).StateDir
 	sc, err := clientScanner(cfg.Scan, state, log)
 	if err != nil {
 		ln.Close()
@@ -165,18 +160,15 @@ func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 // reposFor lists the repos to run: the one named by --dir and --repo, or the
 // config's [daemon] repos and discovered Claude Code projects.
 func reposFor(f runFlags, cfg Config) (daemon.Plan, error) {
-	def := daemon.Defaults{
-		Server:     cmp.Or(f.server, os.Getenv("TEAMMEMD_SERVER"), cfg.Client.Server),
-		TokenFile:  cmp.Or(f.tokenFile, os.Getenv("TEAMMEMD_TOKEN_FILE"), cfg.Client.TokenFile),
-		ClaudeHome: claudeHome(),
-	}
+	client := f.client.resolve(cfg.Client)
+	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, ClaudeHome: claudeHome()}
 	if f.dir != "" {
 		dir, err := filepath.Abs(f.dir)
 		if err != nil {
 			return daemon.Plan{}, fmt.Errorf("team directory: %w", err)
 		}
 		if def.Server == "" {
-			return daemon.Plan{}, usageError{errors.New("no server: pass --server or set TEAMMEMD_SERVER")}
+			return daemon.Plan{}, errNoServer
 		}
 		spec := daemon.Spec{Repo: f.repo, Dir: dir, Server: def.Server, TokenFile: def.TokenFile, Source: "flags"}
 		return daemon.Plan{Specs: []daemon.Spec{spec}}, nil
@@ -209,42 +201,6 @@ func engineOpener(stateDir string, sc *scan.Scanner, log *slog.Logger) daemon.Op
 		}
 		return eng, client, nil
 	}
-}
-
-// tokenSource reads the API token: $TEAMMEMD_TOKEN, else the token file.
-func tokenSource(file string) (oauth2.TokenSource, error) {
-	tok, err := readToken(file)
-	if err != nil {
-		return nil, err
-	}
-	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
-}
-
-// readToken returns $TEAMMEMD_TOKEN, else the token file's content.
-func readToken(file string) (string, error) {
-	tok := os.Getenv("TEAMMEMD_TOKEN")
-	if tok == "" && file != "" {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("read token file: %w", err)
-		}
-		tok = strings.TrimSpace(string(data))
-	}
-	if tok == "" {
-		return "", errors.New("no API token: set TEAMMEMD_TOKEN or a token file")
-	}
-	return tok, nil
-}
-
-// tokenID is a short digest of the token a repo uses, never the token
-// itself; "" when there is none (opening the repo reports why).
-func tokenID(file string) string {
-	tok, err := readToken(file)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(tok))
-	return hex.EncodeToString(sum[:8])
 }
 
 // newLogger returns a stderr logger in the given format.

@@ -17,8 +17,9 @@ import (
 
 // syncFlags are the flags of "teammemd sync".
 type syncFlags struct {
-	dir, repo, server, config string
-	allowMassDelete           bool
+	dir, repo, config string
+	allowMassDelete   bool
+	client            clientFlags
 }
 
 // runSync pulls then pushes one repo once and prints what happened.
@@ -27,7 +28,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var f syncFlags
 	fs.StringVar(&f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
 	fs.StringVar(&f.repo, "repo", "", "repo slug, e.g. acme/app (default: from remote.origin.url)")
-	fs.StringVar(&f.server, "server", "", "server base URL (default $TEAMMEMD_SERVER, then [client] server)")
+	f.client.register(fs)
 	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
 	fs.BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "propagate the deletion of more than half the synced files")
 	if err := parseFlags(fs, args); err != nil {
@@ -63,33 +64,26 @@ func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine
 	if err != nil {
 		return nil, nil, err
 	}
-	server := f.server
-	if server == "" {
-		server = envOr("TEAMMEMD_SERVER", cfg.Client.Server)
+	client := f.client.resolve(cfg.Client)
+	if client.Server == "" {
+		return nil, nil, errNoServer
 	}
-	if server == "" {
-		return nil, nil, usageError{errors.New("no server: pass --server, set TEAMMEMD_SERVER, or set [client] server in the config")}
-	}
-	ts, err := tokenSource(cfg.Client.TokenFile)
+	ts, err := tokenSource(client.TokenFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	client, err := memsync.NewClient(server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
+	hc, err := memsync.NewClient(client.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
 	if err != nil {
 		return nil, nil, err
 	}
-	state := cfg.Client.StateDir
-	if state == "" {
-		state = stateDir()
-	}
-	sc, err := clientScanner(cfg.Scan, state, log)
+	sc, err := clientScanner(cfg.Scan, client.StateDir, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	eng, err := memsync.New(
-		memsync.Config{Dir: dir, Repo: repo, Server: server, StateDir: state, AllowMassDelete: f.allowMassDelete},
-		memsync.Options{Client: client, Scanner: sc, Logger: log},
+		memsync.Config{Dir: dir, Repo: repo, Server: client.Server, StateDir: client.StateDir, AllowMassDelete: f.allowMassDelete},
+		memsync.Options{Client: hc, Scanner: sc, Logger: log},
 	)
 	return eng, sc, err
 }
@@ -146,7 +140,7 @@ func explainSyncError(err error) error {
 	if errors.As(err, &ae) {
 		switch ae.Status {
 		case http.StatusUnauthorized:
-			return fmt.Errorf("%w: set TEAMMEMD_TOKEN or [client] token_file to a valid token", err)
+			return fmt.Errorf("%w: set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
 		case http.StatusForbidden:
 			return fmt.Errorf("%w: the token has no access to this repo; ask the server's admin for a grant", err)
 		}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/oauth2"
+
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// Where "teammemd sync" and "teammemd run" find their server, token and
+// state: each setting is the flag, else the environment variable, else the
+// config's [client] key, else the default. $TEAMMEMD_TOKEN, the token itself,
+// wins over every token file.
+const (
+	envServer    = "TEAMMEMD_SERVER"
+	envToken     = "TEAMMEMD_TOKEN"
+	envTokenFile = "TEAMMEMD_TOKEN_FILE"
+	envStateDir  = "TEAMMEMD_STATE_DIR"
+)
+
+// errNoToken says every way to give teammemd its API token.
+var errNoToken = errors.New("no API token: set " + envToken + ", or name a file holding it with --token-file, " +
+	envTokenFile + " or [client] token_file")
+
+// clientFlags are the flags sync and run share.
+type clientFlags struct {
+	server, tokenFile, stateDir string
+}
+
+// register adds --server, --token-file and --state-dir to fs.
+func (c *clientFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "`file` holding the API token (default $"+envTokenFile+
+		", then [client] token_file; $"+envToken+" wins over all)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "state `directory` (default $"+envStateDir+
+		", then [client] state_dir, then "+stateDir()+")")
+}
+
+// resolve applies flags > environment > config > defaults. The server and
+// token file stay empty when nothing sets them.
+func (c clientFlags) resolve(file memsync.ClientConfig) memsync.ClientConfig {
+	return memsync.ClientConfig{
+		Server:    cmp.Or(c.server, os.Getenv(envServer), file.Server),
+		TokenFile: cmp.Or(c.tokenFile, os.Getenv(envTokenFile), file.TokenFile),
+		StateDir:  cmp.Or(c.stateDir, os.Getenv(envStateDir), file.StateDir, stateDir()),
+	}
+}
+
+// errNoServer says every way to name the server.
+var errNoServer = usageError{errors.New("no server: pass --server, set " + envServer + ", or set [client] server in the config")}
+
+// tokenSource reads the API token: $TEAMMEMD_TOKEN, else the token file.
+func tokenSource(file string) (oauth2.TokenSource, error) {
+	tok, err := readToken(file)
+	if err != nil {
+		return nil, err
+	}
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
+}
+
+// readToken returns $TEAMMEMD_TOKEN, else the token file's content.
+func readToken(file string) (string, error) {
+	tok := os.Getenv(envToken)
+	if tok == "" && file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read token file: %w", err)
+		}
+		tok = strings.TrimSpace(string(data))
+	}
+	if tok == "" {
+		return "", errNoToken
+	}
+	return tok, nil
+}
+
+// tokenID is a short digest of the token a repo uses, never the token
+// itself; "" when there is none (opening the repo reports why).
+func tokenID(file string) string {
+	tok, err := readToken(file)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:8])
+}
