@@ -174,10 +174,26 @@ func reposFor(f runFlags, cfg Config) (daemon.Plan, error) {
 		return daemon.Plan{Specs: []daemon.Spec{spec}}, nil
 	}
 	plan := daemon.BuildPlan(cfg.Daemon, def)
-	if len(plan.Specs) == 0 && len(plan.Skipped) == 0 {
-		return plan, usageError{errors.New("nothing to sync: pass --dir, --repo and --server, or list repos in the [daemon] section of the config")}
+	if len(plan.Specs) > 0 || len(plan.Skipped) > 0 {
+		return plan, nil
 	}
-	return plan, nil
+	return checkoutPlan(def)
+}
+
+// checkoutPlan runs the git checkout in the current directory, found the
+// way "teammemd sync" finds it, when neither flags nor config name a repo.
+func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
+	found, err := memsync.Discover(".")
+	if err != nil {
+		return daemon.Plan{}, usageError{fmt.Errorf("nothing to sync: pass --dir, --repo and --server, "+
+			"list repos in the [daemon] section of the config, or start it inside a git checkout: %w", err)}
+	}
+	if def.Server == "" {
+		return daemon.Plan{}, errNoServer
+	}
+	spec := daemon.Spec{Repo: found.Slug, Dir: found.Dir, Server: def.Server, TokenFile: def.TokenFile,
+		Source: "git checkout " + found.Root + " (the current directory)"}
+	return daemon.Plan{Specs: []daemon.Spec{spec}}, nil
 }
 
 // engineOpener builds each repo's client and engine; the secret scanner is

@@ -58,6 +58,7 @@ func TestDaemonConfigRejects(t *testing.T) {
 }
 
 func TestRunUsageErrors(t *testing.T) {
+	t.Chdir(t.TempDir())
 	t.Setenv("TEAMMEMD_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("TEAMMEMD_SERVER", "")
@@ -154,5 +155,53 @@ func TestRunSavesScanVerdicts(t *testing.T) {
 	info, err := os.Stat(scanCacheFile(state))
 	if err != nil || info.Size() == 0 {
 		t.Errorf("scan verdict cache after shutdown: %v, want a non-empty %s", err, scanCacheFile(state))
+	}
+}
+
+// With no repo named by flags or config, run syncs the git checkout it was
+// started in, as sync does, and logs which directory it watches; outside a
+// checkout it says why there is nothing to sync.
+func TestRunDiscoversCheckout(t *testing.T) {
+	srv := servertest.Start(t)
+	checkout, team := gitCheckout(t)
+	if err := os.WriteFile(filepath.Join(team, "MEMORY.md"), []byte("# team\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("TEAMMEMD_SERVER", srv.URL)
+	args := []string{"--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock")}
+
+	t.Chdir(t.TempDir())
+	_, stderr, code := runCLI(t, append([]string{"run"}, args...)...)
+	if code != 2 || !strings.Contains(stderr, "nothing to sync") || !strings.Contains(stderr, "find git repository") {
+		t.Errorf("run outside a checkout exit %d, stderr %q, want 2, nothing to sync and why discovery failed", code, stderr)
+	}
+
+	t.Chdir(checkout)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 100)}
+	done := make(chan error, 1)
+	go func() { done <- runDaemon(ctx, append(args, "--log-format", "json"), &bytes.Buffer{}, logs) }()
+	watching := awaitLog(t, logs.lines, done, "watching team directory")
+	if watching["repo"] != "acme/app" || watching["dir"] != team {
+		t.Errorf("run in a checkout logged %v, want repo acme/app and dir %s", watching, team)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snap, err := srv.Store.Snapshot(ctx, "acme/app", false)
+		if err == nil && snap.EntryChecksums["MEMORY.md"] != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("MEMORY.md not on the server after 30s (last error %v)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v, want nil", err)
 	}
 }

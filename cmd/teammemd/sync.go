@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/teammemd/teammemd/scan"
@@ -41,10 +43,15 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	eng, sc, err := buildSyncEngine(f, cfg, stderr)
+	dir, repo, err := syncTarget(f)
 	if err != nil {
 		return err
 	}
+	eng, sc, err := buildSyncEngine(f, cfg, dir, repo, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s  %s\n", repo, dir)
 	rep, err := eng.Sync(ctx)
 	if ferr := sc.Flush(); ferr != nil {
 		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
@@ -57,13 +64,9 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// buildSyncEngine resolves the repo, server, token and state directory
-// (flags > environment > config) and builds the engine.
-func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine, *scan.Scanner, error) {
-	dir, repo, err := syncTarget(f)
-	if err != nil {
-		return nil, nil, err
-	}
+// buildSyncEngine resolves the server, token and state directory (flags >
+// environment > config) and builds the engine for repo in dir.
+func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer) (*memsync.Engine, *scan.Scanner, error) {
 	client := f.client.resolve(cfg.Client)
 	if client.Server == "" {
 		return nil, nil, errNoServer
@@ -88,22 +91,19 @@ func buildSyncEngine(f syncFlags, cfg Config, stderr io.Writer) (*memsync.Engine
 	return eng, sc, err
 }
 
-// syncTarget returns the team directory and slug: both from flags, or
-// discovered from the git checkout in the current directory.
+// syncTarget returns the team directory, absolute, and the slug: both from
+// flags, or discovered from the git checkout in the current directory.
 func syncTarget(f syncFlags) (dir, repo string, err error) {
-	if f.dir != "" && f.repo != "" {
-		return f.dir, f.repo, nil
+	dir, repo = f.dir, f.repo
+	if dir == "" || repo == "" {
+		found, err := memsync.Discover(".")
+		if err != nil {
+			return "", "", usageError{fmt.Errorf("%w (or pass --dir and --repo)", err)}
+		}
+		dir, repo = cmp.Or(dir, found.Dir), cmp.Or(repo, found.Slug)
 	}
-	found, err := memsync.Discover(".")
-	if err != nil {
-		return "", "", usageError{fmt.Errorf("%w (or pass --dir and --repo)", err)}
-	}
-	dir, repo = found.Dir, found.Slug
-	if f.dir != "" {
-		dir = f.dir
-	}
-	if f.repo != "" {
-		repo = f.repo
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", "", fmt.Errorf("team directory: %w", err)
 	}
 	return dir, repo, nil
 }

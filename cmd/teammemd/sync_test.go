@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 func TestSyncCommand(t *testing.T) {
@@ -30,6 +32,7 @@ func TestSyncCommand(t *testing.T) {
 		{"idle", srv.Token, "up to date", ""},
 		{"bad token", "wrong", "", "set TEAMMEMD_TOKEN"},
 	}
+	header := "acme/app  " + dir + "\n"
 	for _, tc := range tests {
 		t.Setenv("TEAMMEMD_TOKEN", tc.token)
 		var stdout, stderr bytes.Buffer
@@ -40,8 +43,11 @@ func TestSyncCommand(t *testing.T) {
 		if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("%s: run(sync) = %v, want an error mentioning %q", tc.name, err, tc.wantErr)
 		}
-		if tc.wantOut == "" && stdout.Len() > 0 {
-			t.Errorf("%s: run(sync) printed %q, want nothing", tc.name, stdout.String())
+		if !strings.HasPrefix(stdout.String(), header) {
+			t.Errorf("%s: run(sync) printed %q, want it to start with %q", tc.name, stdout.String(), header)
+		}
+		if tc.wantOut == "" && stdout.String() != header {
+			t.Errorf("%s: run(sync) printed %q, want only %q", tc.name, stdout.String(), header)
 		}
 		if !strings.Contains(stdout.String(), tc.wantOut) {
 			t.Errorf("%s: run(sync) printed %q, want %q", tc.name, stdout.String(), tc.wantOut)
@@ -99,5 +105,49 @@ func TestSyncTokenAndStateOptions(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(tc.wantState, "repos")); err != nil {
 			t.Errorf("%s: sync (stdout %q) kept no state in %s: %v", tc.name, stdout, tc.wantState, err)
 		}
+	}
+}
+
+// gitCheckout makes a git checkout whose origin is acme/app on github.com,
+// points Claude Code's config home at a temporary directory, and returns
+// the checkout and the team directory teammemd finds for it.
+func gitCheckout(t *testing.T) (checkout, team string) {
+	t.Helper()
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	checkout = t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"config", "remote.origin.url", "git@github.com:acme/app.git"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = checkout
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	found, err := memsync.Discover(checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(found.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return checkout, found.Dir
+}
+
+// Inside a git checkout, sync finds the repo and says which one it synced.
+func TestSyncDiscoversCheckout(t *testing.T) {
+	srv := servertest.Start(t)
+	checkout, team := gitCheckout(t)
+	if err := os.WriteFile(filepath.Join(team, "MEMORY.md"), []byte("# team\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Chdir(checkout)
+	stdout, stderr, code := runCLI(t, "sync", "--server", srv.URL, "--state-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("sync in a checkout exit %d, stderr %q, want 0", code, stderr)
+	}
+	if want := "acme/app  " + team + "\npushed    MEMORY.md\n"; stdout != want {
+		t.Errorf("sync in a checkout printed %q, want %q", stdout, want)
 	}
 }
