@@ -55,7 +55,8 @@ type ClientOption func(*Client)
 // WithUserAgent sets the User-Agent header (default "teammemd/dev").
 func WithUserAgent(ua string) ClientOption { return func(c *Client) { c.userAgent = ua } }
 
-// WithLogger sets the logger used to report retries.
+// WithLogger sets the logger used to report retries. Each line names the
+// repo itself, so l should not carry a repo attribute.
 func WithLogger(l *slog.Logger) ClientOption { return func(c *Client) { c.log = l } }
 
 // WithTransport sets the HTTP transport (default: a pooled clone of
@@ -94,22 +95,17 @@ func NewClient(baseURL string, ts oauth2.TokenSource, opts ...ClientOption) (*Cl
 	return c, nil
 }
 
-// retrying returns a retrying HTTP client whose attempts time out after
-// timeout.
-func (c *Client) retrying(timeout time.Duration) *retryablehttp.Client {
+// retrying returns a retrying HTTP client for one request whose attempts
+// time out after timeout and whose retries rt reports.
+func (c *Client) retrying(timeout time.Duration, rt *retryReport) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient:   &http.Client{Transport: c.transport, Timeout: timeout},
 		RetryWaitMin: c.waitMin,
 		RetryWaitMax: c.waitMax,
 		RetryMax:     c.retryMax,
-		CheckRetry:   retryablehttp.DefaultRetryPolicy,
-		Backoff:      jitterBackoff,
+		CheckRetry:   rt.check,
+		Backoff:      rt.backoff,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: func(_ retryablehttp.Logger, r *http.Request, attempt int) {
-			if attempt > 0 {
-				c.log.Warn("retrying request", "method", r.Method, "path", r.URL.Path, "attempt", attempt)
-			}
-		},
 	}
 }
 
@@ -120,7 +116,7 @@ func (c *Client) Host() string { return c.base.Host }
 // it returns modified=false (304). A repo never written is a 404 *api.Error.
 func (c *Client) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullResponse, bool, error) {
 	var out api.FullResponse
-	status, err := c.do(ctx, http.MethodGet, c.query(repo, ""), ifNoneMatch, "", nil, RequestTimeout, &out)
+	status, err := c.do(ctx, request{op: OpPull, repo: repo, method: http.MethodGet, url: c.query(repo, ""), ifNoneMatch: ifNoneMatch}, &out)
 	if err != nil {
 		return out, false, fmt.Errorf("pull %s: %w", repo, err)
 	}
@@ -130,7 +126,7 @@ func (c *Client) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullRes
 // Hashes probes the repo's entry checksums without bodies.
 func (c *Client) Hashes(ctx context.Context, repo string) (api.HashesResponse, error) {
 	var out api.HashesResponse
-	if _, err := c.do(ctx, http.MethodGet, c.query(repo, "0"), "", "", nil, RequestTimeout, &out); err != nil {
+	if _, err := c.do(ctx, request{op: OpProbe, repo: repo, method: http.MethodGet, url: c.query(repo, "0")}, &out); err != nil {
 		return out, fmt.Errorf("probe %s: %w", repo, err)
 	}
 	return out, nil
@@ -145,8 +141,10 @@ func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 	if secs < 1 {
 		secs = 1
 	}
-	u := c.query(repo, strconv.Itoa(secs))
-	status, err := c.do(ctx, http.MethodGet, u, ifNoneMatch, "", nil, time.Duration(secs)*time.Second+waitMargin, &out)
+	status, err := c.do(ctx, request{
+		op: OpWait, repo: repo, method: http.MethodGet, url: c.query(repo, strconv.Itoa(secs)),
+		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin,
+	}, &out)
 	if err != nil {
 		return out, false, fmt.Errorf("wait for changes in %s: %w", repo, err)
 	}
@@ -157,7 +155,7 @@ func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 // the JSON encoding of a PutRequest (see encodePut).
 func (c *Client) Put(ctx context.Context, repo, ifMatch string, body []byte) (api.PutResponse, error) {
 	var out api.PutResponse
-	if _, err := c.do(ctx, http.MethodPut, c.query(repo, ""), "", ifMatch, body, RequestTimeout, &out); err != nil {
+	if _, err := c.do(ctx, request{op: OpPush, repo: repo, method: http.MethodPut, url: c.query(repo, ""), ifMatch: ifMatch, body: body}, &out); err != nil {
 		return out, fmt.Errorf("push %s: %w", repo, err)
 	}
 	return out, nil
@@ -179,41 +177,67 @@ func (c *Client) query(repo, wait string) string {
 	return u.String()
 }
 
+// request is one call to the server.
+type request struct {
+	op          string // OpPull, OpProbe, OpWait or OpPush
+	repo        string
+	method      string
+	url         string
+	ifNoneMatch string
+	ifMatch     string
+	body        []byte
+	timeout     time.Duration // one attempt's; RequestTimeout when zero
+}
+
 // do sends one request with retries and decodes a 200 body into out. It
 // returns the final status; 304 is not an error; other non-2xx answers are
 // *api.Error values.
-func (c *Client) do(ctx context.Context, method, u, ifNoneMatch, ifMatch string, body []byte, timeout time.Duration, out any) (int, error) {
+func (c *Client) do(ctx context.Context, rq request, out any) (int, error) {
+	timeout := rq.timeout
+	if timeout <= 0 {
+		timeout = RequestTimeout
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout*time.Duration(c.retryMax+1)+c.waitMax*time.Duration(c.retryMax))
 	defer cancel()
-	var raw any
-	if body != nil {
-		raw = body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
+	req, err := c.newRequest(ctx, rq)
 	if err != nil {
-		return 0, fmt.Errorf("build request: %w", err)
-	}
-	if err := c.authorize(req); err != nil {
 		return 0, err
 	}
-	if ifNoneMatch != "" {
-		req.Header.Set("If-None-Match", api.ETag(ifNoneMatch))
-	}
-	if ifMatch != "" {
-		req.Header.Set("If-Match", api.ETag(ifMatch))
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.retrying(timeout).Do(req)
+	rt := &retryReport{log: c.log, trace: retryTraceFrom(ctx), op: rq.op, repo: rq.repo, attempts: c.retryMax + 1}
+	resp, err := c.retrying(timeout, rt).Do(req)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return 0, fmt.Errorf("%s %s: %w", method, api.Path, err)
+		return 0, fmt.Errorf("%s %s: %w", rq.method, api.Path, err)
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode, decodeResponse(resp, out)
+}
+
+// newRequest builds rq with its credentials and preconditions.
+func (c *Client) newRequest(ctx context.Context, rq request) (*retryablehttp.Request, error) {
+	var raw any
+	if rq.body != nil {
+		raw = rq.body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, rq.method, rq.url, raw)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if err := c.authorize(req); err != nil {
+		return nil, err
+	}
+	if rq.ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", api.ETag(rq.ifNoneMatch))
+	}
+	if rq.ifMatch != "" {
+		req.Header.Set("If-Match", api.ETag(rq.ifMatch))
+	}
+	if rq.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
 }
 
 func (c *Client) authorize(req *retryablehttp.Request) error {

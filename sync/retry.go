@@ -1,0 +1,99 @@
+package memsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// The operations a Retry can belong to.
+const (
+	OpPull  = "pull"
+	OpProbe = "probe"
+	OpWait  = "wait"
+	OpPush  = "push"
+)
+
+// Retry describes one failed attempt of a request that the client is about
+// to send again.
+type Retry struct {
+	// Op is what the request does: OpPull, OpProbe, OpWait or OpPush.
+	Op   string
+	Repo string
+	// Attempt is the attempt that failed, from 1, out of Attempts in all.
+	Attempt, Attempts int
+	// Cause is why it failed: the network error or the HTTP status. It
+	// never holds the token or a body.
+	Cause string
+	// Wait is how long the client waits before the next attempt.
+	Wait time.Duration
+}
+
+type retryTraceKey struct{}
+
+// WithRetryTrace returns a context whose requests call f before each retry,
+// as httptrace does for connections, so a caller can show a request that is
+// being retried while it still runs. f must not block.
+func WithRetryTrace(ctx context.Context, f func(Retry)) context.Context {
+	return context.WithValue(ctx, retryTraceKey{}, f)
+}
+
+func retryTraceFrom(ctx context.Context) func(Retry) {
+	f, _ := ctx.Value(retryTraceKey{}).(func(Retry))
+	return f
+}
+
+// retryReport decides the retries of one request with the default policy
+// and reports each one: a log line at Warn with its cause and wait, and the
+// context's retry trace.
+type retryReport struct {
+	log      *slog.Logger
+	trace    func(Retry)
+	op, repo string
+	attempts int
+	cause    string // the last retried failure's
+}
+
+// check is the retry policy; it keeps the cause of a failure it retries.
+func (r *retryReport) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, cerr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	if retry {
+		r.cause = retryCause(resp, err)
+	}
+	return retry, cerr
+}
+
+// backoff picks the wait before the next attempt and reports the retry. It
+// is called only when another attempt follows.
+func (r *retryReport) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	wait := jitterBackoff(minWait, maxWait, attempt, resp)
+	rt := Retry{Op: r.op, Repo: r.repo, Attempt: attempt + 1, Attempts: r.attempts, Cause: r.cause, Wait: wait}
+	r.log.Warn("request failed; retrying", "repo", rt.Repo, "op", rt.Op, "attempt", rt.Attempt,
+		"attempts", rt.Attempts, "cause", rt.Cause, "retryIn", rt.Wait)
+	if r.trace != nil {
+		r.trace(rt)
+	}
+	return wait
+}
+
+// retryCause names a failure without the request URL, the token or a body:
+// the network error, or the HTTP status.
+func retryCause(resp *http.Response, err error) string {
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return ue.Err.Error()
+		}
+		return err.Error()
+	}
+	if resp != nil {
+		return fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	}
+	return "unknown failure"
+}

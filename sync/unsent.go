@@ -1,0 +1,47 @@
+package memsync
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+)
+
+// Unsent lists the keys a push would send or delete, judged from the saved
+// state and the team directory alone: it asks no server, scans for no
+// secrets and saves nothing, so it also answers while the server is away.
+// On a repo never synced it lists every syncable file; with no team
+// directory, nothing.
+func (e *Engine) Unsent() ([]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st, _, err := e.state.loadReadOnly(e.cfg.Repo, e.client.Host())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(e.cfg.Dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	td, err := openTeamDir(e.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer td.close()
+	local, skipped, err := td.scanLocal(st.Index, e.now())
+	if err != nil {
+		return nil, err
+	}
+	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
+	unsyncable := make(map[string]bool, len(skipped))
+	for _, sk := range skipped {
+		unsyncable[sk.Key] = true
+	}
+	out := s.localDeletes(local, unsyncable)
+	for k, le := range local {
+		if s.changed(k, le) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
