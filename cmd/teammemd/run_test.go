@@ -96,9 +96,12 @@ func TestPrintStatus(t *testing.T) {
 	retry := now.Add(30 * time.Second)
 	st := daemon.Status{PID: 42, Version: "v1", Started: now.Add(-time.Hour), Repos: []daemon.RepoStatus{{
 		Repo: "acme/app", Dir: "/t", Server: "http://s", Live: false,
-		LastPull:   &daemon.OpResult{Time: now.Add(-time.Minute), OK: true, Result: "2 pulled"},
-		Pending:    []string{"a.md"},
-		Blocked:    []daemon.Blocked{{Path: "creds.md", RuleID: "github-pat"}},
+		LastPull: &daemon.OpResult{Time: now.Add(-time.Minute), OK: true, Result: "2 pulled"},
+		Pending:  []string{"a.md"},
+		Blocked: []daemon.Blocked{
+			{Path: "deploy.md", RuleID: "aws-access-token"}, {Path: "creds.md", RuleID: "github-pat"},
+			{Path: "deploy.md", RuleID: "generic-api-key"}, {Path: "deploy.md", RuleID: "aws-access-token"},
+		},
 		Conflict:   []string{"/s/conflicts/x.md"},
 		Suppressed: "403 team_memory_group_acl_denied: no access",
 		NextRetry:  &retry,
@@ -109,12 +112,16 @@ func TestPrintStatus(t *testing.T) {
 	}
 	for _, want := range []string{
 		"pid 42, up 1h0m0s", "acme/app", "(not connected)", "last pull:  1m0s ago, 2 pulled", "last push:  never",
-		"pending:    a.md", "pushes stopped: 403", "next retry: in 30s", "held back:  creds.md (secret found, rule github-pat)",
+		"pending:    a.md", "pushes stopped: 403", "next retry: in 30s",
+		"held back:  deploy.md (secret found: aws-access-token, generic-api-key)\n  held back:  creds.md (secret found: github-pat)\n",
 		"conflict copy: /s/conflicts/x.md",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("printStatus() = %q, want it to contain %q", b.String(), want)
 		}
+	}
+	if n := strings.Count(b.String(), "held back:"); n != 2 {
+		t.Errorf("printStatus() has %d held back lines, want one per file (2):\n%s", n, b.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,8 +74,8 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 		if r.NextRetry != nil {
 			fmt.Fprintf(&b, "  next retry: in %s\n", r.NextRetry.Sub(now).Round(time.Second))
 		}
-		for _, bl := range r.Blocked {
-			fmt.Fprintf(&b, "  held back:  %s (secret found, rule %s)\n", bl.Path, bl.RuleID)
+		for _, h := range heldBack(r.Blocked) {
+			fmt.Fprintf(&b, "  held back:  %s (secret found: %s)\n", h.path, strings.Join(h.rules, ", "))
 		}
 		for _, c := range r.Conflict {
 			fmt.Fprintf(&b, "  conflict copy: %s\n", c)
@@ -85,6 +86,31 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// heldFile is one file the scanner held back, with every rule it matched.
+type heldFile struct {
+	path  string
+	rules []string
+}
+
+// heldBack groups blocked findings by file, in the order files first
+// appear, each rule named once.
+func heldBack(blocked []daemon.Blocked) []heldFile {
+	var files []heldFile
+	index := map[string]int{}
+	for _, bl := range blocked {
+		i, ok := index[bl.Path]
+		if !ok {
+			i = len(files)
+			index[bl.Path] = i
+			files = append(files, heldFile{path: bl.Path})
+		}
+		if !slices.Contains(files[i].rules, bl.RuleID) {
+			files[i].rules = append(files[i].rules, bl.RuleID)
+		}
+	}
+	return files
 }
 
 func opLine(op *daemon.OpResult, now time.Time) string {
