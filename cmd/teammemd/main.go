@@ -49,9 +49,12 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		usage(stdout)
 		return nil
+	}
+	if args[0] == "-v" || args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdout, stderr)
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -61,8 +64,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return cmd.run(ctx, args[1:], stdout, stderr)
 }
 
+// isHelp reports whether arg asks for help, in any spelling the flag
+// package accepts.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "--h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: teammemd <command> [flags]")
+	fmt.Fprintln(w, "usage: teammemd <command> [flags]\n       teammemd --version")
 	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for name := range commands {
@@ -75,7 +88,14 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'teammemd <command> -h' for a command's flags.")
 }
 
-func runVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("version takes no arguments, got %q", fs.Args())}
+	}
 	_, err := fmt.Fprintln(stdout, "teammemd", version)
 	return err
 }

@@ -27,7 +27,12 @@ const maxSubjectBytes = 200
 // its database file (the server may be running).
 func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
+		tokenUsage(stderr)
 		return usageError{errors.New("token: want a subcommand: create, list or revoke")}
+	}
+	if isHelp(args[0]) {
+		tokenUsage(stdout)
+		return nil
 	}
 	switch args[0] {
 	case "create":
@@ -36,11 +41,21 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runTokenList(ctx, args[1:], stdout, stderr)
 	case "revoke":
 		return runTokenRevoke(ctx, args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, "usage: teammemd token create|list|revoke [flags]")
-		return nil
 	}
+	tokenUsage(stderr)
 	return usageError{fmt.Errorf("token: unknown subcommand %q (want create, list or revoke)", args[0])}
+}
+
+// tokenUsage lists the token subcommands.
+func tokenUsage(w io.Writer) {
+	fmt.Fprintln(w, `usage: teammemd token <subcommand> [flags]
+
+subcommands:
+  create    create a token and print its secret once
+  list      list tokens: ID, subject, grants, created, revoked
+  revoke    revoke a token by ID
+
+Run 'teammemd token <subcommand> -h' for its flags.`)
 }
 
 // tokenFlags are the flags every token subcommand takes.

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Asking any command for help prints its usage and exits 0.
+func TestHelpExitsZero(t *testing.T) {
+	var cmds [][]string
+	for name := range commands {
+		cmds = append(cmds, []string{name})
+	}
+	cmds = append(cmds, []string{}, []string{"token", "create"}, []string{"token", "list"}, []string{"token", "revoke"})
+	for _, cmd := range cmds {
+		for _, help := range []string{"-h", "--help", "-help"} {
+			args := append(slices.Clone(cmd), help)
+			stdout, stderr, code := runCLI(t, args...)
+			if code != 0 || !strings.Contains(strings.ToLower(stdout+stderr), "usage") {
+				t.Errorf("teammemd %s: exit %d, output %q, want 0 and a usage text", strings.Join(args, " "), code, stdout+stderr)
+			}
+		}
+	}
+}
+
+func TestVersionSpellings(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
+		stdout, stderr, code := runCLI(t, args...)
+		if code != 0 || stdout != "teammemd "+version+"\n" {
+			t.Errorf("teammemd %s = %q exit %d (stderr %q), want %q and 0", args[0], stdout, code, stderr, "teammemd "+version+"\n")
+		}
+	}
+	if _, _, code := runCLI(t, "version", "extra"); code != 2 {
+		t.Errorf("teammemd version extra exit %d, want 2", code)
+	}
+}
