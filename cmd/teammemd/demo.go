@@ -48,12 +48,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	root := *workdir
-	if root == "" {
-		var err error
-		if root, err = os.MkdirTemp("", "teammemd-demo-"); err != nil {
-			return fmt.Errorf("create demo directory: %w", err)
-		}
+	root, created, err := demoRoot(*workdir)
+	if err != nil {
+		return err
 	}
 	p, err := newProcs(stdout, root)
 	if err != nil {
@@ -64,8 +61,34 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if stopErr := p.stop(); err == nil && ctx.Err() == nil {
 		err = stopErr
 	}
-	fmt.Fprintf(stdout, "\nEverything the demo made is in %s (logs: *.log).\n", root)
-	return err
+	return finishDemo(stdout, root, created && !*keep, err)
+}
+
+// demoRoot returns workdir, or a new temporary directory when it is empty;
+// created says the demo made it.
+func demoRoot(workdir string) (root string, created bool, err error) {
+	if workdir != "" {
+		return workdir, false, nil
+	}
+	root, err = os.MkdirTemp("", "teammemd-demo-")
+	if err != nil {
+		return "", false, fmt.Errorf("create demo directory: %w", err)
+	}
+	return root, true, nil
+}
+
+// finishDemo deletes root when removable and the demo succeeded; else it
+// keeps it, to be looked at, and says where it is.
+func finishDemo(out io.Writer, root string, removable bool, err error) error {
+	if !removable || err != nil {
+		fmt.Fprintf(out, "\nEverything the demo made is in %s (logs: *.log).\n", root)
+		return err
+	}
+	if err := os.RemoveAll(root); err != nil {
+		return fmt.Errorf("remove the demo directory: %w", err)
+	}
+	fmt.Fprintf(out, "\nRemoved the demo's directory %s; pass --workdir DIR to keep its files.\n", root)
+	return nil
 }
 
 // demo walks a new user through a file travelling between two teammates and
@@ -101,7 +124,7 @@ func (d *demo) startServer(ctx context.Context) error {
 	}
 	data := filepath.Join(d.root, "server")
 	d.base = "http://" + addr
-	if d.token, err = d.p.output(ctx, "token", "create", "--data", data, "--subject", "demo", "--repos", "demo/**"); err != nil {
+	if d.token, err = d.p.output(ctx, "TOKEN", "token", "create", "--data", data, "--subject", "demo", "--repos", "demo/**"); err != nil {
 		return err
 	}
 	if err := d.p.start(ctx, "server", nil, "serve", "--listen", addr, "--data", data); err != nil {
@@ -175,12 +198,8 @@ func (d *demo) stopSecret(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	rules := map[string][]string{}
-	for _, b := range held {
-		rules[b.Path] = append(rules[b.Path], b.RuleID)
-	}
-	for path, ids := range rules {
-		fmt.Fprintf(d.out, "   held back: %s (rules: %s); the secret itself is never logged or shown\n", path, strings.Join(ids, ", "))
+	for _, h := range heldBack(held) {
+		fmt.Fprintf(d.out, "   held back: %s (rules: %s); the secret itself is never logged or shown\n", h.path, strings.Join(h.rules, ", "))
 	}
 	keys, err := d.serverKeys(ctx)
 	if err != nil {
@@ -191,7 +210,7 @@ func (d *demo) stopSecret(ctx context.Context) error {
 		return fmt.Errorf("deploy.md reached the server")
 	}
 	fmt.Fprintln(d.out, "\n5. alice's daemon reports it:")
-	st, err := d.p.output(ctx, "status", "--socket", d.alice.socket)
+	st, err := d.p.output(ctx, "", "status", "--socket", d.alice.socket)
 	if err != nil {
 		return err
 	}

@@ -38,9 +38,11 @@ func newProcs(out io.Writer, logDir string) (*procs, error) {
 	return &procs{exe: exe, out: out, logDir: logDir, env: append(os.Environ(), demoEnv+"=1")}, nil
 }
 
-// output runs teammemd with args to completion and returns its stdout.
-func (p *procs) output(ctx context.Context, args ...string) (string, error) {
-	p.echo(nil, args)
+// output runs teammemd with args to completion and returns its stdout. It
+// echoes the command as the assignment of its output to the shell variable
+// assign, unless assign is empty.
+func (p *procs) output(ctx context.Context, assign string, args ...string) (string, error) {
+	p.echo(nil, assign, args)
 	cmd := exec.CommandContext(ctx, p.exe, args...)
 	cmd.Env = p.env
 	var stderr bytes.Buffer
@@ -54,7 +56,7 @@ func (p *procs) output(ctx context.Context, args ...string) (string, error) {
 
 // start launches a long-running teammemd with args, logging to name.log.
 func (p *procs) start(ctx context.Context, name string, env []string, args ...string) error {
-	p.echo(env, args)
+	p.echo(env, "", args)
 	logPath := filepath.Join(p.logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -99,17 +101,25 @@ func (p *procs) stop() error {
 	return errors.Join(errs...)
 }
 
-func (p *procs) echo(env, args []string) {
-	var b strings.Builder
-	b.WriteString("  $ ")
-	for _, e := range env {
-		if k, _, ok := strings.Cut(e, "="); ok && k == "TEAMMEMD_TOKEN" {
-			e = k + "=$TOKEN"
-		}
-		b.WriteString(e + " ")
+// echo prints the command line a user would type for args, with env set
+// and, when assign is set, its output captured in that shell variable.
+// The token is shown as $TOKEN, the variable the token step assigns.
+func (p *procs) echo(env []string, assign string, args []string) {
+	line := shellJoin(append([]string{"teammemd"}, args...)...)
+	if assign != "" {
+		line = assign + "=$(" + line + ")"
 	}
-	b.WriteString("teammemd " + strings.Join(args, " "))
-	fmt.Fprintln(p.out, b.String())
+	words := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		if k == "TEAMMEMD_TOKEN" {
+			v = "$TOKEN"
+		} else {
+			v = shellQuote(v)
+		}
+		words = append(words, k+"="+v)
+	}
+	fmt.Fprintln(p.out, "  $ "+strings.Join(append(words, line), " "))
 }
 
 // freeLoopbackAddr returns a loopback address with a port that was free a

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,13 +37,26 @@ func TestDemo(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"teammemd serve --listen 127.0.0.1:",
+		"  $ TOKEN=$(teammemd token create --data ",
+		"  $ TEAMMEMD_TOKEN=$TOKEN teammemd run --dir ",
 		"alice/team/MEMORY.md -> bob/team/MEMORY.md in",
-		"held back: deploy.md (rules: aws-access-token",
+		"held back: deploy.md (rules: aws-access-token, generic-api-key)",
 		"the server holds: [MEMORY.md]",
+		"Everything the demo made is in " + root,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, got)
 		}
+	}
+	// The echoed token step is a line a shell runs as the demo did.
+	_, tokenLine, _ := strings.Cut(got, "  $ TOKEN=$(")
+	tokenLine, _, _ = strings.Cut(tokenLine, ")\n")
+	wantArgv := []string{"teammemd", "token", "create", "--data", filepath.Join(root, "server"), "--subject", "demo", "--repos", "demo/**"}
+	if argv := shellWords(t, tokenLine); !slices.Equal(argv, wantArgv) {
+		t.Errorf("echoed token step %q splits into %q, want %q", tokenLine, argv, wantArgv)
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Errorf("demo with --workdir removed its directory: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "bob", "team", "deploy.md")); !os.IsNotExist(err) {
 		t.Errorf("bob has deploy.md (stat error %v), want it held back on alice's machine", err)
@@ -63,5 +78,41 @@ func TestDemo(t *testing.T) {
 	}
 	if strings.Contains(got, key) {
 		t.Errorf("demo output contains the access key")
+	}
+}
+
+// The demo deletes only a directory it made itself, and only after a run
+// that went well; otherwise it says where the files are.
+func TestFinishDemo(t *testing.T) {
+	failed := errors.New("server did not start")
+	tests := []struct {
+		name       string
+		removable  bool
+		err        error
+		wantGone   bool
+		wantOutput string
+	}{
+		{"own directory, success", true, nil, true, "Removed the demo's directory "},
+		{"own directory, failure", true, failed, false, "Everything the demo made is in "},
+		{"--workdir or --keep", false, nil, false, "Everything the demo made is in "},
+		{"--workdir, failure", false, failed, false, "Everything the demo made is in "},
+	}
+	for _, tt := range tests {
+		root := filepath.Join(t.TempDir(), "demo")
+		if err := os.MkdirAll(filepath.Join(root, "alice", "team"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		err := finishDemo(&out, root, tt.removable, tt.err)
+		if !errors.Is(err, tt.err) || (tt.err == nil && err != nil) {
+			t.Errorf("%s: finishDemo() = %v, want %v", tt.name, err, tt.err)
+		}
+		_, statErr := os.Stat(root)
+		if gone := os.IsNotExist(statErr); gone != tt.wantGone {
+			t.Errorf("%s: directory removed = %v (stat error %v), want %v", tt.name, gone, statErr, tt.wantGone)
+		}
+		if want := tt.wantOutput + root; !strings.Contains(out.String(), want) {
+			t.Errorf("%s: finishDemo printed %q, want %q", tt.name, out.String(), want)
+		}
 	}
 }
