@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
