@@ -44,9 +44,9 @@ type node struct {
 	done   chan error
 }
 
-// testOpener builds real engines and clients with short retries, all
-// counted by c.
-func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logger) Opener {
+// testOpener builds real engines and clients with short retries (or those
+// of extra), all counted by c.
+func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logger, extra ...memsync.ClientOption) Opener {
 	return func(_ context.Context, s Spec) (Engine, Waiter, error) {
 		sc, err := testScanner()
 		if err != nil {
@@ -61,7 +61,8 @@ func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logg
 			tok = string(data)
 		}
 		ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok})
-		client, err := memsync.NewClient(s.Server, ts, memsync.WithTransport(c), memsync.WithRetry(0, 50*time.Millisecond, 100*time.Millisecond))
+		opts := append([]memsync.ClientOption{memsync.WithTransport(c), memsync.WithRetry(0, 50*time.Millisecond, 100*time.Millisecond)}, extra...)
+		client, err := memsync.NewClient(s.Server, ts, opts...)
 		if err != nil {
 			return nil, nil, err
 		}

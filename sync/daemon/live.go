@@ -13,7 +13,7 @@ func (r *repo) live(ctx context.Context) error {
 	failing := false
 	for {
 		cur := r.checksum()
-		h, changed, err := r.waiter.Wait(ctx, r.spec.Repo, cur, r.opts.WaitTimeout)
+		h, changed, err := r.waiter.Wait(r.traced(ctx, retryWait), r.spec.Repo, cur, r.opts.WaitTimeout)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -22,11 +22,13 @@ func (r *repo) live(ctx context.Context) error {
 			r.setLive(false)
 			d := bo.next()
 			r.log.Warn("change wait failed; reconnecting", "err", err, "retryIn", d)
+			r.status.setRetry(retryWait, time.Now().Add(d), err.Error())
 			if !sleep(ctx, d) {
 				return nil
 			}
 			continue
 		}
+		r.status.clearRetry(retryWait)
 		r.setLive(true)
 		r.log.Debug("change wait answered", "changed", changed)
 		if failing {

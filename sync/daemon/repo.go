@@ -20,6 +20,9 @@ type Engine interface {
 	Pull(ctx context.Context) (memsync.Report, error)
 	Push(ctx context.Context) (memsync.Report, error)
 	Checksum() string
+	// Unsent lists the files a push would send or delete, without asking
+	// the server.
+	Unsent() ([]string, error)
 }
 
 // Waiter holds change waits (PROTOCOL.md section 3) on the server.
@@ -134,6 +137,7 @@ func (r *repo) work(ctx context.Context) error {
 			waiting = true
 		}
 	}
+	r.noteUnsent()
 	if err := r.pull(ctx); err == nil {
 		pushNow()
 	}
@@ -175,6 +179,31 @@ func (r *repo) noteChanges(b watch.Batch) {
 	})
 }
 
+// noteUnsent adds the files the engine has not sent to the pending list.
+func (r *repo) noteUnsent() {
+	keys, err := r.eng.Unsent()
+	if err != nil {
+		r.log.Debug("cannot list unsent files", "err", err)
+		return
+	}
+	r.status.update(func(s *RepoStatus) {
+		for _, k := range keys {
+			if !slices.Contains(s.Pending, k) {
+				s.Pending = append(s.Pending, k)
+			}
+		}
+		slices.Sort(s.Pending)
+	})
+}
+
+// traced returns ctx with a retry trace that shows the client's retries of
+// source's requests in the status.
+func (r *repo) traced(ctx context.Context, source string) context.Context {
+	return memsync.WithRetryTrace(ctx, func(rt memsync.Retry) {
+		r.status.setRetry(source, time.Now().Add(rt.Wait), rt.Cause)
+	})
+}
+
 func (r *repo) unsuppress() {
 	r.status.update(func(s *RepoStatus) { s.Suppressed = "" })
 }
@@ -185,13 +214,19 @@ func (r *repo) push(ctx context.Context, bo *backoff) (time.Duration, bool) {
 	if r.status.snapshot().Suppressed != "" {
 		return 0, false
 	}
-	rep, err := r.eng.Push(ctx)
+	r.status.setOp(StatePushing)
+	rep, err := r.eng.Push(r.traced(ctx, retryPush))
+	r.status.setOp("")
 	if ctx.Err() != nil {
 		return 0, false
 	}
 	r.recordPush(rep, err)
+	if err != nil {
+		r.noteUnsent()
+	}
 	switch {
 	case err == nil:
+		r.status.clearRetry(retryPush)
 		bo.reset()
 		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
 			r.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
@@ -200,20 +235,23 @@ func (r *repo) push(ctx context.Context, bo *backoff) (time.Duration, bool) {
 		return 0, false
 	case permanent(err):
 		r.log.Warn("push refused; waiting for the files or the config to change", "err", err)
+		r.status.clearRetry(retryPush)
 		r.status.update(func(s *RepoStatus) { s.Suppressed = err.Error() })
 		return 0, false
 	default:
 		d := bo.next()
 		r.log.Warn("push failed; will retry", "err", err, "retryIn", d)
-		next := time.Now().Add(d)
-		r.status.update(func(s *RepoStatus) { s.NextRetry = &next })
+		r.status.setRetry(retryPush, time.Now().Add(d), err.Error())
 		return d, true
 	}
 }
 
 // pull runs one pull and records it.
 func (r *repo) pull(ctx context.Context) error {
-	rep, err := r.eng.Pull(ctx)
+	r.status.setOp(StatePulling)
+	rep, err := r.eng.Pull(r.traced(ctx, retryPull))
+	r.status.setOp("")
+	r.status.clearRetry(retryPull)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -221,6 +259,7 @@ func (r *repo) pull(ctx context.Context) error {
 	r.own.note(rep)
 	if err != nil {
 		r.log.Warn("pull failed", "err", err)
+		r.noteUnsent()
 		return err
 	}
 	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {

@@ -19,7 +19,6 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 			return
 		}
 		s.Pending = nil
-		s.NextRetry = nil
 		s.Blocked = blockedFiles(rep.Blocked)
 	})
 }

@@ -28,6 +28,8 @@ type RepoStatus struct {
 	Repo   string `json:"repo"`
 	Dir    string `json:"dir"`
 	Server string `json:"server"`
+	// State is what the repo is doing now: one of the State constants.
+	State string `json:"state"`
 	// Live tells whether the server answered the last pull or change wait:
 	// the change wait is connected, or about to be.
 	Live     bool      `json:"live"`
@@ -38,8 +40,36 @@ type RepoStatus struct {
 	Conflict []string  `json:"conflicts"`
 	// Suppressed is why pushes are stopped until the files or the config
 	// change, empty when they are not.
-	Suppressed string     `json:"suppressed,omitempty"`
+	Suppressed string `json:"suppressed,omitempty"`
+	// NextRetry is when the soonest retry after a failure is due (a
+	// request the client sends again, a push or a change wait), and
+	// RetryCause what failed.
 	NextRetry  *time.Time `json:"nextRetry,omitempty"`
+	RetryCause string     `json:"retryCause,omitempty"`
+}
+
+// The values of RepoStatus.State, in the order they take precedence.
+const (
+	StatePulling  = "pulling"  // a pull runs (and may be retrying)
+	StatePushing  = "pushing"  // a push runs (and may be retrying)
+	StateRetrying = "retrying" // a failure was recorded; see NextRetry
+	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
+	StateStarting = "starting" // no pull has finished yet
+	StateFailed   = "failed"   // the last pull or push failed
+	StateIdle     = "idle"     // in sync, waiting for changes
+)
+
+// Sources of a retry, each with its own schedule.
+const (
+	retryPull = "pull"
+	retryPush = "push"
+	retryWait = "wait"
+)
+
+// retryNote is one scheduled retry.
+type retryNote struct {
+	at    time.Time
+	cause string
 }
 
 // OpResult is the outcome of the last pull or push.
@@ -58,8 +88,34 @@ type Blocked struct {
 
 // statusBox holds one repo's status for readers on other goroutines.
 type statusBox struct {
-	mu sync.Mutex
-	s  RepoStatus
+	mu      sync.Mutex
+	s       RepoStatus
+	op      string               // StatePulling or StatePushing while one runs
+	retries map[string]retryNote // by source; State and NextRetry derive from them
+}
+
+// setOp records the operation under way, "" when none.
+func (b *statusBox) setOp(op string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.op = op
+}
+
+// setRetry records that source failed with cause and is retried at at.
+func (b *statusBox) setRetry(source string, at time.Time, cause string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.retries == nil {
+		b.retries = map[string]retryNote{}
+	}
+	b.retries[source] = retryNote{at: at, cause: cause}
+}
+
+// clearRetry forgets source's retry.
+func (b *statusBox) clearRetry(source string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.retries, source)
 }
 
 func (b *statusBox) update(f func(*RepoStatus)) {
@@ -84,10 +140,8 @@ func (b *statusBox) snapshot() RepoStatus {
 		p := *s.LastPush
 		s.LastPush = &p
 	}
-	if s.NextRetry != nil {
-		t := *s.NextRetry
-		s.NextRetry = &t
-	}
+	s.NextRetry, s.RetryCause = b.nextRetry()
+	s.State = b.state(s)
 	if s.Pending == nil {
 		s.Pending = []string{}
 	}
@@ -98,4 +152,49 @@ func (b *statusBox) snapshot() RepoStatus {
 		s.Conflict = []string{}
 	}
 	return s
+}
+
+// nextRetry returns the soonest scheduled retry and its cause. A change
+// wait's retry is dropped once due: a wait that reached the server is held
+// open, so no answer is the sign it is connected, and a new failure records
+// a new retry.
+func (b *statusBox) nextRetry() (*time.Time, string) {
+	var next *time.Time
+	cause := ""
+	now := time.Now()
+	for source, n := range b.retries {
+		if source == retryWait && !n.at.After(now) {
+			continue
+		}
+		if next == nil || n.at.Before(*next) {
+			at := n.at
+			next, cause = &at, n.cause
+		}
+	}
+	return next, cause
+}
+
+// state derives RepoStatus.State from the operation under way and s.
+func (b *statusBox) state(s RepoStatus) string {
+	switch {
+	case b.op != "":
+		return b.op
+	case s.NextRetry != nil:
+		return StateRetrying
+	case s.Suppressed != "":
+		return StateStopped
+	case s.LastPull == nil:
+		return StateStarting
+	case !latest(s.LastPull, s.LastPush).OK:
+		return StateFailed
+	}
+	return StateIdle
+}
+
+// latest returns the newer of two outcomes; pull is never nil.
+func latest(pull, push *OpResult) *OpResult {
+	if push != nil && push.Time.After(pull.Time) {
+		return push
+	}
+	return pull
 }
