@@ -40,7 +40,7 @@ func (s *session) saveConflict(key, source string, data []byte) (Conflict, error
 func (s *session) recordConflict(c Conflict) {
 	s.st.Conflicts = append(s.st.Conflicts, c)
 	s.rep.Conflicts = append(s.rep.Conflicts, c)
-	s.log.Warn("kept conflicting version", "repo", s.cfg.Repo, "key", c.Key, "source", c.Source, "path", c.Path)
+	s.log.Warn("kept conflicting version", "key", c.Key, "source", c.Source, "path", c.Path)
 }
 
 // Conflicts returns every conflict copy recorded for the repo, oldest

@@ -48,7 +48,9 @@ type Options struct {
 	Client *Client
 	// Scanner, when set, keeps files with secrets from being pushed.
 	Scanner SecretScanner
-	Logger  *slog.Logger
+	// Logger receives the engine's log; the engine adds the repo to every
+	// line itself, so Logger should not carry a repo attribute.
+	Logger *slog.Logger
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
 }
@@ -88,6 +90,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	e.log = e.log.With("repo", cfg.Repo)
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -159,7 +162,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, err
 	}
 	if aside != "" {
-		e.log.Warn("state file was corrupt; moved aside, doing a full resync", "repo", e.cfg.Repo, "movedTo", aside)
+		e.log.Warn("state file was corrupt; moved aside, doing a full resync", "movedTo", aside)
 	}
 	td, err := e.openDir(st)
 	if err != nil {

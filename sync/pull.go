@@ -27,7 +27,7 @@ func (s *session) pull(ctx context.Context) error {
 		s.rep.NotModified = true
 		return nil
 	}
-	s.log.Debug("pull fetched", "repo", s.cfg.Repo, "entries", len(resp.Content.Entries))
+	s.log.Debug("pull fetched", "entries", len(resp.Content.Entries))
 	return s.applyFull(resp)
 }
 

@@ -46,7 +46,7 @@ func (s *session) push(ctx context.Context) error {
 		if len(uploads) == 0 && len(deletes) == 0 {
 			return nil
 		}
-		s.log.Debug("push planned", "repo", s.cfg.Repo, "uploads", len(uploads), "deletes", len(deletes))
+		s.log.Debug("push planned", "uploads", len(uploads), "deletes", len(deletes))
 		err = s.send(ctx, uploads, deletes)
 		if err == nil || round == maxPushRounds {
 			return err
@@ -135,7 +135,7 @@ func (s *session) send(ctx context.Context, ups []upload, deletes []string) erro
 			return s.noteRejection(err, b)
 		}
 		s.accept(b, resp.Checksum)
-		s.log.Debug("batch pushed", "repo", s.cfg.Repo, "entries", len(b.Entries), "deletes", len(b.Deletes))
+		s.log.Debug("batch pushed", "entries", len(b.Entries), "deletes", len(b.Deletes))
 		ifMatch = resp.Checksum
 	}
 	return nil

@@ -131,5 +131,5 @@ func (s *session) block(k string, findings []scan.Finding) {
 		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
 	}
 	s.rep.Blocked = append(s.rep.Blocked, b)
-	s.log.Warn("secret found; file not pushed", "repo", s.cfg.Repo, "key", k, "rules", b.RuleIDs, "line", b.Line)
+	s.log.Warn("secret found; file not pushed", "key", k, "rules", b.RuleIDs, "line", b.Line)
 }

@@ -15,7 +15,7 @@ import (
 func (s *session) recover(ctx context.Context, err error) error {
 	var rej *rejectedError
 	if errors.As(err, &rej) {
-		s.log.Warn("server refused an entry; leaving it out", "repo", s.cfg.Repo, "key", rej.key, "err", err)
+		s.log.Warn("server refused an entry; leaving it out", "key", rej.key, "err", err)
 		return nil
 	}
 	var ae *api.Error
@@ -24,7 +24,7 @@ func (s *session) recover(ctx context.Context, err error) error {
 	}
 	switch {
 	case ae.Status == http.StatusPreconditionFailed:
-		s.log.Info("repo changed during push; reconciling", "repo", s.cfg.Repo)
+		s.log.Info("repo changed during push; reconciling")
 		return s.reconcile(ctx)
 	case ae.Code == api.CodeTooManyEntries:
 		limit, ok := ae.IntDetail("max_entries")
@@ -32,7 +32,7 @@ func (s *session) recover(ctx context.Context, err error) error {
 			return err
 		}
 		s.st.ServerMaxEntries = limit
-		s.log.Warn("server entry cap reached", "repo", s.cfg.Repo, "maxEntries", limit)
+		s.log.Warn("server entry cap reached", "maxEntries", limit)
 		return nil
 	}
 	return err
