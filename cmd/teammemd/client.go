@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/oauth2"
 
@@ -17,8 +18,10 @@ import (
 
 // Where "teammemd sync" and "teammemd run" find their server, token and
 // state: each setting is the flag, else the environment variable, else the
-// config's [client] key, else the default. $TEAMMEMD_TOKEN, the token itself,
-// wins over every token file.
+// config's [client] key, else the default. For the token, a file given with
+// --token-file or named for one repo in the config wins over $TEAMMEMD_TOKEN,
+// the token itself, which wins over $TEAMMEMD_TOKEN_FILE and [client]
+// token_file.
 const (
 	envServer    = "TEAMMEMD_SERVER"
 	envToken     = "TEAMMEMD_TOKEN"
@@ -38,8 +41,8 @@ type clientFlags struct {
 // register adds --server, --token-file and --state-dir to fs.
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "`file` holding the API token (default $"+envTokenFile+
-		", then [client] token_file; $"+envToken+" wins over all)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "`file` holding the API token (default $"+envToken+
+		" itself, then a file named by $"+envTokenFile+", then [client] token_file)")
 	fs.StringVar(&c.stateDir, "state-dir", "", "state `directory` (default $"+envStateDir+
 		", then [client] state_dir, then "+stateDir()+")")
 }
@@ -57,18 +60,44 @@ func (c clientFlags) resolve(file memsync.ClientConfig) memsync.ClientConfig {
 // errNoServer says every way to name the server.
 var errNoServer = usageError{errors.New("no server: pass --server, set " + envServer + ", or set [client] server in the config")}
 
-// tokenSource reads the API token: $TEAMMEMD_TOKEN, else the token file.
-func tokenSource(file string) (oauth2.TokenSource, error) {
-	tok, err := readToken(file)
+// tokenRule tells which token files are explicit: given with --token-file,
+// or named for one repo in the config. Those win over $TEAMMEMD_TOKEN; the
+// general one ($TEAMMEMD_TOKEN_FILE, [client] token_file) does not.
+type tokenRule struct{ flagFile, generalFile string }
+
+func newTokenRule(c clientFlags, file memsync.ClientConfig) tokenRule {
+	return tokenRule{flagFile: c.tokenFile, generalFile: cmp.Or(os.Getenv(envTokenFile), file.TokenFile)}
+}
+
+func (r tokenRule) explicit(file string) bool {
+	return file != "" && (file == r.flagFile || file != r.generalFile)
+}
+
+// tokenRules holds the tokenRule of the config in force, replaced on every
+// reload, for repos opened after it.
+type tokenRules struct{ cur atomic.Pointer[tokenRule] }
+
+func (t *tokenRules) set(r tokenRule) { t.cur.Store(&r) }
+
+func (t *tokenRules) explicit(file string) bool { return t.cur.Load().explicit(file) }
+
+// tokenSource reads the API token: from file when it is explicit, else
+// $TEAMMEMD_TOKEN, else file.
+func tokenSource(file string, explicit bool) (oauth2.TokenSource, error) {
+	tok, err := readToken(file, explicit)
 	if err != nil {
 		return nil, err
 	}
 	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
 }
 
-// readToken returns $TEAMMEMD_TOKEN, else the token file's content.
-func readToken(file string) (string, error) {
-	tok := os.Getenv(envToken)
+// readToken returns the explicit token file's content, else
+// $TEAMMEMD_TOKEN, else the token file's content.
+func readToken(file string, explicit bool) (string, error) {
+	var tok string
+	if !explicit {
+		tok = os.Getenv(envToken)
+	}
 	if tok == "" && file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -84,8 +113,8 @@ func readToken(file string) (string, error) {
 
 // tokenID is a short digest of the token a repo uses, never the token
 // itself; "" when there is none (opening the repo reports why).
-func tokenID(file string) string {
-	tok, err := readToken(file)
+func tokenID(file string, explicit bool) string {
+	tok, err := readToken(file, explicit)
 	if err != nil {
 		return ""
 	}

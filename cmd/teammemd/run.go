@@ -66,6 +66,8 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		return err
 	}
 	state := f.client.resolve(cfg.Client).StateDir
+	rules := &tokenRules{}
+	rules.set(newTokenRule(f.client, cfg.Client))
 	sc, err := clientScanner(cfg.Scan, state, log)
 	if err != nil {
 		ln.Close()
@@ -76,7 +78,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(state, sc, log),
+		Open:          engineOpener(state, sc, rules, log),
 		Watch:         watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control:       ln,
 		Version:       version,
@@ -93,7 +95,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	defer signal.Stop(hup)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.Run(gctx, plan) })
-	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, log) })
+	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, rules, log) })
 	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, log) })
 	err = g.Wait()
 	log.Info("daemon stopped")
@@ -104,7 +106,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 // to the daemon, telling systemd it reloads meanwhile. A bad config is
 // logged and the running repos kept. It tells systemd the daemon stops
 // once ctx is done.
-func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon, f runFlags, log *slog.Logger) error {
+func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon, f runFlags, rules *tokenRules, log *slog.Logger) error {
 	for {
 		select {
 		case <-ctx.Done():
@@ -113,7 +115,7 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 		case <-hup:
 		}
 		notify(log, "RELOADING=1")
-		if err := reload(ctx, d, f); err != nil && ctx.Err() == nil {
+		if err := reload(ctx, d, f, rules); err != nil && ctx.Err() == nil {
 			log.Error("reload failed; keeping the running repos", "err", err)
 		}
 		if ctx.Err() == nil {
@@ -123,7 +125,7 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 }
 
 // reload rereads the config and applies it to the running daemon.
-func reload(ctx context.Context, d *daemon.Daemon, f runFlags) error {
+func reload(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules) error {
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return err
@@ -132,6 +134,7 @@ func reload(ctx context.Context, d *daemon.Daemon, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	rules.set(newTokenRule(f.client, cfg.Client))
 	return d.Reload(ctx, plan)
 }
 
@@ -151,8 +154,10 @@ func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 		return plan, err
 	}
 	plan.Watch = &watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan}
+	rule := newTokenRule(f.client, cfg.Client)
 	for i := range plan.Specs {
-		plan.Specs[i].TokenID = tokenID(plan.Specs[i].TokenFile)
+		file := plan.Specs[i].TokenFile
+		plan.Specs[i].TokenID = tokenID(file, rule.explicit(file))
 	}
 	return plan, nil
 }
@@ -198,9 +203,9 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 
 // engineOpener builds each repo's client and engine; the secret scanner is
 // shared.
-func engineOpener(stateDir string, sc *scan.Scanner, log *slog.Logger) daemon.Opener {
+func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
 	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
-		ts, err := tokenSource(s.TokenFile)
+		ts, err := tokenSource(s.TokenFile, rules.explicit(s.TokenFile))
 		if err != nil {
 			return nil, nil, err
 		}

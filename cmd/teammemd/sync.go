@@ -71,7 +71,7 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	if client.Server == "" {
 		return nil, nil, errNoServer
 	}
-	ts, err := tokenSource(client.TokenFile)
+	ts, err := tokenSource(client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
 	if err != nil {
 		return nil, nil, err
 	}
