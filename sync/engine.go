@@ -186,7 +186,7 @@ func (e *Engine) openDir(st *State) (*teamDir, error) {
 	_, err := os.Stat(e.cfg.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if len(st.Base) > 0 && !e.cfg.AllowMassDelete {
-			return nil, &MassDeletionError{Dir: e.cfg.Dir, Missing: len(st.Base), Known: len(st.Base), DirMissing: true}
+			return nil, &MassDeletionError{Repo: e.cfg.Repo, Dir: e.cfg.Dir, Missing: len(st.Base), Known: len(st.Base), DirMissing: true}
 		}
 		if err := os.MkdirAll(e.cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create team directory: %w", err)

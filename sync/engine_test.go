@@ -247,3 +247,20 @@ func keysOf(m map[string]string) []string {
 	}
 	return out
 }
+
+func TestMassDeletionErrorNamesTheSyncCommand(t *testing.T) {
+	tests := []struct {
+		err  MassDeletionError
+		want string
+	}{
+		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/team", Missing: 3, Known: 4},
+			"3 of 4 synced files are gone from /home/u/team; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir /home/u/team --repo acme/app)"},
+		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/it's team", Known: 2, DirMissing: true},
+			"team directory /home/u/it's team is missing but 2 files were synced from it; refusing to delete them on the server (restore the directory, or to delete them there too, run: teammemd sync --allow-mass-delete --dir '/home/u/it'\\''s team' --repo acme/app)"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %s, want %s", got, tt.want)
+		}
+	}
+}

@@ -82,7 +82,7 @@ func (s *session) checkMassDeletion(local map[string]IndexEntry, deletes []strin
 		return nil
 	}
 	if len(local) == 0 || 2*len(deletes) > len(s.st.Base) {
-		return &MassDeletionError{Dir: s.cfg.Dir, Missing: len(deletes), Known: len(s.st.Base)}
+		return &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(deletes), Known: len(s.st.Base)}
 	}
 	return nil
 }

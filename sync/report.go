@@ -79,6 +79,7 @@ func (r *Report) skip(key, reason string) {
 // team directory missing or emptied, or more than half the known files gone
 // at once. Nothing was deleted on the server.
 type MassDeletionError struct {
+	Repo       string
 	Dir        string
 	Missing    int
 	Known      int
@@ -86,8 +87,18 @@ type MassDeletionError struct {
 }
 
 func (e *MassDeletionError) Error() string {
+	fix := fmt.Sprintf("to delete them there too, run: teammemd sync --allow-mass-delete --dir %s --repo %s",
+		shellQuote(e.Dir), shellQuote(e.Repo))
 	if e.DirMissing {
-		return fmt.Sprintf("team directory %s is missing but %d files were synced from it; refusing to delete them on the server (restore the directory, or sync with --allow-mass-delete)", e.Dir, e.Known)
+		return fmt.Sprintf("team directory %s is missing but %d files were synced from it; refusing to delete them on the server (restore the directory, or %s)", e.Dir, e.Known, fix)
 	}
-	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or sync with --allow-mass-delete)", e.Missing, e.Known, e.Dir)
+	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or %s)", e.Missing, e.Known, e.Dir, fix)
+}
+
+// shellQuote returns s as one POSIX shell word, quoted only when needed.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./@:+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

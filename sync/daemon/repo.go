@@ -70,6 +70,9 @@ type repo struct {
 	pullReq chan chan error // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
 	own     *ownWrites      // what pulls wrote; the worker's alone
+	// refusedAt is the engine's checksum when a mass deletion was refused,
+	// "" when none is; the worker's alone.
+	refusedAt string
 }
 
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
@@ -157,7 +160,13 @@ func (r *repo) work(ctx context.Context) error {
 				pushNow()
 			}
 		case reply := <-r.pullReq:
-			reply <- r.pull(ctx)
+			err := r.pull(ctx)
+			reply <- err
+			if err == nil && r.changedSinceRefusal() {
+				r.log.Info("repo changed since the refused deletion; pushing again")
+				r.unsuppress()
+				pushNow()
+			}
 		case <-r.kick:
 			r.unsuppress()
 			pushNow()
@@ -205,7 +214,15 @@ func (r *repo) traced(ctx context.Context, source string) context.Context {
 }
 
 func (r *repo) unsuppress() {
+	r.refusedAt = ""
 	r.status.update(func(s *RepoStatus) { s.Suppressed = "" })
+}
+
+// changedSinceRefusal reports whether a mass deletion was refused and the
+// repo has changed since, as when another process synced it with the
+// deletion allowed: the refusal may no longer hold.
+func (r *repo) changedSinceRefusal() bool {
+	return r.refusedAt != "" && r.checksum() != r.refusedAt
 }
 
 // push runs one push. It returns the delay before a retry when the failure
@@ -235,6 +252,7 @@ func (r *repo) push(ctx context.Context, bo *backoff) (time.Duration, bool) {
 		return 0, false
 	case permanent(err):
 		r.log.Warn("push refused; waiting for the files or the config to change", "err", err)
+		r.noteRefusal(err)
 		r.status.clearRetry(retryPush)
 		r.status.update(func(s *RepoStatus) { s.Suppressed = err.Error() })
 		return 0, false
@@ -274,6 +292,15 @@ func (r *repo) pull(ctx context.Context) error {
 func (r *repo) release(n int) {
 	if n >= ReleaseAfter && r.opts.ReleaseMemory != nil {
 		r.opts.ReleaseMemory()
+	}
+}
+
+// noteRefusal remembers the repo's checksum when err refused a mass
+// deletion, so a change of the repo underneath lifts the suppression.
+func (r *repo) noteRefusal(err error) {
+	var mass *memsync.MassDeletionError
+	if errors.As(err, &mass) {
+		r.refusedAt = r.checksum()
 	}
 }
 
