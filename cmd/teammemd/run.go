@@ -215,7 +215,7 @@ func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slo
 		}
 		eng, err := memsync.New(
 			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir},
-			memsync.Options{Client: client, Scanner: sc, Logger: log.With("repo", s.Repo)},
+			memsync.Options{Client: client, Scanner: sc, Logger: log},
 		)
 		if err != nil {
 			return nil, nil, err

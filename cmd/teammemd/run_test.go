@@ -105,6 +105,10 @@ func TestPrintStatus(t *testing.T) {
 		Conflict:   []string{"/s/conflicts/x.md"},
 		Suppressed: "403 team_memory_group_acl_denied: no access",
 		NextRetry:  &retry,
+		State:      "retrying",
+		RetryCause: "connection refused",
+	}, {
+		Repo: "acme/lib", Dir: "/u", Server: "http://s", NextRetry: &now,
 	}}}
 	var b bytes.Buffer
 	if err := printStatus(&b, st, now); err != nil {
@@ -112,7 +116,8 @@ func TestPrintStatus(t *testing.T) {
 	}
 	for _, want := range []string{
 		"pid 42, up 1h0m0s", "acme/app", "(not connected)", "last pull:  1m0s ago, 2 pulled", "last push:  never",
-		"pending:    a.md", "pushes stopped: 403", "next retry: in 30s",
+		"pending:    a.md", "pushes stopped: 403", "state:      retrying", "next retry: in 30s (connection refused)",
+		"next retry: now\n",
 		"held back:  deploy.md (secret found: aws-access-token, generic-api-key)\n  held back:  creds.md (secret found: github-pat)\n",
 		"conflict copy: /s/conflicts/x.md",
 	} {

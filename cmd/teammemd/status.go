@@ -58,34 +58,57 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 	fmt.Fprintf(&b, "teammemd daemon %s running (pid %d, up %s), %d %s\n",
 		st.Version, st.PID, now.Sub(st.Started).Round(time.Second), len(st.Repos), noun)
 	for _, r := range st.Repos {
-		fmt.Fprintf(&b, "\n%s\n", r.Repo)
-		fmt.Fprintf(&b, "  directory:  %s\n", r.Dir)
-		live := "connected"
-		if !r.Live {
-			live = "not connected"
-		}
-		fmt.Fprintf(&b, "  server:     %s (%s)\n", r.Server, live)
-		fmt.Fprintf(&b, "  last pull:  %s\n", opLine(r.LastPull, now))
-		fmt.Fprintf(&b, "  last push:  %s\n", opLine(r.LastPush, now))
-		fmt.Fprintf(&b, "  pending:    %s\n", listOrNone(r.Pending))
-		if r.Suppressed != "" {
-			fmt.Fprintf(&b, "  pushes stopped: %s (edit the files or reload the config to retry)\n", r.Suppressed)
-		}
-		if r.NextRetry != nil {
-			fmt.Fprintf(&b, "  next retry: in %s\n", r.NextRetry.Sub(now).Round(time.Second))
-		}
-		for _, h := range heldBack(r.Blocked) {
-			fmt.Fprintf(&b, "  held back:  %s (secret found: %s)\n", h.path, strings.Join(h.rules, ", "))
-		}
-		for _, c := range r.Conflict {
-			fmt.Fprintf(&b, "  conflict copy: %s\n", c)
-		}
+		printRepo(&b, r, now)
 	}
 	for _, s := range st.Skipped {
 		fmt.Fprintf(&b, "\nskipped %s: %s\n", s.Source, s.Reason)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// printRepo writes one repo's block of the status.
+func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
+	fmt.Fprintf(b, "\n%s\n", r.Repo)
+	fmt.Fprintf(b, "  directory:  %s\n", r.Dir)
+	live := "connected"
+	if !r.Live {
+		live = "not connected"
+	}
+	fmt.Fprintf(b, "  server:     %s (%s)\n", r.Server, live)
+	if r.State != "" {
+		fmt.Fprintf(b, "  state:      %s\n", r.State)
+	}
+	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
+	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
+	fmt.Fprintf(b, "  pending:    %s\n", listOrNone(r.Pending))
+	if r.Suppressed != "" {
+		fmt.Fprintf(b, "  pushes stopped: %s (edit the files, reload the config, or let the repo change on the server to retry)\n", r.Suppressed)
+	}
+	if r.NextRetry != nil {
+		fmt.Fprintf(b, "  next retry: %s%s\n", retryWhen(*r.NextRetry, now), causeSuffix(r.RetryCause))
+	}
+	for _, h := range heldBack(r.Blocked) {
+		fmt.Fprintf(b, "  held back:  %s (secret found: %s)\n", h.path, strings.Join(h.rules, ", "))
+	}
+	for _, c := range r.Conflict {
+		fmt.Fprintf(b, "  conflict copy: %s\n", c)
+	}
+}
+
+// retryWhen says when a retry is due: "now" once it is.
+func retryWhen(at, now time.Time) string {
+	if d := at.Sub(now); d > 0 {
+		return "in " + d.Round(time.Second).String()
+	}
+	return "now"
+}
+
+func causeSuffix(cause string) string {
+	if cause == "" {
+		return ""
+	}
+	return " (" + cause + ")"
 }
 
 // heldFile is one file the scanner held back, with every rule it matched.

@@ -142,7 +142,7 @@ func explainSyncError(err error) error {
 		case http.StatusUnauthorized:
 			return fmt.Errorf("%w: set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
 		case http.StatusForbidden:
-			return fmt.Errorf("%w: the token has no access to this repo; ask the server's admin for a grant", err)
+			return fmt.Errorf("%w: ask the server's admin for a grant", err)
 		}
 	}
 	if errors.Is(err, memsync.ErrLocked) {
