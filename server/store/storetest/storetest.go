@@ -27,10 +27,7 @@ type Opener func(t *testing.T) store.Store
 
 // Run runs every Store conformance test, each on a fresh store from open.
 func Run(t *testing.T, open Opener) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s store.Store)
-	}{
+	runEach(t, open, []subtest[store.Store]{
 		{"NotFound", testNotFound},
 		{"FirstWrite", testFirstWrite},
 		{"EmptyWriteOnNewRepo", testEmptyWriteOnNewRepo},
@@ -51,7 +48,17 @@ func Run(t *testing.T, open Opener) {
 		{"AtomicWrites", testAtomicWrites},
 		{"ConcurrentIfMatch", testConcurrentIfMatch},
 		{"NoLostUpdate", testNoLostUpdate},
-	}
+	})
+}
+
+// subtest is one named conformance test of an S.
+type subtest[S any] struct {
+	name string
+	fn   func(t *testing.T, s S)
+}
+
+// runEach runs every test as a subtest, each on a fresh S from open.
+func runEach[S any](t *testing.T, open func(t *testing.T) S, tests []subtest[S]) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.fn(t, open(t))

@@ -14,21 +14,13 @@ type TokensOpener func(t *testing.T) store.Tokens
 
 // RunTokens runs every Tokens conformance test, each on a fresh store.
 func RunTokens(t *testing.T, open TokensOpener) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s store.Tokens)
-	}{
+	runEach(t, open, []subtest[store.Tokens]{
 		{"CreateAndFind", testCreateAndFind},
 		{"Unknown", testUnknownToken},
 		{"List", testListTokens},
 		{"Revoke", testRevokeToken},
 		{"Duplicate", testDuplicateToken},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	})
 }
 
 func token(id string, n int) store.Token {
