@@ -140,7 +140,15 @@ func (e *Engine) scrubState(st *State) {
 	if e.scanner == nil {
 		return
 	}
-	named := func(k string) bool { _, n := e.nameRules(k); return n }
+	seen := map[string]bool{} // most keys are in several maps
+	named := func(k string) bool {
+		n, ok := seen[k]
+		if !ok {
+			_, n = e.nameRules(k)
+			seen[k] = n
+		}
+		return n
+	}
 	for _, m := range []map[string]string{st.ServerChecksums, st.Base} {
 		maps.DeleteFunc(m, func(k, _ string) bool { return named(k) })
 	}
