@@ -23,10 +23,15 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// EntryScanner finds secrets in entry values before they are stored.
+// EntryScanner finds secrets in a PUT before it is stored: in every value
+// and in every key's name.
 type EntryScanner interface {
-	// ScanEntries returns the sorted, unique ids of the rules that matched any value; empty when clean.
-	ScanEntries(ctx context.Context, entries map[string]string) ([]string, error)
+	// ScanEntries returns, by key, the sorted ids of the rules that matched
+	// each value holding a secret; empty when every value is clean.
+	ScanEntries(ctx context.Context, entries map[string]string) (map[string][]string, error)
+	// ScanKeys returns, by key, the sorted ids of the rules that matched
+	// each key whose name holds a secret; empty when every name is clean.
+	ScanKeys(ctx context.Context, keys []string) (map[string][]string, error)
 }
 
 // ChangeNotifier reports writes made by other server processes that share the
@@ -42,7 +47,9 @@ type ChangeNotifier interface {
 type Options struct {
 	Store store.Store
 	Auth  auth.Authenticator
-	// Scanner, when set, refuses PUTs whose values hold a secret (422).
+	// Scanner, when set, refuses PUTs in which a value, or the name of a key
+	// written or deleted, holds a secret (422), and redacts a key whose name
+	// holds one wherever an error would echo it.
 	Scanner EntryScanner
 	// Changes, when set, wakes change waits for writes made elsewhere.
 	Changes ChangeNotifier

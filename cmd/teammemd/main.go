@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -128,16 +130,22 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 		return 0 // stopped by a signal: a clean exit
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "teammemd:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "teammemd:", err)
+		printError(stderr, err)
 		return 2
 	default:
-		fmt.Fprintln(stderr, "teammemd:", err)
+		printError(stderr, err)
 		return 1
 	}
+}
+
+// printError prints err escaped for the terminal: it may carry a server's
+// message or a file name.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "teammemd:", api.Printable(err.Error()))
 }
 
 // newFlagSet returns a flag set for a subcommand that reports errors instead

@@ -75,7 +75,9 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 		MaxWaiters: sc.MaxWaiters, History: sc.History, Ready: ready(log),
 	}
 	if sc.ScanEnabled() {
-		sec, err := scan.New(scanCfg, scan.WithLogger(log))
+		// A key is whatever the client chose: no path allowlist may decide
+		// the server's verdict.
+		sec, err := scan.New(scanCfg, scan.WithLogger(log), scan.IgnorePathAllowlists())
 		if err != nil {
 			return fmt.Errorf("load secret scanner: %w", err)
 		}
