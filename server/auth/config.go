@@ -75,8 +75,10 @@ type GitHubConfig struct {
 	// APIURL is the REST API base: https://api.github.com, or
 	// https://HOST/api/v3 for GitHub Enterprise Server.
 	APIURL string `toml:"api_url"`
-	// RepoHost is the host that starts the slugs of this GitHub's repos:
-	// empty for github.com (slugs are owner/name), the API's host otherwise.
+	// RepoHost is the host of this GitHub's repos: "github.com", whose slugs
+	// are owner/name, or a GitHub Enterprise host, whose slugs are
+	// host/owner/name. The default is github.com for api.github.com and the
+	// API URL's host otherwise.
 	RepoHost string `toml:"repo_host"`
 	// CacheTTL is how long GitHub's answers are trusted.
 	CacheTTL time.Duration `toml:"cache_ttl"`
@@ -145,11 +147,16 @@ func (c Config) Resolve() Config {
 	return c
 }
 
-// defaultRepoHost is "" for github.com's API and the API's host otherwise.
+// GitHubHost is the repo host whose slugs are owner/name (PROTOCOL.md
+// section 7).
+const GitHubHost = "github.com"
+
+// defaultRepoHost is github.com for github.com's API and the API's host
+// otherwise.
 func defaultRepoHost(apiURL string) string {
 	u, err := url.Parse(apiURL)
 	if err != nil || u.Hostname() == "api.github.com" {
-		return ""
+		return GitHubHost
 	}
 	return u.Host
 }

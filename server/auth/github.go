@@ -68,9 +68,9 @@ func (a *GitHubAuthenticator) githubRepo(slug string) (owner, name string, ok bo
 	}
 	seg := strings.Split(slug, "/")
 	switch {
-	case a.cfg.RepoHost == "" && len(seg) == 2:
+	case a.cfg.RepoHost == GitHubHost && len(seg) == 2:
 		return seg[0], seg[1], true
-	case a.cfg.RepoHost != "" && len(seg) == 3 && seg[0] == a.cfg.RepoHost:
+	case a.cfg.RepoHost != GitHubHost && len(seg) == 3 && seg[0] == a.cfg.RepoHost:
 		return seg[1], seg[2], true
 	}
 	return "", "", false
