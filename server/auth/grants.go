@@ -61,8 +61,9 @@ func parseSubject(s string) (kind, value string, err error) {
 	return kind, value, nil
 }
 
-// validateGrants checks every grant rule, and that each rule and each mode
-// that needs rules has a counterpart.
+// validateGrants checks every grant rule, and that each mode that needs
+// rules has one that can match its identities. Rules for modes that are off
+// are kept, unused.
 func (c Config) validateGrants() error {
 	matched := map[string]bool{}
 	for i, g := range c.Grants {
@@ -70,14 +71,8 @@ func (c Config) validateGrants() error {
 		if err != nil {
 			return fmt.Errorf("auth.grants[%d]: %w", i, err)
 		}
-		on := false
 		for _, m := range subjectModes[kind] {
-			if c.modeOn(m) {
-				matched[m], on = true, true
-			}
-		}
-		if !on {
-			return fmt.Errorf("auth.grants[%d]: %s subjects come from %s, which is off", i, kind, strings.Join(subjectModes[kind], " or "))
+			matched[m] = matched[m] || c.modeOn(m)
 		}
 	}
 	for _, m := range []string{ModeOIDC, ModeClaude} {
