@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -38,9 +40,17 @@ type Config struct {
 
 // Validate checks the section; every field is optional.
 func (c Config) Validate() error {
-	if c.Issuer != "" && !strings.HasPrefix(c.Issuer, "https://") && !strings.HasPrefix(c.Issuer, "http://127.0.0.1") &&
-		!strings.HasPrefix(c.Issuer, "http://localhost") {
-		return fmt.Errorf("login.issuer %q must be an https:// URL", c.Issuer)
+	if c.Issuer == "" {
+		return nil
+	}
+	u, err := url.Parse(c.Issuer)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("login.issuer %q is not an absolute URL", c.Issuer)
+	}
+	ip := net.ParseIP(u.Hostname())
+	loopback := u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
+	if u.Scheme != "https" && (u.Scheme != "http" || !loopback) {
+		return fmt.Errorf("login.issuer %q must be https:// (http:// only to a loopback address)", c.Issuer)
 	}
 	return nil
 }

@@ -144,3 +144,23 @@ func TestConcurrentRefresh(t *testing.T) {
 		t.Errorf("two sources refreshing at once got different or stale tokens (%d refresh tokens left), want one refresh both share", idp.RefreshTokens())
 	}
 }
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		issuer string
+		ok     bool
+	}{
+		{"", true},
+		{"https://login.acme.com", true},
+		{"http://127.0.0.1:9000", true},
+		{"http://localhost:9000", true},
+		{"http://127.0.0.1.evil.example/", false},
+		{"http://login.acme.com", false},
+		{"login.acme.com", false},
+	}
+	for _, tt := range tests {
+		if err := (Config{Issuer: tt.issuer}).Validate(); (err == nil) != tt.ok {
+			t.Errorf("Config{Issuer: %q}.Validate() = %v, want ok %v", tt.issuer, err, tt.ok)
+		}
+	}
+}
