@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/teammemd/teammemd/login"
+	"github.com/teammemd/teammemd/sync/login"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 

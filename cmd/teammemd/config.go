@@ -11,7 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/teammemd/teammemd/login"
+	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	memsync "github.com/teammemd/teammemd/sync"

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/teammemd/teammemd/login"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // loginTimeout bounds a whole device login, the wait for approval included.

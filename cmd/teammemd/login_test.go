@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/login"
+	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/server/servertest"
