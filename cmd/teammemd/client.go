@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/teammemd/teammemd/sync/login"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // Where "teammemd sync" and "teammemd run" find their server, token and

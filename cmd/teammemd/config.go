@@ -11,11 +11,11 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // Config is the one configuration file of teammemd, TOML, decoded strictly:

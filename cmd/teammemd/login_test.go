@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // loginWorld is a fake identity provider, a teammemd server that accepts
