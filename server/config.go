@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
 )
 
 // Defaults of the [server] configuration section.
@@ -39,6 +40,8 @@ type Config struct {
 	History Retention `toml:"history"`
 	// ScanSecrets refuses PUTs whose values hold a secret; true when unset.
 	ScanSecrets *bool `toml:"scan_secrets"`
+	// Auth says which credentials the server accepts ([server.auth]).
+	Auth auth.Config `toml:"auth"`
 }
 
 // RateLimit is a token bucket per authenticated subject.
@@ -110,6 +113,9 @@ func (c Config) Validate() error {
 	}
 	if err := validateLimits(c.Limits); err != nil {
 		return fmt.Errorf("limits: %w", err)
+	}
+	if err := c.Auth.Validate(); err != nil {
+		return err
 	}
 	switch {
 	case c.RateLimit.Burst < 0:

@@ -74,6 +74,8 @@ type Options struct {
 	Ready func(addr net.Addr)
 	// ShutdownTimeout bounds a graceful shutdown; 0 means 10 s.
 	ShutdownTimeout time.Duration
+	// Version is published at /.well-known/teammemd.
+	Version string
 }
 
 // Server answers the team memory API over a Store.
@@ -88,6 +90,7 @@ type Server struct {
 	history Retention
 	ready   func(net.Addr)
 	stopTO  time.Duration
+	version string
 
 	limiter    *subjectLimiter
 	broker     *broker
@@ -135,6 +138,7 @@ func New(opts Options) (*Server, error) {
 		history:    opts.History,
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
+		version:    opts.Version,
 		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
 		broker:     newBroker(),
 		hashBodies: newBodyCache(maxCachedBodyBytes),

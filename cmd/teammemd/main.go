@@ -33,6 +33,8 @@ var commands = map[string]command{
 	"token":   {"create, list and revoke the server's API tokens", runToken},
 	"sync":    {"pull then push one repo's team memory once", runSync},
 	"scan":    {"scan files and directories for secrets", runScan},
+	"login":   {"log in to a server with your organisation's identity", runLogin},
+	"logout":  {"forget the login to a server", runLogout},
 }
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -71,7 +71,7 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	if client.Server == "" {
 		return nil, nil, errNoServer
 	}
-	ts, err := tokenSource(client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
+	ts, err := tokenSource(client.Server, client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +154,7 @@ func explainSyncError(err error) error {
 	if errors.As(err, &ae) {
 		switch ae.Status {
 		case http.StatusUnauthorized:
-			return fmt.Errorf("%w: set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
+			return fmt.Errorf("%w: run teammemd login, or set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
 		case http.StatusForbidden:
 			return fmt.Errorf("%w: ask the server's admin for a grant", err)
 		}

@@ -106,6 +106,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	if err := ensureIdentity(ctx, wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	stmts, err := prepareWriter(ctx, wdb)
 	if err != nil {
 		wdb.Close()
