@@ -38,7 +38,7 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
-		return s.waitChange(w, r, repo, inm, wait)
+		return s.waitChange(w, r, p.Subject, repo, inm, wait)
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm)
 }

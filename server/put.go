@@ -60,23 +60,30 @@ func lastModified(res store.Result, now time.Time) time.Time {
 	return res.LastModified.UTC()
 }
 
-// readPut reads the body within the body cap and decodes it.
+// readPut decodes the body as it arrives, within the body cap, and stops
+// at the first fault: a refused body costs what was read before it. The
+// rest of a refused body, still within the cap, is read and dropped so the
+// client, still sending, gets the answer rather than a reset connection.
 func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	s.metrics.putBytes.Add(float64(len(body)))
+	body := &countingReader{r: http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)}
+	req, err := api.ReadPut(body, s.limits)
+	if err != nil {
+		_, _ = io.Copy(io.Discard, body)
+	}
+	s.metrics.putBytes.Add(float64(body.n))
+	var apiErr *api.Error
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	switch {
+	case err == nil:
+		return req, nil
+	case errors.As(err, &apiErr):
+		return api.PutRequest{}, apiErr
+	case errors.As(err, &tooBig):
 		return api.PutRequest{}, api.NewError(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge,
 			fmt.Sprintf("request body is over the %d byte limit", tooBig.Limit)).With("max_bytes", tooBig.Limit)
-	}
-	if err != nil {
+	default:
 		return api.PutRequest{}, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "cannot read request body")
 	}
-	req, err := api.DecodePut(body, s.limits)
-	if err != nil {
-		return api.PutRequest{}, err
-	}
-	return req, nil
 }
 
 // scan refuses a PUT in which a value, or the name of a key it writes or

@@ -64,6 +64,9 @@ type Options struct {
 	RateLimit RateLimit
 	// MaxWaiters caps concurrent change waits; 0 means DefaultMaxWaiters.
 	MaxWaiters int
+	// MaxWaitersPerSubject caps the concurrent change waits of one token
+	// subject; 0 means DefaultMaxWaitersPerSubject.
+	MaxWaitersPerSubject int
 	// History is the retention of entry history content; the zero value
 	// keeps all content.
 	History Retention
@@ -96,8 +99,7 @@ type Server struct {
 	broker     *broker
 	hashBodies *bodyCache
 	metrics    *metrics
-	maxWaiters int64
-	waiters    atomic.Int64
+	waitSlots  *waitSlots
 	handler    http.Handler
 	now        func() time.Time
 
@@ -114,7 +116,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("server: Options.Auth is required")
 	}
-	cfg := Config{Limits: opts.Limits, MaxWaiters: opts.MaxWaiters, OrganizationID: opts.OrganizationID}
+	cfg := Config{Limits: opts.Limits, MaxWaiters: opts.MaxWaiters, MaxWaitersPerSubject: opts.MaxWaitersPerSubject,
+		OrganizationID: opts.OrganizationID}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -143,7 +146,7 @@ func New(opts Options) (*Server, error) {
 		broker:     newBroker(),
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
-		maxWaiters: int64(cfg.MaxWaiters),
+		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),
 		now:        time.Now,
 		stopping:   make(chan struct{}),
 	}

@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"status":  {"show what the running sync daemon is doing", runStatus},
 	"serve":   {"run the team memory server", runServe},
 	"token":   {"create, list and revoke the server's API tokens", runToken},
+	"admin":   {"list an entry's revisions, purge their content from the server, list purges", runAdmin},
 	"sync":    {"pull then push one repo's team memory once", runSync},
 	"scan":    {"scan files and directories for secrets", runScan},
 	"login":   {"log in to a server with your organisation's identity", runLogin},

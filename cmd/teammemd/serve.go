@@ -72,7 +72,7 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 	opts := server.Options{
 		Store: st, Auth: authn, Logger: log, Version: version,
 		Limits: sc.Limits, OrganizationID: sc.OrganizationID, RateLimit: sc.RateLimit,
-		MaxWaiters: sc.MaxWaiters, History: sc.History, Ready: ready(log),
+		MaxWaiters: sc.MaxWaiters, MaxWaitersPerSubject: sc.MaxWaitersPerSubject, History: sc.History, Ready: ready(log),
 	}
 	if sc.ScanEnabled() {
 		// A key is whatever the client chose: no path allowlist may decide
