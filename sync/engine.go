@@ -68,6 +68,11 @@ type Engine struct {
 	conflict string // this repo's conflict copy directory
 	mu       sync.Mutex
 	checksum atomic.Pointer[string]
+	// known is what the engine learned about its team directory (under mu).
+	known knownDir
+	// leftovers is set when a run leaves a file aside that the next run's
+	// sweep must judge.
+	leftovers atomic.Bool
 }
 
 // New returns an engine for cfg.
@@ -170,7 +175,10 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	defer td.close()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
-	err = op(s)
+	err = s.prepareDir()
+	if err == nil {
+		err = op(s)
+	}
 	if serr := e.state.save(st); serr != nil && err == nil {
 		err = serr
 	}
