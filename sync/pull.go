@@ -63,7 +63,7 @@ func (s *session) applyFull(resp api.FullResponse) error {
 			continue
 		}
 		sums[k] = api.EntryChecksum(entries[k])
-		if s.dirInTheWay(k) {
+		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
 			continue
 		}
 		w, ok, err := s.planEntry(k, entries[k], local, claimed)
