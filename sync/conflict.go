@@ -12,11 +12,13 @@ import (
 
 // saveConflict saves a losing version of key outside the team directory as
 // <state>/conflicts/<repo>@<host>/<key minus ext>.<UTC time>.<source><ext>,
-// with -2, -3, ... after the source when that name is taken. The copy is
-// written to a temp file, fsynced and renamed, so a failure (a full disk)
-// leaves nothing behind. It only writes the copy, so copies of different
-// keys can be saved at once; recordConflict records it.
+// under the redacted key when key's name holds a secret, with -2, -3, ...
+// after the source when that name is taken. The copy is written to a temp
+// file, fsynced and renamed, so a failure (a full disk) leaves nothing
+// behind. It only writes the copy, so copies of different keys can be
+// saved at once; recordConflict records it.
 func (s *session) saveConflict(key, source string, data []byte) (Conflict, error) {
+	key = s.Show(key)
 	now := s.now().UTC()
 	if err := os.MkdirAll(s.conflict, 0o700); err != nil {
 		return Conflict{}, fmt.Errorf("create conflict directory: %w", err)

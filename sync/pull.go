@@ -62,6 +62,9 @@ func (s *session) applyFull(resp api.FullResponse) error {
 			s.rep.skip(k, "unsafe key from server: "+err.Error())
 			continue
 		}
+		if s.skipSecretName(k) {
+			continue
+		}
 		sums[k] = api.EntryChecksum(entries[k])
 		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
 			continue
