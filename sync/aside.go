@@ -42,7 +42,7 @@ func (s *session) settleAside(dir *os.Root, key, aside string, known []string) (
 	data, err := readSettled(dir, aside)
 	if errors.Is(err, errStillOpen) {
 		s.leftovers.Store(true)
-		s.log.Warn("file moved aside is still open for writing; judged on the next run", "key", key, "aside", aside)
+		s.log.Warn("file moved aside is still open for writing; judged on the next run", "key", s.Show(key))
 		return nil, nil
 	}
 	if err != nil {

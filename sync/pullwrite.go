@@ -118,17 +118,17 @@ func (s *session) writeEntry(w entryWrite, dir openedDir) writeOutcome {
 		}
 	}
 	if errors.Is(o.err, errNotRegular) {
-		o.skip, o.err = blockedReason(o.err), nil
+		o.skip, o.err = s.blockedReason(o.err), nil
 	}
 	return o
 }
 
 // blockedReason says, for a skip, what local path kept a key from being
 // written.
-func blockedReason(err error) string {
+func (s *session) blockedReason(err error) string {
 	var be *blockedError
 	if errors.As(err, &be) {
-		return "local " + be.Error()
+		return "local " + s.Show(be.path) + " " + be.why
 	}
 	return "local path is a symlink or not a regular file"
 }

@@ -65,12 +65,12 @@ func (s *session) sweep() {
 		return nil
 	})
 	if err != nil {
-		s.log.Warn("sweep of the team directory failed", "err", err)
+		s.log.Warn("sweep of the team directory failed", "err", s.shownErr(err))
 	}
 	for _, p := range found {
 		if err := s.clearLeftover(p); err != nil {
 			s.leftovers.Store(true)
-			s.log.Warn("leftover kept for the next run", "path", p, "err", err)
+			s.log.Warn("leftover kept for the next run", "path", s.Show(p), "err", s.shownErr(err))
 		}
 	}
 	s.sweepConflictTemps()
@@ -80,7 +80,7 @@ func (s *session) sweep() {
 func (s *session) clearLeftover(p string) error {
 	name := path.Base(p)
 	if leftoverKind(name) == tempLeftover {
-		s.log.Info("removed leftover temp file", "path", p)
+		s.log.Info("removed leftover temp file", "path", s.Show(p))
 		return s.td.root.Remove(p)
 	}
 	dir, err := s.td.root.OpenRoot(path.Dir(p))
@@ -97,7 +97,7 @@ func (s *session) clearLeftover(p string) error {
 		known = append(known, api.EntryChecksum(string(data)))
 	case errors.Is(err, fs.ErrNotExist) && whole:
 		// The crash came before the file was put back or deleted.
-		if back, err := s.putBackLeftover(dir, name, target, known); back || err != nil {
+		if back, err := s.putBackLeftover(dir, name, key, known); back || err != nil {
 			return err
 		}
 	}
@@ -108,10 +108,10 @@ func (s *session) clearLeftover(p string) error {
 	return err
 }
 
-// putBackLeftover returns an aside file holding an edit to its free name;
-// one holding a known version is removed. It reports whether it did
+// putBackLeftover returns an aside file holding an edit to key's free
+// name; one holding a known version is removed. It reports whether it did
 // either; false leaves the file for settleAside.
-func (s *session) putBackLeftover(dir *os.Root, aside, target string, known []string) (bool, error) {
+func (s *session) putBackLeftover(dir *os.Root, aside, key string, known []string) (bool, error) {
 	data, err := readSettled(dir, aside)
 	if err != nil {
 		return false, nil
@@ -119,11 +119,11 @@ func (s *session) putBackLeftover(dir *os.Root, aside, target string, known []st
 	if slices.Contains(known, api.EntryChecksum(string(data))) {
 		return true, dir.Remove(aside)
 	}
-	err = renameNoReplace(dir, aside, target)
+	err = renameNoReplace(dir, aside, path.Base(key))
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
-	s.log.Info("put back a file moved aside", "name", target)
+	s.log.Info("put back a file moved aside", "key", s.Show(key))
 	return true, err
 }
 

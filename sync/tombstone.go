@@ -117,7 +117,7 @@ func (s *session) dirInTheWay(k string) bool {
 	if err == nil {
 		return false
 	}
-	s.log.Info("directory in the way of a pulled file", "key", k, "err", err)
+	s.log.Info("directory in the way of a pulled file", "key", s.Show(k), "err", s.shownErr(err))
 	s.rep.skip(k, "a local directory that still holds files is in the way; the next pull tries again")
 	s.st.PullAgain = true
 	return true
