@@ -75,6 +75,11 @@ type Engine struct {
 	// them in errors; guarded by namesMu.
 	namesMu     sync.Mutex
 	secretNames map[string]bool
+	// known is what the engine learned about its team directory (under mu).
+	known knownDir
+	// leftovers is set when a run leaves a file aside that the next run's
+	// sweep must judge.
+	leftovers atomic.Bool
 }
 
 // New returns an engine for cfg.
@@ -177,7 +182,10 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	defer td.close()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
-	err = op(s)
+	err = s.prepareDir()
+	if err == nil {
+		err = op(s)
+	}
 	e.scrubState(st)
 	if serr := e.state.save(st); serr != nil && err == nil {
 		err = serr
