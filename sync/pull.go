@@ -13,8 +13,16 @@ import (
 )
 
 // pull fetches the repo and applies it: server wins per key, nothing lost.
+// It fetches the whole repo, whatever changed since, when the team
+// directory was emptied (its files are written again) or the last pull
+// held back files it could not read.
 func (s *session) pull(ctx context.Context) error {
-	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, s.st.LastKnownChecksum)
+	since := s.st.LastKnownChecksum
+	s.restore = s.emptied()
+	if s.restore || s.st.Refetch {
+		since = ""
+	}
+	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, since)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		s.forgetServer()
@@ -33,11 +41,10 @@ func (s *session) pull(ctx context.Context) error {
 
 // applyFull reconciles the team directory with a full pull.
 func (s *session) applyFull(resp api.FullResponse) error {
-	local, _, err := s.td.scanLocal(s.st.Index, s.now())
+	local, _, err := s.scan()
 	if err != nil {
 		return err
 	}
-	s.st.Index = local
 	entries := resp.Content.Entries
 	keys := make([]string, 0, len(entries))
 	for k := range entries {
@@ -80,13 +87,19 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	s.st.ServerChecksums = sums
 	s.st.Tombstones = resp.Content.DeletedEntries
 	s.st.LastKnownChecksum = resp.Checksum
+	s.st.Refetch = len(s.held) > 0
 	return nil
 }
 
-// planEntry decides what one server entry needs: nothing (identical, or a
-// local edit the push sends), a skip, or a write, which it returns.
+// planEntry decides what one server entry needs: nothing (identical, a
+// local edit the push sends, or a file held back), a skip, or a write,
+// which it returns. A file deleted locally is written again while the pull
+// restores an emptied team directory.
 func (s *session) planEntry(k, value string, local map[string]IndexEntry, claimed map[string]string) (entryWrite, bool, error) {
 	remote := api.EntryChecksum(value)
+	if s.isHeld(k) {
+		return entryWrite{}, false, nil // what it holds is unknown: never overwritten
+	}
 	le, present := local[k]
 	if present && le.Hash == remote {
 		s.st.Base[k] = remote
@@ -98,7 +111,7 @@ func (s *session) planEntry(k, value string, local map[string]IndexEntry, claime
 	}
 	base := s.st.Base[k]
 	if !present {
-		if base != "" && base == remote {
+		if base != "" && base == remote && !s.restore {
 			return entryWrite{}, false, nil // deleted locally; the push deletes it on the server
 		}
 		if _, err := s.td.root.Lstat(k); err == nil {
@@ -108,6 +121,9 @@ func (s *session) planEntry(k, value string, local map[string]IndexEntry, claime
 	}
 	if present && remote == base {
 		return entryWrite{}, false, nil // edited locally only; the push sends it
+	}
+	if present && s.holdUnreadable(k, s.td.readable(k)) {
+		return entryWrite{}, false, nil
 	}
 	return entryWrite{key: k, value: value, sum: remote, base: base, present: present}, true, nil
 }
@@ -159,6 +175,9 @@ func (s *session) keepLocalIfEdited(k, base string) (*Conflict, error) {
 func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
 	le, present := local[k]
 	base := s.st.Base[k]
+	if s.isHeld(k) {
+		return nil // what it holds is unknown: never deleted
+	}
 	if !present {
 		delete(s.st.Base, k)
 		return nil
@@ -167,6 +186,9 @@ func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
 		return nil // edited locally, or never agreed: keep it, the push restores it
 	}
 	data, err := s.td.read(k)
+	if s.holdUnreadable(k, err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

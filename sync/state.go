@@ -36,6 +36,14 @@ type State struct {
 	Tombstones map[string]int64 `json:"tombstones,omitempty"`
 	// Rejected maps key to a permanent refusal of that exact content.
 	Rejected map[string]Rejection `json:"rejected,omitempty"`
+	// HeldDeletions lists the local deletions the mass deletion guard held
+	// back. They stay held until sent with AllowMassDelete or the files are
+	// back, also once the files synced since make them half or fewer.
+	HeldDeletions []string `json:"heldDeletions,omitempty"`
+	// Refetch is set when the last pull held back a file it could not
+	// read, leaving some of the server's changes unapplied: the next pull
+	// fetches the whole repo, not the changes since.
+	Refetch bool `json:"refetch,omitempty"`
 	// Conflicts lists the conflict copies kept so far.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// Index caches the hash of each local file by size, mtime and inode.

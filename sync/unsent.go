@@ -8,7 +8,8 @@ import (
 )
 
 // Unsent lists the keys a push would send or delete, judged from the saved
-// state and the team directory alone: it asks no server, scans for no
+// state and the team directory alone (deletions the mass deletion guard
+// holds back are not listed): it asks no server, scans for no
 // secrets and saves nothing, so it also answers while the server is away.
 // On a repo never synced it lists every syncable file; with no team
 // directory, nothing.
@@ -27,16 +28,12 @@ func (e *Engine) Unsent() ([]string, error) {
 		return nil, err
 	}
 	defer td.close()
-	local, skipped, err := td.scanLocal(st.Index, e.now())
+	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
+	local, _, err := s.scan()
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
-	unsyncable := make(map[string]bool, len(skipped))
-	for _, sk := range skipped {
-		unsyncable[sk.Key] = true
-	}
-	out := s.localDeletes(local, unsyncable)
+	out, _ := s.deletions(local)
 	for k, le := range local {
 		if s.changed(k, le) {
 			out = append(out, k)

@@ -123,6 +123,12 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 	for _, b := range r.Blocked {
 		fmt.Fprintf(w, "blocked   %s: secret found (%s, line %d); not pushed\n", b.Key, strings.Join(b.RuleIDs, ", "), b.Line)
 	}
+	for _, h := range r.Held {
+		fmt.Fprintf(w, "held      %s: %s\n", h.Key, h.Reason)
+	}
+	for _, k := range r.HeldDeletions {
+		fmt.Fprintf(w, "held      %s: deleted here, not deleted on the server (see below)\n", k)
+	}
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict  %s: the %s version was kept at %s\n", c.Key, c.Source, c.Path)
 	}
