@@ -2,6 +2,7 @@ package memsync
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"sort"
@@ -9,10 +10,10 @@ import (
 
 // Unsent lists the keys a push would send or delete, judged from the saved
 // state and the team directory alone (deletions the mass deletion guard
-// holds back are not listed): it asks no server, scans for no
-// secrets and saves nothing, so it also answers while the server is away.
-// On a repo never synced it lists every syncable file; with no team
-// directory, nothing.
+// holds back are not listed): it asks no server, scans for no secrets and
+// writes nothing, so it also answers while the server is away or the disk
+// is full. On a repo never synced it lists every syncable file; with no
+// team directory, nothing.
 func (e *Engine) Unsent() ([]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -23,10 +24,13 @@ func (e *Engine) Unsent() ([]string, error) {
 	if _, err := os.Stat(e.cfg.Dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	td, err := openTeamDir(e.cfg.Dir)
+	// Opened without the case probe openTeamDir writes: nothing here
+	// writes, so this answers on a full disk too.
+	root, err := os.OpenRoot(e.cfg.Dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open team directory: %w", err)
 	}
+	td := &teamDir{path: e.cfg.Dir, root: root}
 	defer td.close()
 	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
 	local, _, err := s.scan()
