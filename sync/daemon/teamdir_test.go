@@ -210,6 +210,23 @@ func TestTeamDirRecreatedSyncs(t *testing.T) {
 	}
 }
 
+// TestTeamDirEmptiedRestored deletes every note but keeps the directory:
+// that is not taken for their deletion, the notes come back.
+func TestTeamDirEmptiedRestored(t *testing.T) {
+	srv := servertest.Start(t)
+	dir, n := syncedRepo(t, srv, t.TempDir())
+	for k := range abc {
+		if err := os.Remove(filepath.Join(dir, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the notes restored", notesIn(dir, abc))
+	eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle })
+	if got := serverEntries(t, srv); len(got) != 3 {
+		t.Errorf("server holds %v, want the three notes", keysOf(got))
+	}
+}
+
 // TestMassDeletionHeldBackOthersSync deletes two of three notes and makes
 // other changes: the deletions are held back and shown with the command
 // that sends them, everything else pushes and pulls, before and after a
