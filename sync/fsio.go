@@ -9,10 +9,13 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
 // tempPrefix starts the name of every temporary file the engine creates in
@@ -151,6 +154,9 @@ func (t *teamDir) openParent(key string) (*os.Root, error) {
 func (t *teamDir) read(key string) ([]byte, error) {
 	if err := t.checkRegular(key); err != nil {
 		return nil, err
+	}
+	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	data, err := t.root.ReadFile(key)
 	if err != nil {

@@ -13,12 +13,17 @@ import (
 )
 
 // pull fetches the repo and applies it: server wins per key, nothing lost.
+// It fetches the whole repo, whatever changed since, when the team
+// directory was emptied (its files are written again) or the last pull
+// left a change unapplied (a file it could not read, a directory in the
+// way).
 func (s *session) pull(ctx context.Context) error {
-	ifNoneMatch := s.st.LastKnownChecksum
-	if s.st.PullAgain {
-		ifNoneMatch = "" // a change was left unapplied: fetch it again
+	since := s.st.LastKnownChecksum
+	s.restore = s.emptied()
+	if s.restore || s.st.PullAgain {
+		since = "" // restoring, or a change was left unapplied: fetch it all again
 	}
-	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, ifNoneMatch)
+	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, since)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		s.forgetServer()
@@ -38,11 +43,10 @@ func (s *session) pull(ctx context.Context) error {
 // applyFull reconciles the team directory with a full pull: deletions
 // first, so they free the paths live keys need, then the writes.
 func (s *session) applyFull(resp api.FullResponse) error {
-	local, _, err := s.td.scanLocal(s.st.Index, s.now())
+	local, _, err := s.scan()
 	if err != nil {
 		return err
 	}
-	s.st.Index = local
 	s.st.PullAgain = false
 	entries := resp.Content.Entries
 	if err := s.applyTombstones(resp.Content.DeletedEntries, entries, local); err != nil {
@@ -83,13 +87,21 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	s.st.ServerChecksums = sums
 	s.st.Tombstones = resp.Content.DeletedEntries
 	s.st.LastKnownChecksum = resp.Checksum
+	if len(s.held) > 0 {
+		s.st.PullAgain = true // what the held files hold is judged once they can be read
+	}
 	return nil
 }
 
-// planEntry decides what one server entry needs: nothing (identical, or a
-// local edit the push sends), a skip, or a write, which it returns.
+// planEntry decides what one server entry needs: nothing (identical, a
+// local edit the push sends, or a file held back), a skip, or a write,
+// which it returns. A file deleted locally is written again while the pull
+// restores an emptied team directory.
 func (s *session) planEntry(k, value string, local map[string]IndexEntry, claimed map[string]string) (entryWrite, bool, error) {
 	remote := api.EntryChecksum(value)
+	if s.isHeld(k) {
+		return entryWrite{}, false, nil // what it holds is unknown: never overwritten
+	}
 	le, present := local[k]
 	if present && le.Hash == remote {
 		s.st.Base[k] = remote
@@ -101,7 +113,7 @@ func (s *session) planEntry(k, value string, local map[string]IndexEntry, claime
 	}
 	base := s.st.Base[k]
 	if !present {
-		if base != "" && base == remote {
+		if base != "" && base == remote && !s.restore {
 			return entryWrite{}, false, nil // deleted locally; the push deletes it on the server
 		}
 		if _, err := s.td.root.Lstat(k); err == nil {
@@ -111,6 +123,9 @@ func (s *session) planEntry(k, value string, local map[string]IndexEntry, claime
 	}
 	if present && remote == base {
 		return entryWrite{}, false, nil // edited locally only; the push sends it
+	}
+	if present && s.holdUnreadable(k, s.td.readable(k)) {
+		return entryWrite{}, false, nil
 	}
 	return entryWrite{key: k, value: value, sum: remote, base: base, present: present}, true, nil
 }

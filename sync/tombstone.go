@@ -32,6 +32,9 @@ func (s *session) applyTombstones(deleted map[string]int64, live map[string]stri
 func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
 	le, present := local[k]
 	base := s.st.Base[k]
+	if s.isHeld(k) {
+		return nil // what it holds is unknown: never deleted
+	}
 	if !present {
 		delete(s.st.Base, k)
 		return nil
@@ -82,6 +85,9 @@ func (s *session) removeIfAgreed(k, base string) (bool, error) {
 	}
 	if errors.Is(err, errStillOpen) {
 		s.st.PullAgain = true // judged on the next pull, once it is closed
+		err = nil
+	}
+	if s.holdUnreadable(k, err) {
 		err = nil
 	}
 	return false, errors.Join(err, s.putBack(dir, k, aside, base))
