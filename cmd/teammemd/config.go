@@ -64,6 +64,9 @@ func loadConfig(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("read config: %w", err)
 	}
+	if err := checkDurationForms(string(data)); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)
