@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 )
@@ -33,8 +34,17 @@ var commands = map[string]command{
 	"scan":    {"scan files and directories for secrets", runScan},
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is what "teammemd version" prints and the daemon reports. A
+// build may set it with -ldflags "-X main.version=..."; left empty, it comes
+// from the build info.
+var version string
+
+func init() {
+	if version == "" {
+		info, _ := debug.ReadBuildInfo()
+		version = buildVersion(info)
+	}
+}
 
 func main() {
 	ctx, stop := signalContext()
@@ -157,4 +167,33 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// buildVersion derives the version from the build info: the module
+// version (a release tag, or a pseudo-version from the commit), else the
+// commit and its time, else "(devel)".
+func buildVersion(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, when, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.time":
+			when = " (" + s.Value + ")"
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	return rev + dirty + when
 }
