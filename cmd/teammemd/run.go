@@ -40,12 +40,17 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if (f.dir == "") != (f.repo == "") {
-		return usageError{errors.New("--dir and --repo go together")}
-	}
 	log, err := newLogger(stderr, f.logFormat)
 	if err != nil {
 		return usageError{err}
+	}
+	return reportIn(ctx, log, "run failed", startDaemon(ctx, f, log))
+}
+
+// startDaemon loads the config and runs the daemon it describes.
+func startDaemon(ctx context.Context, f runFlags, log *slog.Logger) error {
+	if (f.dir == "") != (f.repo == "") {
+		return usageError{errors.New("--dir and --repo go together")}
 	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
@@ -115,7 +120,11 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 		case <-hup:
 		}
 		notify(log, "RELOADING=1")
-		if err := reload(ctx, d, f, rules); err != nil && ctx.Err() == nil {
+		err := reload(ctx, d, f, rules)
+		if ctx.Err() == nil {
+			d.NoteReload(err)
+		}
+		if err != nil && ctx.Err() == nil {
 			log.Error("reload failed; keeping the running repos", "err", err)
 		}
 		if ctx.Err() == nil {

@@ -26,15 +26,20 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
 	}
-	cfg, err := loadConfig(*configPath)
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	return reportIn(ctx, log, "serve failed", startServe(ctx, *configPath, *listen, *data, log))
+}
+
+// startServe loads the config and serves as it says.
+func startServe(ctx context.Context, configPath, listen, data string, log *slog.Logger) error {
+	cfg, err := loadConfig(configPath)
 	if err != nil {
 		return err
 	}
-	sc, err := serveConfig(cfg.Server, *listen, *data)
+	sc, err := serveConfig(cfg.Server, listen, data)
 	if err != nil {
 		return usageError{err}
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	return serve(ctx, sc, cfg.Scan, log)
 }
 
