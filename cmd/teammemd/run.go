@@ -162,6 +162,7 @@ func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 	if err != nil {
 		return plan, err
 	}
+	plan = skipInsecure(plan, cfg.Client)
 	plan.Watch = &watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan}
 	rule := newTokenRule(f.client, cfg.Client)
 	for i := range plan.Specs {
