@@ -54,16 +54,23 @@ func startDaemon(ctx context.Context, f runFlags, log *slog.Logger) error {
 	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
-		return err
+		return notConfigured(err)
 	}
 	return serveDaemon(ctx, f, cfg, log)
 }
+
+// exitNotConfigured is run's exit status when it has nothing to sync or a
+// config it cannot use: EX_CONFIG of sysexits.h, listed in the user unit's
+// RestartPreventExitStatus=, since restarting cannot help.
+const exitNotConfigured = 78
+
+func notConfigured(err error) error { return exitError{code: exitNotConfigured, err: err} }
 
 // serveDaemon builds the daemon, runs it and reloads it on SIGHUP.
 func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) error {
 	plan, err := planFor(f, cfg)
 	if err != nil {
-		return err
+		return notConfigured(err)
 	}
 	sockPath := cmp.Or(f.socket, daemon.SocketPath(runtimeDir()))
 	ln, err := daemon.Listen(sockPath)
