@@ -32,6 +32,7 @@ var commands = map[string]command{
 	"token":   {"create, list and revoke the server's API tokens", runToken},
 	"sync":    {"pull then push one repo's team memory once", runSync},
 	"scan":    {"scan files and directories for secrets", runScan},
+	"service": {"install, check or remove the sync daemon as your user service", runService},
 }
 
 // version is what "teammemd version" prints and the daemon reports. A
