@@ -26,6 +26,7 @@ type command struct {
 var commands = map[string]command{
 	"version": {"print the version", runVersion},
 	"demo":    {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
+	"doctor":  {"check the config, token, server, repos and this machine, with a fix for each problem", runDoctor},
 	"run":     {"run the sync daemon for one repo or every configured repo", runDaemon},
 	"status":  {"show what the running sync daemon is doing", runStatus},
 	"serve":   {"run the team memory server", runServe},
