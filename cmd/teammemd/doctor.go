@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -106,6 +105,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-// errSkipped marks a check that cannot run because an earlier one failed.
-var errSkipped = errors.New("skipped")

@@ -180,7 +180,7 @@ func addToken(env serviceEnv, f installFlags, sc serviceConfig, add *additions, 
 // to token in the config directory.
 func keepToken(tok, have string, add *additions) error {
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-		return usageError{errors.New("the API token must be one word, such as tmd_...")}
+		return usageError{errors.New("the API token must be one word, as teammemd token create prints it")}
 	}
 	add.token = tok
 	add.tokenPath = have
@@ -273,7 +273,7 @@ func composeConfig(sc serviceConfig, add additions, reload string) ([]byte, erro
 		fmt.Fprintf(&repos, "\n[[daemon.repo]]\ncheckout = %s\n", tomlString(c))
 	}
 	if client.Len() > 0 && sc.hasClient {
-		return nil, usageError{fmt.Errorf("add to the [client] section of %s:\n%s", sc.path, client.String())}
+		return nil, usageError{fmt.Errorf("add to the [client] section of %s:\n%s", sc.path, strings.TrimSpace(client.String()))}
 	}
 	text := bytes.Clone(sc.data)
 	if text == nil {
