@@ -57,12 +57,17 @@ func (d *doctor) checkServer(context.Context) {
 func (d *doctor) checkToken(context.Context) {
 	file := d.client.TokenFile
 	explicit := d.rule.explicit(file)
-	tok, err := readToken(file, explicit)
-	if err != nil {
-		d.report(checkFail, "token", err.Error(), "put the token in a file of mode 0600 and name it with --token-file or [client] token_file, or set "+envToken)
+	tok, err := credential(d.client.Server, file, explicit)
+	switch {
+	case err != nil:
+		d.report(checkFail, "token", err.Error(), "run teammemd login --server URL, or put the token in a file of mode 0600 "+
+			"and name it with --token-file or [client] token_file, or set "+envToken)
 		return
-	}
-	if !explicit && os.Getenv(envToken) != "" {
+	case usesLogin(d.client.Server, file, explicit):
+		d.token = tok
+		d.report(checkOK, "token", "the login to "+d.client.Server+" (teammemd login)", "")
+		return
+	case !explicit && os.Getenv(envToken) != "":
 		d.token = tok
 		d.report(checkOK, "token", "from $"+envToken+" (not shown)", "")
 		return
@@ -73,6 +78,20 @@ func (d *doctor) checkToken(context.Context) {
 	}
 	d.token = tok
 	d.report(checkOK, "token", "from "+file+" (not shown)", "")
+}
+
+// credential is the bearer token the daemon would send to server: from the
+// token file, $TEAMMEMD_TOKEN or the login, as tokenSource picks.
+func credential(server, file string, explicit bool) (string, error) {
+	ts, err := tokenSource(server, file, explicit)
+	if err != nil {
+		return "", err
+	}
+	tok, err := ts.Token()
+	if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok.AccessToken, nil
 }
 
 func (d *doctor) checkReachable(ctx context.Context) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // doctorCase is the machine the doctor examines: a real server, a git
@@ -191,4 +192,19 @@ func closedPortURL(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return "http://" + addr
+}
+
+// A login from teammemd login is a token source of its own: the doctor
+// names it and the server accepts its token.
+func TestDoctorWithLogin(t *testing.T) {
+	c := newDoctorCase(t)
+	rec := login.Record{Server: c.srv.URL, AccessToken: c.srv.Token, Expiry: time.Now().Add(time.Hour)}
+	if err := loginStore().Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	c.tokenFile = ""
+	out, code := c.run(t)
+	if code != 0 || !strings.Contains(out, "ok    token     the login to "+c.srv.URL) || !strings.Contains(out, "ok    auth ") {
+		t.Errorf("doctor with a login: exit %d, want 0 and the login named as the token:\n%s", code, out)
+	}
 }

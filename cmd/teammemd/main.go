@@ -14,6 +14,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"syscall"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -31,9 +33,12 @@ var commands = map[string]command{
 	"status":  {"show what the running sync daemon is doing", runStatus},
 	"serve":   {"run the team memory server", runServe},
 	"token":   {"create, list and revoke the server's API tokens", runToken},
+	"admin":   {"list an entry's revisions, purge their content from the server, list purges", runAdmin},
 	"sync":    {"pull then push one repo's team memory once", runSync},
 	"scan":    {"scan files and directories for secrets", runScan},
 	"service": {"install, check or remove the sync daemon as your user service", runService},
+	"login":   {"log in to a server with your organisation's identity", runLogin},
+	"logout":  {"forget the login to a server", runLogout},
 }
 
 // version is what "teammemd version" prints and the daemon reports. A
@@ -140,16 +145,22 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 		return 0 // stopped by a signal: a clean exit
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "teammemd:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "teammemd:", err)
+		printError(stderr, err)
 		return 2
 	default:
-		fmt.Fprintln(stderr, "teammemd:", err)
+		printError(stderr, err)
 		return 1
 	}
+}
+
+// printError prints err escaped for the terminal: it may carry a server's
+// message or a file name.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "teammemd:", api.Printable(err.Error()))
 }
 
 // newFlagSet returns a flag set for a subcommand that reports errors instead

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,7 +163,8 @@ func addToken(env serviceEnv, f installFlags, sc serviceConfig, add *additions, 
 		}
 		return keepToken(strings.TrimSpace(string(tok)), have, add)
 	case have != "" && checkTokenFile(have) == nil,
-		have == "" && len(f.checkouts) == 0 && everyRepo(sc.cfg, func(r daemon.RepoConfig) bool { return r.TokenFile != "" }):
+		have == "" && len(f.checkouts) == 0 && everyRepo(sc.cfg, func(r daemon.RepoConfig) bool { return r.TokenFile != "" }),
+		have == "" && hasLogin(cmp.Or(add.server, sc.cfg.Client.Server)):
 		return nil
 	case !env.interactive && have != "":
 		return fmt.Errorf("%w; or pass --token-file or --token-stdin", checkTokenFile(have))
@@ -311,4 +313,18 @@ func conflict(path, key, have, flag, want string) error {
 // everyRepo reports whether the config lists repos and each satisfies ok.
 func everyRepo(cfg Config, ok func(daemon.RepoConfig) bool) bool {
 	return len(cfg.Daemon.Repos) > 0 && !slices.ContainsFunc(cfg.Daemon.Repos, func(r daemon.RepoConfig) bool { return !ok(r) })
+}
+
+// hasLogin reports whether teammemd login keeps a login to server, which
+// the daemon then authenticates with.
+func hasLogin(server string) bool {
+	if server == "" {
+		return false
+	}
+	path, err := loginStore().Path(server)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(path)
+	return err == nil
 }

@@ -136,6 +136,7 @@ func inBuildCache(path string) bool {
 var (
 	errInstallNoServer = usageError{errors.New("no server: pass --server URL (e.g. https://teammemd.example.com)")}
 	errInstallNoToken  = usageError{errors.New("no API token: pass --token-file FILE (a file holding the token, mode 0600), " +
-		"or --token-stdin to read it from stdin (printf %s \"$TEAMMEMD_TOKEN\" | teammemd service install --token-stdin ...)")}
+		"or --token-stdin to read it from stdin (printf %s \"$TEAMMEMD_TOKEN\" | teammemd service install --token-stdin ...), " +
+		"or log in first with teammemd login --server URL")}
 	errInstallNoRepo = usageError{errors.New("no repo to sync: pass --checkout DIR (a git checkout with a remote; repeat it for more)")}
 )

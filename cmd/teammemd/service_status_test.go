@@ -25,7 +25,7 @@ func TestServiceStatus(t *testing.T) {
 	}
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n",
 		srv.URL, tokenFile, t.TempDir()))
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &recorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
+	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
 	}
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
@@ -47,7 +47,7 @@ func TestServiceStatus(t *testing.T) {
 		{"failed", exitDaemonDown, []string{"running:   no (failed)\n"}},
 	}
 	for _, tt := range tests {
-		rec := &recorder{answers: map[string]string{
+		rec := &cmdRecorder{answers: map[string]string{
 			"systemctl --user is-enabled teammemd.service": "enabled\n",
 			"systemctl --user is-active teammemd.service":  tt.active + "\n",
 		}}
@@ -83,7 +83,7 @@ func TestServiceUnitVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkout, _ := gitCheckout(t)
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &recorder{}, "tmd_x", "install", "--binary", bin,
+	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
 	}

@@ -10,20 +10,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// recorder is a commandRunner that records each command instead of running
+// cmdRecorder is a commandRunner that records each command instead of running
 // it, and answers with the output set for it; there is no user systemd or
 // launchd to talk to in a test.
-type recorder struct {
+type cmdRecorder struct {
 	calls   [][]string
 	answers map[string]string
 	fail    map[string]bool
 }
 
-func (r *recorder) run(_ context.Context, argv []string) (string, error) {
+func (r *cmdRecorder) run(_ context.Context, argv []string) (string, error) {
 	r.calls = append(r.calls, slices.Clone(argv))
 	line := strings.Join(argv, " ")
 	if r.fail[line] {
@@ -51,9 +54,9 @@ func serviceHome(t *testing.T) (home, bin string) {
 	return home, bin
 }
 
-// serviceCLI runs "teammemd service args..." with manager m, the recorder
+// serviceCLI runs "teammemd service args..." with manager m, the cmdRecorder
 // rec and stdin; interactive says whether stdin is a terminal.
-func serviceCLI(t *testing.T, m serviceManager, rec *recorder, stdin string, args ...string) (stdout, stderr string, code int) {
+func serviceCLI(t *testing.T, m serviceManager, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	env := serviceEnv{manager: m, runner: rec, uid: 501, stdin: strings.NewReader(stdin)}
 	var out, errOut bytes.Buffer
@@ -107,7 +110,7 @@ func TestServiceInstallDryRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			home, bin := serviceHome(t)
 			checkout, _ := gitCheckout(t)
-			rec := &recorder{}
+			rec := &cmdRecorder{}
 			stdout, stderr, code := serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", "install", "--dry-run",
 				"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--binary", bin)
 			if code != 0 {
@@ -170,7 +173,7 @@ func TestServiceInstallRoundTrip(t *testing.T) {
 			}
 			args := []string{"install", "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--binary", bin}
 
-			rec := &recorder{}
+			rec := &cmdRecorder{}
 			stdout, stderr, code := serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", args...)
 			if code != 0 {
 				t.Fatalf("service install exit %d\n%s%s", code, stdout, stderr)
@@ -182,7 +185,7 @@ func TestServiceInstallRoundTrip(t *testing.T) {
 
 			before := readAll(t, spec.config, plan.unit.path, filepath.Join(home, ".config", "teammemd", "token"))
 			for _, again := range [][]string{args, {"install", "--binary", bin}} {
-				rec = &recorder{}
+				rec = &cmdRecorder{}
 				stdout, stderr, code = serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", again...)
 				if code != 0 || strings.Contains(stdout, "wrote ") {
 					t.Errorf("service %s: exit %d, want 0 and nothing written\n%s%s", strings.Join(again, " "), code, stdout, stderr)
@@ -192,7 +195,7 @@ func TestServiceInstallRoundTrip(t *testing.T) {
 				}
 			}
 
-			rec = &recorder{}
+			rec = &cmdRecorder{}
 			stdout, stderr, code = serviceCLI(t, tt.manager, rec, "", "uninstall")
 			if code != 0 {
 				t.Fatalf("service uninstall exit %d\n%s%s", code, stdout, stderr)
@@ -208,7 +211,7 @@ func TestServiceInstallRoundTrip(t *testing.T) {
 					t.Errorf("uninstall removed %s: %v", kept, err)
 				}
 			}
-			rec = &recorder{}
+			rec = &cmdRecorder{}
 			stdout, _, code = serviceCLI(t, tt.manager, rec, "", "uninstall")
 			if code != 0 || len(rec.calls) > 0 || !strings.Contains(stdout, "not installed") {
 				t.Errorf("second uninstall: exit %d, ran %q, said %q; want 0, nothing run, not installed", code, rec.calls, stdout)
@@ -305,7 +308,7 @@ func TestServiceInstallRefuses(t *testing.T) {
 		{slices.Concat([]string{"install", "--binary", goRun}, server, repo, token), "go install ./cmd/teammemd"},
 	}
 	for _, tt := range tests {
-		rec := &recorder{}
+		rec := &cmdRecorder{}
 		_, stderr, code := serviceCLI(t, systemdUser{}, rec, "", tt.args...)
 		if code == 0 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("service %s: exit %d, stderr %q, want a refusal saying %q", strings.Join(tt.args, " "), code, stderr, tt.want)
@@ -317,7 +320,7 @@ func TestServiceInstallRefuses(t *testing.T) {
 			t.Fatalf("service %s wrote into %s/.config", strings.Join(tt.args, " "), home)
 		}
 	}
-	_, stderr, code := serviceCLI(t, systemdUser{}, &recorder{}, "", cat([]string{"--server", "http://teammemd.example.com", "--allow-insecure"}, repo, token)...)
+	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", cat([]string{"--server", "http://teammemd.example.com", "--allow-insecure"}, repo, token)...)
 	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
 	if code != 0 || err != nil || !cfg.Client.AllowInsecure {
 		t.Errorf("install --allow-insecure: exit %d %s, config %+v %v; want allow_insecure = true", code, stderr, cfg.Client, err)
@@ -341,7 +344,7 @@ func TestServiceInstallKeepsConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(mine), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := serviceCLI(t, systemdUser{}, &recorder{}, "", "install", "--binary", bin,
+	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-file", tokenFile, "--checkout", checkout)
 	data, _ := os.ReadFile(path)
 	cfg, err := loadConfig(path)
@@ -349,7 +352,7 @@ func TestServiceInstallKeepsConfig(t *testing.T) {
 		cfg.Client.Server != "https://teammemd.example.com" || len(cfg.Daemon.Repos) != 1 {
 		t.Errorf("install on an existing config: exit %d %s\n%s\n(%v); want the old text kept and the rest appended", code, stderr, data, err)
 	}
-	_, stderr, code = serviceCLI(t, systemdUser{}, &recorder{}, "", "install", "--binary", bin, "--server", "https://other.example.com")
+	_, stderr, code = serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--server", "https://other.example.com")
 	if code == 0 || !strings.Contains(stderr, "already sets [client] server") {
 		t.Errorf("install --server other: exit %d, stderr %q, want a refusal naming the config's server", code, stderr)
 	}
@@ -360,7 +363,7 @@ func TestServiceInstallKeepsConfig(t *testing.T) {
 	if err := os.WriteFile(other, []byte("tmd_y\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code = serviceCLI(t, systemdUser{}, &recorder{}, "", "install", "--binary", bin,
+	_, stderr, code = serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-file", other, "--checkout", checkout)
 	if code == 0 || !strings.Contains(stderr, "add to the [client] section of "+path) || !strings.Contains(stderr, `token_file = "`+other+`"`) {
 		t.Errorf("install into a [client] table: exit %d, stderr %q, want the lines to add", code, stderr)
@@ -374,7 +377,7 @@ func TestServiceInstallAsks(t *testing.T) {
 	checkout, _ := gitCheckout(t)
 	var out, errOut bytes.Buffer
 	env := serviceEnv{
-		manager: systemdUser{}, runner: &recorder{}, uid: 501, interactive: true,
+		manager: systemdUser{}, runner: &cmdRecorder{}, uid: 501, interactive: true,
 		stdin:      strings.NewReader("https://teammemd.example.com\n" + checkout + "\n"),
 		readSecret: func() (string, error) { return "tmd_typed\n", nil },
 	}
@@ -394,5 +397,22 @@ func TestServiceInstallAsks(t *testing.T) {
 	}
 	if tok, _ := os.ReadFile(cfg.Client.TokenFile); string(tok) != "tmd_typed\n" {
 		t.Errorf("token file from the answer holds %q, want tmd_typed", tok)
+	}
+}
+
+// A login from teammemd login is the token source when there is one for
+// the server: install then needs no token and writes no token file.
+func TestServiceInstallWithLogin(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	rec := login.Record{Server: "https://teammemd.example.com", AccessToken: "x", Expiry: time.Now().Add(time.Hour)}
+	if err := loginStore().Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--checkout", checkout)
+	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
+	if code != 0 || err != nil || cfg.Client.TokenFile != "" {
+		t.Errorf("install with a login: exit %d %s, config %+v %v; want success and no token_file", code, stderr, cfg.Client, err)
 	}
 }
