@@ -20,7 +20,9 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(exitCode(ctx, err, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltBinary()
+	os.Exit(code)
 }
 
 func TestDemo(t *testing.T) {

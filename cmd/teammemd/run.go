@@ -40,25 +40,37 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if (f.dir == "") != (f.repo == "") {
-		return usageError{errors.New("--dir and --repo go together")}
-	}
 	log, err := newLogger(stderr, f.logFormat)
 	if err != nil {
 		return usageError{err}
 	}
+	return reportIn(ctx, log, "run failed", startDaemon(ctx, f, log))
+}
+
+// startDaemon loads the config and runs the daemon it describes.
+func startDaemon(ctx context.Context, f runFlags, log *slog.Logger) error {
+	if (f.dir == "") != (f.repo == "") {
+		return usageError{errors.New("--dir and --repo go together")}
+	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
-		return err
+		return notConfigured(err)
 	}
 	return serveDaemon(ctx, f, cfg, log)
 }
+
+// exitNotConfigured is run's exit status when it has nothing to sync or a
+// config it cannot use: EX_CONFIG of sysexits.h, listed in the user unit's
+// RestartPreventExitStatus=, since restarting cannot help.
+const exitNotConfigured = 78
+
+func notConfigured(err error) error { return exitError{code: exitNotConfigured, err: err} }
 
 // serveDaemon builds the daemon, runs it and reloads it on SIGHUP.
 func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) error {
 	plan, err := planFor(f, cfg)
 	if err != nil {
-		return err
+		return notConfigured(err)
 	}
 	sockPath := cmp.Or(f.socket, daemon.SocketPath(runtimeDir()))
 	ln, err := daemon.Listen(sockPath)
@@ -115,7 +127,11 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 		case <-hup:
 		}
 		notify(log, "RELOADING=1")
-		if err := reload(ctx, d, f, rules); err != nil && ctx.Err() == nil {
+		err := reload(ctx, d, f, rules)
+		if ctx.Err() == nil {
+			d.NoteReload(err)
+		}
+		if err != nil && ctx.Err() == nil {
 			log.Error("reload failed; keeping the running repos", "err", err)
 		}
 		if ctx.Err() == nil {
@@ -153,6 +169,7 @@ func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 	if err != nil {
 		return plan, err
 	}
+	plan = skipInsecure(plan, cfg.Client)
 	plan.Watch = &watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan}
 	rule := newTokenRule(f.client, cfg.Client)
 	for i := range plan.Specs {

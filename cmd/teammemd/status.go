@@ -59,6 +59,7 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 	}
 	fmt.Fprintf(&b, "teammemd daemon %s running (pid %d, up %s), %d %s\n",
 		st.Version, st.PID, now.Sub(st.Started).Round(time.Second), len(st.Repos), noun)
+	printReloadError(&b, st.ReloadError)
 	for _, r := range st.Repos {
 		printRepo(&b, r, now)
 	}
@@ -175,4 +176,11 @@ func listOrNone(xs []string) string {
 		shown[i] = api.Printable(x)
 	}
 	return strings.Join(shown, ", ")
+}
+
+// printReloadError says that the last reload failed, and why.
+func printReloadError(b *strings.Builder, reason string) {
+	if reason != "" {
+		fmt.Fprintf(b, "last reload failed: %s\n  (the running repos were kept; fix the config and reload again)\n", reason)
+	}
 }

@@ -71,6 +71,9 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	if client.Server == "" {
 		return nil, nil, errNoServer
 	}
+	if err := cfg.Client.CheckServer(client.Server); err != nil {
+		return nil, nil, err
+	}
 	ts, err := tokenSource(client.Server, client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
 	if err != nil {
 		return nil, nil, err

@@ -91,9 +91,10 @@ type Daemon struct {
 	started time.Time
 	watch   watch.Options // the current timing; the supervisor's alone
 
-	mu      sync.Mutex // guards repos and skipped for Status
-	repos   map[string]*running
-	skipped []Skipped
+	mu        sync.Mutex // guards repos, skipped and reloadErr for Status
+	repos     map[string]*running
+	skipped   []Skipped
+	reloadErr string // why the last reload failed; see NoteReload
 }
 
 // running is a started repo.
@@ -262,6 +263,7 @@ func (d *Daemon) Status() Status {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st := Status{PID: os.Getpid(), Version: d.opts.Version, Started: d.started, Skipped: slices.Clone(d.skipped)}
+	st.ReloadError = d.reloadErr
 	for _, run := range d.repos {
 		st.Repos = append(st.Repos, run.r.status.snapshot())
 	}

@@ -18,6 +18,9 @@ type Status struct {
 	// Skipped lists configured or discovered repos that are not running,
 	// with the reason.
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// ReloadError is why the last reload of the config failed, the running
+	// repos kept; empty once a reload works.
+	ReloadError string `json:"reloadError,omitempty"`
 }
 
 // Skipped is a repo the daemon could not start.
