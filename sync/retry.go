@@ -62,10 +62,10 @@ type retryReport struct {
 
 // check is the retry policy; it keeps the cause of a failure it retries.
 // A redirect to another origin is refused for good: the server will send
-// the same one again.
+// the same one again; so is plain HTTP answering https://.
 func (r *retryReport) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	var redirect *RedirectError
-	if errors.As(err, &redirect) {
+	if errors.As(err, &redirect) || schemeMismatch(err) {
 		return false, nil
 	}
 	retry, cerr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)

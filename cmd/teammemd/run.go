@@ -158,6 +158,7 @@ func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 	for i := range plan.Specs {
 		file := plan.Specs[i].TokenFile
 		plan.Specs[i].TokenID = tokenID(plan.Specs[i].Server, file, rule.explicit(file))
+		plan.Specs[i].CredentialFile = credentialFile(plan.Specs[i].Server, file, rule.explicit(file))
 	}
 	return plan, nil
 }
@@ -266,4 +267,18 @@ func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duratio
 			}
 		}
 	}
+}
+
+// credentialFile is the file a repo's token comes from, whose change may
+// fix a token the server rejected: the login's or the token file; "" when
+// the token is $TEAMMEMD_TOKEN itself.
+func credentialFile(server, file string, explicit bool) string {
+	if usesLogin(server, file, explicit) {
+		path, _ := loginStore().Path(server)
+		return path
+	}
+	if !explicit && os.Getenv(envToken) != "" {
+		return ""
+	}
+	return file
 }

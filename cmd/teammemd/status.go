@@ -85,6 +85,9 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
 	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
 	fmt.Fprintf(b, "  pending:    %s\n", listOrNone(r.Pending))
+	if r.Halted != "" {
+		fmt.Fprintf(b, "  stopped:    %s\n", p(r.Halted))
+	}
 	if r.Missing != "" {
 		fmt.Fprintf(b, "  directory missing: %s\n", p(r.Missing))
 	}
@@ -111,12 +114,14 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 // stateHints say what a state means for the user, for the states that
 // need more than their name.
 var stateHints = map[string]string{
-	daemon.StateMissing:  "the team directory is missing; syncing resumes once it exists again",
-	daemon.StateRetrying: "a pull, push or change wait failed and is retried; see next retry",
-	daemon.StateStopped:  "pushes are stopped; see pushes stopped",
-	daemon.StateFailed:   "the last pull or push failed; edit a file or reload the config to try again",
-	daemon.StatePending:  "changes wait to be pushed",
-	daemon.StateHeld:     "in sync but for what is held back; see held back",
+	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
+	daemon.StateUnauthorized: "the server rejected the token: syncing resumes when the token file changes or the config is reloaded",
+	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",
+	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
+	daemon.StateStopped:      "pushes are stopped; see pushes stopped",
+	daemon.StateFailed:       "the last pull or push failed; edit a file or reload the config to try again",
+	daemon.StatePending:      "changes wait to be pushed",
+	daemon.StateHeld:         "in sync but for what is held back; see held back",
 }
 
 // retryWhen says when a retry is due: "now" once it is.

@@ -12,10 +12,16 @@ func (r *repo) live(ctx context.Context) error {
 	bo := backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}
 	failing := false
 	for {
+		if !r.awaitResume(ctx) {
+			return nil
+		}
 		cur := r.checksum()
 		h, changed, err := r.waiter.Wait(r.traced(ctx, retryWait), r.spec.Repo, cur, r.opts.WaitTimeout)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if err != nil && r.halt(err) {
+			continue
 		}
 		if err != nil {
 			failing = true
