@@ -70,22 +70,22 @@ type RepoStatus struct {
 // is derived from what is true of the repo, not from the last operation
 // alone, so idle means nothing is pending, held back or failing.
 const (
-	StatePulling  = "pulling"  // a pull runs (and may be retrying)
-	StatePushing  = "pushing"  // a push runs (and may be retrying)
+	StatePulling = "pulling" // a pull runs (and may be retrying)
+	StatePushing = "pushing" // a push runs (and may be retrying)
 	// StateWrongServer: the server URL leads to something other than a
 	// teammemd server; see Halted. Nothing is sent until a reload.
 	StateWrongServer = "wrong-server"
 	// StateUnauthorized: the server rejected the token; see Halted.
 	// Nothing is sent until the token file changes or a reload.
 	StateUnauthorized = "unauthorized"
-	StateMissing  = "missing"  // the team directory is missing; see Missing
-	StateRetrying = "retrying" // a failure is retried; see NextRetry
-	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
-	StateStarting = "starting" // no pull has finished yet
-	StateFailed   = "failed"   // the last pull or push failed, no retry is due
-	StatePending  = "pending"  // files wait to be pushed; see Pending
-	StateHeld     = "held"     // files or deletions are held back
-	StateIdle     = "idle"     // in sync, waiting for changes
+	StateMissing      = "missing"  // the team directory is missing; see Missing
+	StateRetrying     = "retrying" // a failure is retried; see NextRetry
+	StateStopped      = "stopped"  // pushes are stopped; see Suppressed
+	StateStarting     = "starting" // no pull has finished yet
+	StateFailed       = "failed"   // the last pull or push failed, no retry is due
+	StatePending      = "pending"  // files wait to be pushed; see Pending
+	StateHeld         = "held"     // files or deletions are held back
+	StateIdle         = "idle"     // in sync, waiting for changes
 )
 
 // Sources of a retry, each with its own schedule.
