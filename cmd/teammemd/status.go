@@ -74,11 +74,7 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	p := api.Printable
 	fmt.Fprintf(b, "\n%s\n", p(r.Repo))
 	fmt.Fprintf(b, "  directory:  %s\n", p(r.Dir))
-	live := "connected"
-	if !r.Live {
-		live = "not connected"
-	}
-	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), live)
+	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), reachLine(r, now))
 	if r.State != "" {
 		fmt.Fprintf(b, "  state:      %s%s\n", p(r.State), causeSuffix(stateHints[r.State]))
 	}
@@ -110,6 +106,29 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 		fmt.Fprintf(b, "  conflict copy: %s\n", p(c))
 	}
 }
+
+// reachLine says whether the server answers: connected, or unreachable
+// since the first request that failed to reach it, with when it last
+// answered.
+func reachLine(r daemon.RepoStatus, now time.Time) string {
+	last := "never reached"
+	if r.LastContact != nil {
+		last = "last contact " + ago(*r.LastContact, now)
+	}
+	switch {
+	case r.UnreachableSince != nil:
+		at := r.UnreachableSince.In(now.Location()).Format(time.TimeOnly)
+		return "unreachable since " + at + ", " + ago(*r.UnreachableSince, now) + "; " + last
+	case r.Live && r.LastContact != nil:
+		return "connected, " + last
+	case r.Live:
+		return "connected"
+	}
+	return "not connected"
+}
+
+// ago says how long before now t was, to the second.
+func ago(t, now time.Time) string { return now.Sub(t).Round(time.Second).String() + " ago" }
 
 // stateHints say what a state means for the user, for the states that
 // need more than their name.

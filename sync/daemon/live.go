@@ -20,6 +20,7 @@ func (r *repo) live(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		r.status.noteReach(err)
 		if err != nil && r.halt(err) {
 			continue
 		}

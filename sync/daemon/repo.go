@@ -164,7 +164,13 @@ func (r *repo) noteUnsent() {
 // source's requests in the status.
 func (r *repo) traced(ctx context.Context, source string) context.Context {
 	return memsync.WithRetryTrace(ctx, func(rt memsync.Retry) {
-		r.status.setRetry(source, time.Now().Add(rt.Wait), rt.Cause)
+		now := time.Now()
+		if unreachedStatus(rt.Status) {
+			r.status.unreachable(now)
+		} else {
+			r.status.contact(now)
+		}
+		r.status.setRetry(source, now.Add(rt.Wait), rt.Cause)
 	})
 }
 

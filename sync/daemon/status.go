@@ -35,11 +35,17 @@ type RepoStatus struct {
 	State string `json:"state"`
 	// Live tells whether the server answered the last pull or change wait:
 	// the change wait is connected, or about to be.
-	Live     bool      `json:"live"`
-	LastPull *OpResult `json:"lastPull,omitempty"`
-	LastPush *OpResult `json:"lastPush,omitempty"`
-	Pending  []string  `json:"pending"`
-	Blocked  []Blocked `json:"blocked"`
+	Live bool `json:"live"`
+	// LastContact is when the server last answered a request.
+	LastContact *time.Time `json:"lastContact,omitempty"`
+	// UnreachableSince is when the first of the requests that have failed
+	// to reach the server since its last answer failed; nil while it
+	// answers.
+	UnreachableSince *time.Time `json:"unreachableSince,omitempty"`
+	LastPull         *OpResult  `json:"lastPull,omitempty"`
+	LastPush         *OpResult  `json:"lastPush,omitempty"`
+	Pending          []string   `json:"pending"`
+	Blocked          []Blocked  `json:"blocked"`
 	// Held lists files held back for a reason other than a secret, such
 	// as a file that cannot be read, each with the reason and the fix.
 	Held     []Held   `json:"held"`
@@ -250,6 +256,7 @@ func (b *statusBox) snapshot() RepoStatus {
 		p := *s.LastPush
 		s.LastPush = &p
 	}
+	s.LastContact, s.UnreachableSince = clonedTime(s.LastContact), clonedTime(s.UnreachableSince)
 	s.NextRetry, s.RetryCause = b.nextRetry()
 	s.State = b.state(s)
 	if s.Pending == nil {

@@ -94,6 +94,7 @@ func (w *worker) pull(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	w.status.noteReach(err)
 	w.recordPull(rep, err)
 	w.own.note(rep)
 	if err != nil {
@@ -122,6 +123,7 @@ func (w *worker) push(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
+	w.status.noteReach(err)
 	w.recordPush(rep, err)
 	w.own.note(rep) // an emptied directory's notes, written again
 	var mass *memsync.MassDeletionError
