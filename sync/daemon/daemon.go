@@ -86,6 +86,10 @@ type Plan struct {
 	// Watch, when set, replaces Options.Watch: a plan whose timing differs
 	// from the running repos' restarts them with the new timing.
 	Watch *watch.Options
+	// Rediscovered marks a plan made because Claude Code's projects
+	// changed, not a reload: the repos kept are left alone, without the
+	// fresh attempt a reload gives them.
+	Rediscovered bool
 }
 
 // Daemon supervises one repo runner per Spec.
@@ -195,7 +199,9 @@ func (d *Daemon) apply(ctx context.Context, plan Plan) {
 		run, ok := d.repos[k]
 		d.mu.Unlock()
 		if ok {
-			run.r.poke()
+			if !plan.Rediscovered {
+				run.r.poke()
+			}
 			continue
 		}
 		if ctx.Err() != nil {
