@@ -56,7 +56,7 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 
 // serveDaemon builds the daemon, runs it and reloads it on SIGHUP.
 func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) error {
-	plan, err := planFor(ctx, f, cfg)
+	plan, err := daemonPlan(ctx, f, cfg)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func reload(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules
 	if err != nil {
 		return err
 	}
-	plan, err := planFor(ctx, f, cfg)
+	plan, err := daemonPlan(ctx, f, cfg)
 	if err != nil {
 		return err
 	}
@@ -149,10 +149,23 @@ func notify(log *slog.Logger, state string) {
 	}
 }
 
-// planFor lists the repos to run, with the watcher timing and a digest of
-// each repo's token, so a reload restarts what changed.
-func planFor(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
-	plan, err := reposFor(ctx, f, cfg)
+// daemonPlan is the plan the daemon runs: planFor, where discovery asks
+// the server about a project whose team directory does not exist yet and
+// creates it when the server holds the repo.
+func daemonPlan(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
+	rule := newTokenRule(f.client, cfg.Client)
+	return planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.explicit(s.TokenFile)) })
+}
+
+// planFor lists the repos to run without asking a server: a discovered
+// project with no team directory is listed as skipped.
+func planFor(f runFlags, cfg Config) (daemon.Plan, error) { return planWith(f, cfg, nil) }
+
+// planWith lists the repos to run, with the watcher timing and a digest of
+// each repo's token, so a reload restarts what changed; hasRepo, when set,
+// is how discovery asks a server whether it holds a repo.
+func planWith(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (daemon.Plan, error) {
+	plan, err := reposFor(f, cfg, hasRepo)
 	if err != nil {
 		return plan, err
 	}
@@ -168,11 +181,9 @@ func planFor(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
 
 // reposFor lists the repos to run: the one named by --dir and --repo, or the
 // config's [daemon] repos and discovered Claude Code projects.
-func reposFor(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
+func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (daemon.Plan, error) {
 	client := f.client.resolve(cfg.Client)
-	rule := newTokenRule(f.client, cfg.Client)
-	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, ClaudeHome: claudeHome(),
-		HasRepo: func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.explicit(s.TokenFile)) }}
+	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, ClaudeHome: claudeHome(), HasRepo: hasRepo}
 	if f.dir != "" {
 		dir, err := filepath.Abs(f.dir)
 		if err != nil {
@@ -299,7 +310,7 @@ func rediscover(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenR
 		cfg, err := loadConfig(f.config)
 		if err == nil {
 			var plan daemon.Plan
-			if plan, err = planFor(ctx, f, cfg); err == nil {
+			if plan, err = daemonPlan(ctx, f, cfg); err == nil {
 				plan.Rediscovered = true
 				rules.set(newTokenRule(f.client, cfg.Client))
 				log.Info("claude projects changed; discovering repos", "repos", len(plan.Specs))

@@ -27,7 +27,7 @@ func TestExampleDaemonConfigLoads(t *testing.T) {
 	}
 	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
 	t.Setenv("TEAMMEMD_SERVER", "")
-	plan, err := planFor(context.Background(), runFlags{}, cfg)
+	plan, err := planFor(runFlags{}, cfg)
 	if err != nil {
 		t.Fatalf("planFor(example) error: %v", err)
 	}
