@@ -38,6 +38,10 @@ type Report struct {
 	Conflicts []Conflict
 	// Skipped lists keys that did not sync, with the reason.
 	Skipped []Skipped
+	// OverCap, when set, counts the files left unsent because the
+	// server's entry limit leaves no room for them (each is also in
+	// Skipped).
+	OverCap *OverCap
 	// PUTs counts the PUT requests sent.
 	PUTs int
 	// NotModified is true when the pull found nothing new (304).
@@ -75,6 +79,20 @@ type Conflict struct {
 	// "server".
 	Source string    `json:"source"`
 	Time   time.Time `json:"time"`
+}
+
+// OverCap is how many of the local files a push left out for the server's
+// entry limit.
+type OverCap struct {
+	// Files were left out, of Local syncable files in the team directory.
+	Files, Local int
+	// MaxEntries is the server's limit.
+	MaxEntries int
+}
+
+func (o *OverCap) Error() string {
+	return fmt.Sprintf("%d of %d files were not pushed: the server holds at most %d entries per repo "+
+		"(delete or merge notes, or ask the server's admin to raise max_entries)", o.Files, o.Local, o.MaxEntries)
 }
 
 // Skipped is a key that did not sync and why.

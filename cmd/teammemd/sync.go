@@ -60,7 +60,10 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printReport(stdout, rep, false)
 		return explainSyncError(err)
 	}
-	printReport(stdout, rep, true)
+	printReport(stdout, rep, rep.OverCap == nil)
+	if rep.OverCap != nil {
+		return rep.OverCap
+	}
 	return nil
 }
 

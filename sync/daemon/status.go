@@ -38,11 +38,17 @@ type RepoStatus struct {
 	State string `json:"state"`
 	// Live tells whether the server answered the last pull or change wait:
 	// the change wait is connected, or about to be.
-	Live     bool      `json:"live"`
-	LastPull *OpResult `json:"lastPull,omitempty"`
-	LastPush *OpResult `json:"lastPush,omitempty"`
-	Pending  []string  `json:"pending"`
-	Blocked  []Blocked `json:"blocked"`
+	Live bool `json:"live"`
+	// LastContact is when the server last answered a request.
+	LastContact *time.Time `json:"lastContact,omitempty"`
+	// UnreachableSince is when the first of the requests that have failed
+	// to reach the server since its last answer failed; nil while it
+	// answers.
+	UnreachableSince *time.Time `json:"unreachableSince,omitempty"`
+	LastPull         *OpResult  `json:"lastPull,omitempty"`
+	LastPush         *OpResult  `json:"lastPush,omitempty"`
+	Pending          []string   `json:"pending"`
+	Blocked          []Blocked  `json:"blocked"`
 	// Held lists files held back for a reason other than a secret, such
 	// as a file that cannot be read, each with the reason and the fix.
 	Held     []Held   `json:"held"`
@@ -55,6 +61,10 @@ type RepoStatus struct {
 	// Missing says that the team directory is missing or not a
 	// directory: nothing syncs until it is back.
 	Missing string `json:"missing,omitempty"`
+	// Halted is why the repo makes no request at all until its config or
+	// token changes (State wrong-server or unauthorized), with the fix;
+	// empty when it runs.
+	Halted string `json:"halted,omitempty"`
 	// Suppressed is why pushes are stopped until the files or the config
 	// change, empty when they are not.
 	Suppressed string `json:"suppressed,omitempty"`
@@ -69,16 +79,22 @@ type RepoStatus struct {
 // is derived from what is true of the repo, not from the last operation
 // alone, so idle means nothing is pending, held back or failing.
 const (
-	StatePulling  = "pulling"  // a pull runs (and may be retrying)
-	StatePushing  = "pushing"  // a push runs (and may be retrying)
-	StateMissing  = "missing"  // the team directory is missing; see Missing
-	StateRetrying = "retrying" // a failure is retried; see NextRetry
-	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
-	StateStarting = "starting" // no pull has finished yet
-	StateFailed   = "failed"   // the last pull or push failed, no retry is due
-	StatePending  = "pending"  // files wait to be pushed; see Pending
-	StateHeld     = "held"     // files or deletions are held back
-	StateIdle     = "idle"     // in sync, waiting for changes
+	StatePulling = "pulling" // a pull runs (and may be retrying)
+	StatePushing = "pushing" // a push runs (and may be retrying)
+	// StateWrongServer: the server URL leads to something other than a
+	// teammemd server; see Halted. Nothing is sent until a reload.
+	StateWrongServer = "wrong-server"
+	// StateUnauthorized: the server rejected the token; see Halted.
+	// Nothing is sent until the token file changes or a reload.
+	StateUnauthorized = "unauthorized"
+	StateMissing      = "missing"  // the team directory is missing; see Missing
+	StateRetrying     = "retrying" // a failure is retried; see NextRetry
+	StateStopped      = "stopped"  // pushes are stopped; see Suppressed
+	StateStarting     = "starting" // no pull has finished yet
+	StateFailed       = "failed"   // the last pull or push failed, no retry is due
+	StatePending      = "pending"  // files wait to be pushed; see Pending
+	StateHeld         = "held"     // files or deletions are held back
+	StateIdle         = "idle"     // in sync, waiting for changes
 )
 
 // Sources of a retry, each with its own schedule.
@@ -121,6 +137,49 @@ type statusBox struct {
 	op      string               // StatePulling or StatePushing while one runs
 	retries map[string]retryNote // by source; State and NextRetry derive from them
 	held    map[string][]Held    // by the operation that held them; Held merges them
+	halt    string               // StateWrongServer or StateUnauthorized while halted
+	resumed chan struct{}        // closed when a halt is lifted; nil while running
+}
+
+// setHalt halts the repo in state with reason and drops every scheduled
+// retry; it reports whether the repo was running until now.
+func (b *statusBox) setHalt(state, reason string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	first := b.resumed == nil
+	if first {
+		b.resumed = make(chan struct{})
+	}
+	b.halt, b.s.Halted, b.s.Live = state, reason, false
+	b.retries = nil
+	return first
+}
+
+// clearHalt lifts a halt; it reports whether there was one.
+func (b *statusBox) clearHalt() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.resumed == nil {
+		return false
+	}
+	close(b.resumed)
+	b.resumed, b.halt, b.s.Halted = nil, "", ""
+	return true
+}
+
+// haltDone returns a channel closed when the halt is lifted, nil when the
+// repo is not halted.
+func (b *statusBox) haltDone() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.resumed
+}
+
+// haltKind is the state of the halt, "" when the repo runs.
+func (b *statusBox) haltKind() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.halt
 }
 
 // setHeld records the files an operation (retryPull or retryPush) held
@@ -200,6 +259,7 @@ func (b *statusBox) snapshot() RepoStatus {
 		p := *s.LastPush
 		s.LastPush = &p
 	}
+	s.LastContact, s.UnreachableSince = clonedTime(s.LastContact), clonedTime(s.UnreachableSince)
 	s.NextRetry, s.RetryCause = b.nextRetry()
 	s.State = b.state(s)
 	if s.Pending == nil {
@@ -242,6 +302,8 @@ func (b *statusBox) state(s RepoStatus) string {
 	switch {
 	case b.op != "":
 		return b.op
+	case b.halt != "":
+		return b.halt
 	case s.Missing != "":
 		return StateMissing
 	case s.NextRetry != nil:
