@@ -15,6 +15,9 @@ type ClientConfig struct {
 	TokenFile string `toml:"token_file"`
 	// StateDir is the state root (default $XDG_STATE_HOME/teammemd).
 	StateDir string `toml:"state_dir"`
+	// ShareUserNotes pushes notes of type user, which Claude Code's rules
+	// make personal; by default they are held back.
+	ShareUserNotes bool `toml:"share_user_notes"`
 }
 
 // Validate checks the section; every field is optional.

@@ -38,6 +38,9 @@ type Report struct {
 	Conflicts []Conflict
 	// Skipped lists keys that did not sync, with the reason.
 	Skipped []Skipped
+	// Warnings lists what Claude Code will cut or misread in the team
+	// directory's notes (see CheckNote), after a push; they block nothing.
+	Warnings []Warning
 	// PUTs counts the PUT requests sent.
 	PUTs int
 	// NotModified is true when the pull found nothing new (304).
@@ -92,6 +95,7 @@ func (r *Report) sort() {
 	slices.SortFunc(r.Blocked, func(a, b Blocked) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Held, func(a, b Held) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(r.Warnings, func(a, b Warning) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
 }
 
