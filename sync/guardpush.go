@@ -28,9 +28,6 @@ func (s *session) guardCheck(k, sum string, data []byte) NoteCheck {
 		s.guards = map[string]guardEntry{}
 	}
 	s.guards[k] = guardEntry{hash: sum, check: c}
-	for _, w := range c.Warnings {
-		s.log.Warn("note Claude Code will not read as meant", "key", s.Show(k), "warning", w)
-	}
 	return c
 }
 
@@ -45,7 +42,9 @@ func (s *session) holdPersonal(k string, data []byte) bool {
 }
 
 // noteWarnings reports the guards' warnings on every local file, reading
-// only the files whose content the guards have not judged yet.
+// only the files whose content the guards have not judged yet. They are
+// not logged: before the server answers, a name the server's rules find a
+// secret in is not known to be one.
 func (s *session) noteWarnings(local map[string]IndexEntry) error {
 	s.rep.Warnings = nil
 	for _, k := range slices.Sorted(maps.Keys(local)) {
@@ -54,11 +53,20 @@ func (s *session) noteWarnings(local map[string]IndexEntry) error {
 			return err
 		}
 		for _, w := range c.Warnings {
-			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.Show(k), Message: w})
+			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.shownKey(k), Message: w})
 		}
 	}
 	maps.DeleteFunc(s.guards, func(k string, _ guardEntry) bool { _, ok := local[k]; return !ok })
 	return nil
+}
+
+// shownKey is k as a warning shows it: redacted when the scanner here
+// finds a secret in its name, or the server's did when it refused it.
+func (s *session) shownKey(k string) string {
+	if _, rk, ok := s.rejection(k); ok && rk != k {
+		return rk
+	}
+	return s.Show(k)
 }
 
 // localCheck returns the guards' verdict on key's local file, whose

@@ -92,3 +92,17 @@ func whichKeys(key string) string {
 	}
 	return key
 }
+
+// ReadLocal returns the content of key's file in the team directory, read
+// through its root; a missing file is fs.ErrNotExist.
+func (e *Engine) ReadLocal(key string) ([]byte, error) {
+	if err := api.ValidateKey(key, api.Limits{}); err != nil {
+		return nil, err
+	}
+	td, err := openTeamDir(e.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer td.close()
+	return td.read(key)
+}

@@ -114,3 +114,34 @@ func appendResolution(path string, r Resolution) error {
 	}
 	return nil
 }
+
+// RepoConflicts are the unresolved conflict copies of one repo on one
+// server.
+type RepoConflicts struct {
+	Repo, Server string
+	Conflicts    []Conflict
+}
+
+// ConflictsIn lists the unresolved conflict copies of every repo whose
+// state lives under stateDir, by repo. A state file that cannot be read is
+// an error; one that is not a state file is passed over, as the engine
+// would start afresh from it.
+func ConflictsIn(stateDir string) ([]RepoConflicts, error) {
+	paths, err := filepath.Glob(filepath.Join(stateDir, "repos", "*", "state.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list repo states: %w", err)
+	}
+	var out []RepoConflicts
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read state: %w", err)
+		}
+		st, err := decodeState(data)
+		if err != nil {
+			return nil, fmt.Errorf("state file %s: %w", p, err)
+		}
+		out = append(out, RepoConflicts{Repo: st.Repo, Server: st.Server, Conflicts: st.Conflicts})
+	}
+	return out, nil
+}
