@@ -198,4 +198,3 @@ func printAuditJSON(w io.Writer, events []auditEvent) error {
 	}
 	return nil
 }
-

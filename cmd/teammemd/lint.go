@@ -44,4 +44,3 @@ func runLint(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	_, err = fmt.Fprintf(stdout, "%s: no findings\n", api.Printable(dir))
 	return err
 }
-
