@@ -41,8 +41,12 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return explainSyncError(err)
 	}
-	fmt.Fprintf(stdout, "restored  %s to version %d as a new revision\n", api.Printable(key), rev.Version)
-	return nil
+	if len(rep.Pushed) == 0 {
+		_, err = fmt.Fprintf(stdout, "%s already holds the content of version %d: no new revision\n", api.Printable(key), rev.Version)
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "restored  %s to version %d as a new revision\n", api.Printable(key), rev.Version)
+	return err
 }
 
 // restorePoint returns the revision to bring back: version, or the newest
