@@ -20,6 +20,9 @@ type ClientConfig struct {
 	// AllowInsecure lets the client send its token over plain http:// to a
 	// host that is not loopback (see CheckServer).
 	AllowInsecure bool `toml:"allow_insecure"`
+	// ShareUserNotes pushes notes of type user, which Claude Code's rules
+	// make personal; by default they are held back.
+	ShareUserNotes bool `toml:"share_user_notes"`
 }
 
 // CheckServer refuses a server URL over which the token would cross the

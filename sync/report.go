@@ -42,6 +42,9 @@ type Report struct {
 	// server's entry limit leaves no room for them (each is also in
 	// Skipped).
 	OverCap *OverCap
+	// Warnings lists what Claude Code will cut or misread in the team
+	// directory's notes (see CheckNote), after a push; they block nothing.
+	Warnings []Warning
 	// PUTs counts the PUT requests sent.
 	PUTs int
 	// NotModified is true when the pull found nothing new (304).
@@ -110,6 +113,7 @@ func (r *Report) sort() {
 	slices.SortFunc(r.Blocked, func(a, b Blocked) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Held, func(a, b Held) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(r.Warnings, func(a, b Warning) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
 }
 

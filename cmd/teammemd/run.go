@@ -90,7 +90,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(state, sc, rules, log),
+		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, log),
 		Watch:         watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control:       ln,
 		Version:       version,
@@ -236,8 +236,8 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 }
 
 // engineOpener builds each repo's client and engine; the secret scanner is
-// shared.
-func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
+// shared. shareUserNotes is [client] share_user_notes at start-up.
+func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
 	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
 		ts, err := tokenSource(s.Server, s.TokenFile, rules.explicit(s.TokenFile))
 		if err != nil {
@@ -248,7 +248,7 @@ func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slo
 			return nil, nil, err
 		}
 		eng, err := memsync.New(
-			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir},
+			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir, ShareUserNotes: shareUserNotes},
 			memsync.Options{Client: client, Scanner: sc, Logger: log},
 		)
 		if err != nil {

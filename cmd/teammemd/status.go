@@ -103,6 +103,12 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	if len(r.HeldDeletions) > 0 {
 		fmt.Fprintf(b, "  deletions held back: %s%s\n", p(strings.Join(r.HeldDeletions, ", ")), causeSuffix(r.MassDeletion))
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(b, "  warning:    %s: %s\n", p(w.Path), p(w.Message))
+	}
+	if n := len(r.Conflict); n > 0 {
+		fmt.Fprintf(b, "  conflicts:  %d unresolved (teammemd conflicts lists them; teammemd conflicts resolve KEY --keep local|server|FILE settles one)\n", n)
+	}
 	for _, c := range r.Conflict {
 		fmt.Fprintf(b, "  conflict copy: %s\n", p(c))
 	}

@@ -286,7 +286,9 @@ func (d *Daemon) Status() Status {
 	st := Status{PID: os.Getpid(), Version: d.opts.Version, Started: d.started, Skipped: slices.Clone(d.skipped)}
 	st.ReloadError = d.reloadErr
 	for _, run := range d.repos {
-		st.Repos = append(st.Repos, run.r.status.snapshot())
+		rs := run.r.status.snapshot()
+		run.r.noteConflicts(&rs)
+		st.Repos = append(st.Repos, rs)
 	}
 	slices.SortFunc(st.Repos, func(a, b RepoStatus) int {
 		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Dir, b.Dir))

@@ -51,8 +51,13 @@ type RepoStatus struct {
 	Blocked          []Blocked  `json:"blocked"`
 	// Held lists files held back for a reason other than a secret, such
 	// as a file that cannot be read, each with the reason and the fix.
-	Held     []Held   `json:"held"`
+	Held []Held `json:"held"`
+	// Conflict lists the unresolved conflict copies: "teammemd conflicts"
+	// lists them, "teammemd conflicts resolve" settles one.
 	Conflict []string `json:"conflicts"`
+	// Warnings are what Claude Code will cut or misread in the notes, as
+	// the last push found them; they block nothing.
+	Warnings []Warning `json:"warnings"`
 	// HeldDeletions lists files deleted here whose deletion is not sent,
 	// because too many synced files vanished at once; MassDeletion says so
 	// and names the command that sends them.
@@ -122,6 +127,12 @@ type OpResult struct {
 type Blocked struct {
 	Path   string `json:"path"`
 	RuleID string `json:"ruleId"`
+}
+
+// Warning is a note Claude Code will not read as meant, and why.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 // Held is a file held back for a reason other than a secret.
@@ -249,6 +260,7 @@ func (b *statusBox) snapshot() RepoStatus {
 	s.Pending = slices.Clone(s.Pending)
 	s.Blocked = slices.Clone(s.Blocked)
 	s.Conflict = slices.Clone(s.Conflict)
+	s.Warnings = slices.Clone(s.Warnings)
 	s.HeldDeletions = slices.Clone(s.HeldDeletions)
 	s.Held = b.heldFiles()
 	if s.LastPull != nil {
@@ -270,6 +282,9 @@ func (b *statusBox) snapshot() RepoStatus {
 	}
 	if s.Conflict == nil {
 		s.Conflict = []string{}
+	}
+	if s.Warnings == nil {
+		s.Warnings = []Warning{}
 	}
 	if s.HeldDeletions == nil {
 		s.HeldDeletions = []string{}
@@ -328,4 +343,27 @@ func latest(pull, push *OpResult) *OpResult {
 		return push
 	}
 	return pull
+}
+
+// conflictLister is an engine that lists its unresolved conflict copies.
+type conflictLister interface {
+	Conflicts() ([]memsync.Conflict, error)
+}
+
+// noteConflicts replaces the conflict copies of s, those the repo's runs
+// kept, by those its state still lists: a copy settled since, by hand or
+// with "teammemd conflicts resolve", is gone from it.
+func (r *repo) noteConflicts(s *RepoStatus) {
+	cl, ok := r.eng.(conflictLister)
+	if !ok {
+		return
+	}
+	cs, err := cl.Conflicts()
+	if err != nil {
+		return // the state cannot be read: the runs' own list stands
+	}
+	s.Conflict = make([]string, 0, len(cs))
+	for _, c := range cs {
+		s.Conflict = append(s.Conflict, c.Path)
+	}
 }
