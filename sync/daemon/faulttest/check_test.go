@@ -226,6 +226,7 @@ func saveHow(sv save) string {
 // version some writer saved whole, no temporary file of the engine, and no
 // file but the notes.
 func (r *rig) checkDir(s *side, ev evidence, t *tally) {
+	var litter []string
 	err := filepath.WalkDir(s.d.Dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -237,7 +238,7 @@ func (r *rig) checkDir(s *side, ev evidence, t *tally) {
 		key := filepath.ToSlash(rel)
 		switch {
 		case strings.HasPrefix(e.Name(), ".teammemd-"):
-			t.violate("temp litter: %s's team directory holds %s after the final restart and settle", s.name, key)
+			litter = append(litter, key)
 		case !slices.Contains(notes, key):
 			t.violate("extra file: %s's team directory holds %s, which no writer saved", s.name, key)
 		default:
@@ -247,6 +248,10 @@ func (r *rig) checkDir(s *side, ev evidence, t *tally) {
 	})
 	if err != nil {
 		t.violate("walk %s's team directory: %v", s.name, err)
+	}
+	if len(litter) > 0 {
+		t.violate("temp litter: %s's team directory holds %d temporary files of the engine after the final restart and settle: %s",
+			s.name, len(litter), strings.Join(litter, ", "))
 	}
 }
 

@@ -98,7 +98,9 @@ var never = time.Now().Add(100 * 365 * 24 * time.Hour)
 // it when, in that life, it was up for maxWait+slack (the watcher pushes
 // at most maxWait after a change, however busy the directory), or up
 // while the directory was quiet for debounce+slack (no save of any note on
-// that side). The side's last save of a key must always be kept.
+// that side). It must also have kept a save it replaced itself (the
+// writer's next save of the note found something else there), and the
+// side's last save of a key.
 func dutyOf(saves []save, i int, up []span, tm timing, at func(time.Time) string) duty {
 	s := saves[i]
 	life := span{s.end, never}
@@ -111,6 +113,9 @@ func dutyOf(saves []save, i int, up []span, tm timing, at func(time.Time) string
 	}
 	if j == len(saves) {
 		return duty{true, "it is the last save of the note on this side"}
+	}
+	if next := saves[j]; next.overwrote != s.sum {
+		return duty{true, fmt.Sprintf("the daemon replaced it: the writer's next save of the note, at %s, found %s there", at(next.start), short(next.overwrote))}
 	}
 	for _, u := range up {
 		if I, ok := life.intersect(u); ok && I.length() >= tm.maxWait+tm.slack {

@@ -30,6 +30,7 @@ func TestDutyOf(t *testing.T) {
 		{"busy, but on disk past max wait and slack", busy(ms, 3500), always, true},
 		{"busy and the daemon down for a second", busy(ms, 3500), []span{{ms(-1000), ms(1000)}, {ms(2000), never}}, false},
 		{"never up", []save{saveAt("a", 0), saveAt("a", 9000)}, nil, false},
+		{"replaced by the daemon within the debounce", []save{saveAt("a", 0), {key: "a", overwrote: "sha256:pulled", start: ms(100), end: ms(101)}}, always, true},
 	}
 	tm := timing{debounce: 300 * time.Millisecond, maxWait: time.Second, slack: 2 * time.Second}
 	at := func(t time.Time) string { return fmt.Sprint(t.Sub(t0)) }

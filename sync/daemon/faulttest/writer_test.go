@@ -24,6 +24,10 @@ type save struct {
 	seq     int    // the writer's count, from 1
 	sum     string // api.EntryChecksum of the content
 	inPlace bool   // truncated and rewritten in place, not renamed over
+	// overwrote is the checksum of what the note held just before this
+	// save ("absent" when there was none): when it is not the side's
+	// previous save of the note, the daemon replaced that save meanwhile.
+	overwrote string
 	// start is just before the write began, end just after it finished.
 	start, end time.Time
 }
@@ -86,6 +90,7 @@ func (w *writer) saveOne() error {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return fmt.Errorf("%s: create the directory of %s: %w", w.side, s.key, err)
 	}
+	s.overwrote = fileSum(w.dir, s.key)
 	s.start = time.Now()
 	var err error
 	if s.inPlace {
