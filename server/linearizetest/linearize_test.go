@@ -2,6 +2,7 @@ package linearizetest
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -54,8 +55,8 @@ func TestLinearizable(t *testing.T) {
 	history := record(t, ops, nil)
 	ran := time.Since(start)
 	res, info := porcupine.CheckOperationsVerbose(repoModel, history, checkTimeout)
-	t.Logf("%d operations by %d clients on %d repos in %s, checked in %s: %s",
-		len(history), clients, len(repos), ran.Round(100*time.Millisecond), (time.Since(start) - ran).Round(100*time.Millisecond), res)
+	t.Logf("%d operations (%s) by %d clients on %d repos in %s, checked in %s: %s",
+		len(history), mix(history), clients, len(repos), ran.Round(100*time.Millisecond), (time.Since(start) - ran).Round(100*time.Millisecond), res)
 	if res != porcupine.Ok {
 		t.Errorf("porcupine says the history is %s, want %s; %s", res, porcupine.Ok, visualize(t, info))
 	}
@@ -140,6 +141,16 @@ func serve(ctx context.Context, t *testing.T, wrap func(store.Store) store.Store
 		st.Close()
 	})
 	return "http://" + ln.Addr().String(), secret
+}
+
+// mix counts a history's operations by kind and answer.
+func mix(history []porcupine.Operation) string {
+	n := map[string]int{}
+	for _, op := range history {
+		n[fmt.Sprintf("%s %d", op.Input.(input).op, op.Output.(output).status)]++
+	}
+	return fmt.Sprintf("full pulls %d, hash probes %d, PUTs %d stored and %d refused with 412",
+		n["get 200"]+n["get 404"], n["hashes 200"]+n["hashes 404"], n["put 200"], n["put 412"])
 }
 
 // visualize writes porcupine's view of a failed check to the test's

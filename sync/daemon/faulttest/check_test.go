@@ -196,7 +196,7 @@ func (r *rig) account(s *side, ev evidence, t *tally) {
 			t.violate("duplicated: %s's save #%d of %s (%s) is in the server's history %d times, at versions %v",
 				s.name, sv.seq, sv.key, short(sv.sum), len(versions), versions)
 		}
-		d := dutyOf(s.w.saves, i, up, r.tm, r.at)
+		d := dutyOf(s.w.saves, i, up, r.tm, labels{at: r.at, sum: ev.describe})
 		switch {
 		case len(versions) > 0:
 			t.inHistory++

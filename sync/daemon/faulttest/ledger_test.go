@@ -101,7 +101,7 @@ var never = time.Now().Add(100 * 365 * 24 * time.Hour)
 // that side). It must also have kept a save it replaced itself (the
 // writer's next save of the note found something else there), and the
 // side's last save of a key.
-func dutyOf(saves []save, i int, up []span, tm timing, at func(time.Time) string) duty {
+func dutyOf(saves []save, i int, up []span, tm timing, show labels) duty {
 	s := saves[i]
 	life := span{s.end, never}
 	j := i + 1
@@ -115,21 +115,27 @@ func dutyOf(saves []save, i int, up []span, tm timing, at func(time.Time) string
 		return duty{true, "it is the last save of the note on this side"}
 	}
 	if next := saves[j]; next.overwrote != s.sum {
-		return duty{true, fmt.Sprintf("the daemon replaced it: the writer's next save of the note, at %s, found %s there", at(next.start), short(next.overwrote))}
+		return duty{true, fmt.Sprintf("the daemon replaced it: the writer's next save of the note, at %s, found %s there", show.at(next.start), show.sum(next.overwrote))}
 	}
 	for _, u := range up {
 		if I, ok := life.intersect(u); ok && I.length() >= tm.maxWait+tm.slack {
-			return duty{true, fmt.Sprintf("it was on disk and the daemon up from %s to %s", at(I.from), at(I.to))}
+			return duty{true, fmt.Sprintf("it was on disk and the daemon up from %s to %s", show.at(I.from), show.at(I.to))}
 		}
 	}
 	for _, gap := range quietGaps(saves, i, life) {
 		for _, u := range up {
 			if I, ok := gap.intersect(u); ok && I.length() >= tm.debounce+tm.slack {
-				return duty{true, fmt.Sprintf("the directory was quiet and the daemon up from %s to %s", at(I.from), at(I.to))}
+				return duty{true, fmt.Sprintf("the directory was quiet and the daemon up from %s to %s", show.at(I.from), show.at(I.to))}
 			}
 		}
 	}
 	return duty{false, "overwritten by the writer before the daemon had to read it"}
+}
+
+// labels show times and checksums in messages.
+type labels struct {
+	at  func(time.Time) string // a time, relative to the run's start
+	sum func(string) string    // a checksum, with the save that wrote it
 }
 
 // quietGaps splits the life of saves[i] at the side's other saves.

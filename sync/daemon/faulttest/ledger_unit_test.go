@@ -33,9 +33,9 @@ func TestDutyOf(t *testing.T) {
 		{"replaced by the daemon within the debounce", []save{saveAt("a", 0), {key: "a", overwrote: "sha256:pulled", start: ms(100), end: ms(101)}}, always, true},
 	}
 	tm := timing{debounce: 300 * time.Millisecond, maxWait: time.Second, slack: 2 * time.Second}
-	at := func(t time.Time) string { return fmt.Sprint(t.Sub(t0)) }
+	show := labels{at: func(t time.Time) string { return fmt.Sprint(t.Sub(t0)) }, sum: func(s string) string { return s }}
 	for _, tt := range tests {
-		if got := dutyOf(tt.saves, 0, tt.up, tm, at); got.required != tt.want {
+		if got := dutyOf(tt.saves, 0, tt.up, tm, show); got.required != tt.want {
 			t.Errorf("dutyOf(%s) = %v (%s), want %v", tt.name, got.required, got.why, tt.want)
 		}
 	}
