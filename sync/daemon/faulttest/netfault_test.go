@@ -24,6 +24,9 @@ const (
 	// retrying without backoff sends hundreds a second.
 	maxRequestRate = 10.0
 	maxPerSecond   = 40
+	// faultGrace is how much longer the faults may last until every kind
+	// has been injected once: the daemons back off, and send few requests.
+	faultGrace = time.Minute
 )
 
 // TestNetworkFaults runs both daemons through a proxy that fails half the
@@ -33,7 +36,7 @@ const (
 // bounded while the faults lasted.
 func TestNetworkFaults(t *testing.T) {
 	faultTime := envDuration(t, "TEAMMEMD_NETFAULT_DURATION", ciFaultTime)
-	ctx, cancel := context.WithTimeout(context.Background(), faultTime+warmUp+netSettle+2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), faultTime+faultGrace+warmUp+netSettle+2*time.Minute)
 	defer cancel()
 	r := newRig(ctx, t, suiteTiming)
 	proxy, err := faultproxy.Start(r.server.URL)
@@ -52,6 +55,9 @@ func TestNetworkFaults(t *testing.T) {
 	}
 	proxy.SetFaults(faultRate)
 	pauseErr := proclab.Pause(ctx, faultTime)
+	if pauseErr == nil {
+		pauseErr = untilEveryFault(ctx, proxy, faults.from, faultGrace)
+	}
 	r.stopWriting()
 	faults.to = time.Now()
 	proxy.Heal()
@@ -61,6 +67,31 @@ func TestNetworkFaults(t *testing.T) {
 	res := r.verify(ctx, netSettle)
 	checkRequests(t, proxy.Records(), faults, &res)
 	r.report(res, fmt.Sprintf("faults for %s", faults.length().Round(time.Second)))
+}
+
+// untilEveryFault waits, up to grace, until the proxy has injected every
+// kind of fault since from.
+func untilEveryFault(ctx context.Context, proxy *faultproxy.Proxy, from time.Time, grace time.Duration) error {
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		seen := map[faultproxy.Fault]bool{}
+		for _, rec := range proxy.Records() {
+			if !rec.Time.Before(from) {
+				seen[rec.Fault] = true
+			}
+		}
+		all := true
+		for _, f := range faultproxy.Faults() {
+			all = all && seen[f]
+		}
+		if all {
+			return nil
+		}
+		if err := proclab.Pause(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkRequests checks that every fault kind was injected and that the
