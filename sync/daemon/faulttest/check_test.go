@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,8 +96,13 @@ func (r *rig) converge(ctx context.Context, limit time.Duration, ev evidence) st
 }
 
 // difference names the first note whose content differs between the
-// server and a team directory.
+// server and a team directory, or an entry on the server that is no note.
 func (r *rig) difference(server map[string]string, ev evidence) string {
+	for _, key := range slices.Sorted(maps.Keys(server)) {
+		if !slices.Contains(notes, key) {
+			return fmt.Sprintf("the server holds %s, which no writer saved", key)
+		}
+	}
 	for _, key := range notes {
 		want := "absent"
 		if v, ok := server[key]; ok {
