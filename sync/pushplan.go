@@ -2,7 +2,9 @@ package memsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -51,21 +53,23 @@ func (s *session) changed(k string, le IndexEntry) bool {
 	case le.Hash == s.st.Base[k] && (onServer || tomb):
 		return false // changed on the server only: the next pull brings it
 	}
-	if r, ok := s.st.Rejected[k]; ok {
+	if r, rk, ok := s.rejection(k); ok {
 		if r.Checksum == le.Hash {
-			s.skipOnce(k, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
+			s.skipOnce(rk, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
 			return false
 		}
-		delete(s.st.Rejected, k)
+		delete(s.st.Rejected, rk)
 	}
 	return true
 }
 
 // checkedFile is one changed file, read and scanned.
 type checkedFile struct {
-	data     []byte
-	text     bool // valid UTF-8
-	findings []scan.Finding
+	data       []byte
+	text       bool // valid UTF-8
+	named      bool // the name holds a secret
+	findings   []scan.Finding
+	unreadable error // why it cannot be read, when it cannot
 }
 
 // checkFiles reads and scans keys on a pool as wide as the CPUs. It touches
@@ -87,9 +91,13 @@ func (s *session) checkFiles(ctx context.Context, keys []string) ([]checkedFile,
 	return out, nil
 }
 
-// checkFile reads one file and, when it is text, scans it for secrets.
+// checkFile reads one file and, when it is text, scans its name and its
+// content for secrets.
 func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) {
 	data, err := s.td.read(k)
+	if errors.Is(err, fs.ErrPermission) {
+		return checkedFile{unreadable: err}, nil
+	}
 	if err != nil {
 		return checkedFile{}, err
 	}
@@ -97,37 +105,53 @@ func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) 
 	if !c.text || s.scanner == nil {
 		return c, nil
 	}
+	named, err := s.scanner.Key(ctx, k)
+	if err != nil {
+		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
+	}
+	if c.named = len(named) > 0; c.named {
+		s.noteSecretName(k)
+	}
 	c.findings, err = s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
 	if err != nil {
-		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", k, err)
+		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
 	}
+	c.findings = append(named, c.findings...)
 	return c, nil
 }
 
 // verdict turns one checked file into an upload, or reports why not: not
-// text, or a secret found (rule ids and line, never the secret).
+// readable, not text, or a secret found (rule ids and line, never the
+// secret).
 func (s *session) verdict(k string, c checkedFile) (upload, bool) {
+	if s.holdUnreadable(k, c.unreadable) {
+		return upload{}, false
+	}
 	if !c.text {
 		s.skipOnce(k, "not valid UTF-8 text")
 		return upload{}, false
 	}
 	if len(c.findings) > 0 {
-		s.block(k, c.findings)
+		s.block(k, c)
 		return upload{}, false
 	}
 	v := string(c.data)
 	return upload{Key: k, Value: v, Sum: api.EntryChecksum(v)}, true
 }
 
-// block adds a Blocked entry for k, once per push.
-func (s *session) block(k string, findings []scan.Finding) {
+// block adds a Blocked entry for k, once per push, under the redacted key
+// when k's name holds the secret.
+func (s *session) block(k string, c checkedFile) {
+	if c.named {
+		k = api.RedactKey(k)
+	}
 	for _, b := range s.rep.Blocked {
 		if b.Key == k {
 			return
 		}
 	}
-	b := Blocked{Key: k, Line: findings[0].Line}
-	for _, f := range findings {
+	b := Blocked{Key: k, Line: c.findings[0].Line}
+	for _, f := range c.findings {
 		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
 	}
 	s.rep.Blocked = append(s.rep.Blocked, b)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
-	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
@@ -66,16 +65,19 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 		return err
 	}
 	defer st.Close()
-	if err := hintFirstToken(ctx, st, sc.DataDir, log); err != nil {
+	authn, err := serverAuth(ctx, sc, st, log)
+	if err != nil {
 		return err
 	}
 	opts := server.Options{
-		Store: st, Auth: auth.NewTokenAuthenticator(st), Logger: log,
+		Store: st, Auth: authn, Logger: log, Version: version,
 		Limits: sc.Limits, OrganizationID: sc.OrganizationID, RateLimit: sc.RateLimit,
-		MaxWaiters: sc.MaxWaiters, History: sc.History, Ready: ready(log),
+		MaxWaiters: sc.MaxWaiters, MaxWaitersPerSubject: sc.MaxWaitersPerSubject, History: sc.History, Ready: ready(log),
 	}
 	if sc.ScanEnabled() {
-		sec, err := scan.New(scanCfg, scan.WithLogger(log))
+		// A key is whatever the client chose: no path allowlist may decide
+		// the server's verdict.
+		sec, err := scan.New(scanCfg, scan.WithLogger(log), scan.IgnorePathAllowlists())
 		if err != nil {
 			return fmt.Errorf("load secret scanner: %w", err)
 		}
