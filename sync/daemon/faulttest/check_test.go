@@ -182,11 +182,33 @@ func (r *rig) gather(ctx context.Context, ev *evidence, t *tally) error {
 			ev.conflicts[sum] = p
 			t.conflictCopies++
 			if _, ok := ev.written[sum]; !ok {
-				t.violate("torn file: conflict copy %s (%d bytes, %s) is no version a writer saved whole; it starts %q", p, len(data), short(sum), firstLine(data))
+				t.violate("torn file: conflict copy %s (%d bytes, %s) is no version a writer saved whole; it starts %q; %s",
+					p, len(data), short(sum), firstLine(data), r.savesBefore(s, p))
 			}
 		}
 	}
 	return nil
+}
+
+// savesBefore describes the side's last save that began before the file
+// at p was written, for the evidence of a torn conflict copy.
+func (r *rig) savesBefore(s *side, p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "its time is unknown: " + err.Error()
+	}
+	at := fi.ModTime()
+	var last *save
+	for i := range s.w.saves {
+		if sv := &s.w.saves[i]; !sv.start.After(at) {
+			last = sv
+		}
+	}
+	if last == nil {
+		return fmt.Sprintf("it was written at %s, before %s's first save", r.at(at), s.name)
+	}
+	return fmt.Sprintf("it was written at %s; %s's save before it was #%d of %s, %s, from %s to %s",
+		r.at(at), s.name, last.seq, last.key, saveHow(*last), r.at(last.start), r.at(last.end))
 }
 
 // account checks that every save of a side is in the server's history or
