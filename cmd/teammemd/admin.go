@@ -25,7 +25,7 @@ const maxReasonBytes = 1000
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return usageError{errors.New("admin: want a subcommand: history, purge or purges")}
+		return usageError{errors.New("admin: want a subcommand: history, purge, purges or audit")}
 	}
 	if isHelp(args[0]) {
 		adminUsage(stdout)
@@ -38,9 +38,11 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runAdminPurge(ctx, args[1:], stdout, stderr)
 	case "purges":
 		return runAdminPurges(ctx, args[1:], stdout, stderr)
+	case "audit":
+		return runAdminAudit(ctx, args[1:], stdout, stderr)
 	}
 	adminUsage(stderr)
-	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge or purges)", args[0])}
+	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge, purges or audit)", args[0])}
 }
 
 // adminUsage lists the admin subcommands.
@@ -51,6 +53,7 @@ subcommands:
   history   list the revisions of one entry: version, time, author, checksum, content size
   purge     drop the content of revisions of one entry from the history for good
   purges    list the audit log of purges: when, who, repo, key, versions, why
+  audit     list who wrote, deleted, restored or purged what, and when (never the content)
 
 Run 'teammemd admin <subcommand> -h' for its flags.`)
 }
