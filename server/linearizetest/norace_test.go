@@ -1,5 +1,0 @@
-//go:build !race
-
-package linearizetest
-
-const raceEnabled = false

@@ -1,6 +1,0 @@
-//go:build race
-
-package linearizetest
-
-// raceEnabled: the race detector slows the SQLite store about tenfold.
-const raceEnabled = true
