@@ -21,6 +21,7 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/wake"
 )
 
 // EntryScanner finds secrets in entry values before they are stored.
@@ -29,13 +30,18 @@ type EntryScanner interface {
 	ScanEntries(ctx context.Context, entries map[string]string) ([]string, error)
 }
 
-// ChangeNotifier reports writes made by other server processes that share the
-// store, such as PostgreSQL LISTEN/NOTIFY across replicas. Writes made through
-// this server wake change waits without it.
-type ChangeNotifier interface {
-	// Listen calls changed for every repo written elsewhere until ctx is
-	// done.
-	Listen(ctx context.Context, changed func(repo string)) error
+// Waker tells change waits when a repo may have changed. The default, an
+// in-process wake.Broker, hears only of the writes made through this server;
+// replicas sharing one database use a Waker that also hears of the writes the
+// others commit, such as the PostgreSQL store's LISTEN/NOTIFY one. A Waker
+// that can tell whether it hears those (a Ping(ctx) error method) is checked
+// by /readyz.
+type Waker interface {
+	// Subscribe returns a channel closed once repo may have changed after
+	// the call, and a function to call when the caller stops waiting.
+	Subscribe(repo string) (changed <-chan struct{}, release func())
+	// Publish reports that this server committed a change to repo.
+	Publish(repo string)
 }
 
 // Options configure a Server. Store and Auth are required.
@@ -44,8 +50,9 @@ type Options struct {
 	Auth  auth.Authenticator
 	// Scanner, when set, refuses PUTs whose values hold a secret (422).
 	Scanner EntryScanner
-	// Changes, when set, wakes change waits for writes made elsewhere.
-	Changes ChangeNotifier
+	// Waker wakes change waits; nil means an in-process wake.Broker, right
+	// for a store that no other server process writes.
+	Waker Waker
 	// Logger receives the access log and errors; nil discards them.
 	Logger *slog.Logger
 	// Limits are the protocol limits; zero fields take the defaults.
@@ -74,7 +81,7 @@ type Server struct {
 	store   *instrumentedStore
 	auth    auth.Authenticator
 	scanner EntryScanner
-	changes ChangeNotifier
+	waker   Waker
 	log     *slog.Logger
 	limits  api.Limits
 	org     string
@@ -83,7 +90,6 @@ type Server struct {
 	stopTO  time.Duration
 
 	limiter    *subjectLimiter
-	broker     *broker
 	hashBodies *bodyCache
 	metrics    *metrics
 	maxWaiters int64
@@ -121,7 +127,7 @@ func New(opts Options) (*Server, error) {
 		store:      &instrumentedStore{Store: opts.Store, m: m},
 		auth:       opts.Auth,
 		scanner:    opts.Scanner,
-		changes:    opts.Changes,
+		waker:      opts.Waker,
 		log:        log,
 		limits:     cfg.Limits,
 		org:        cfg.OrganizationID,
@@ -129,7 +135,6 @@ func New(opts Options) (*Server, error) {
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
 		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
-		broker:     newBroker(),
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
 		maxWaiters: int64(cfg.MaxWaiters),
@@ -138,6 +143,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second
+	}
+	if s.waker == nil {
+		s.waker = wake.NewBroker()
 	}
 	s.handler = s.routes(gatherer)
 	return s, nil
@@ -219,18 +227,9 @@ func (s *Server) beginStop() {
 	s.stopOnce.Do(func() { close(s.stopping) })
 }
 
-// startBackground starts history pruning and the change notifier; each ends
-// with ctx.
+// startBackground starts history pruning, which ends with ctx.
 func (s *Server) startBackground(ctx context.Context, wg *sync.WaitGroup) {
 	if s.history.Enabled() {
 		wg.Go(func() { s.pruneLoop(ctx) })
-	}
-	if s.changes != nil {
-		wg.Go(func() {
-			err := s.changes.Listen(ctx, s.broker.publish)
-			if err != nil && ctx.Err() == nil {
-				s.log.Error("change notifier stopped", "error", err)
-			}
-		})
 	}
 }

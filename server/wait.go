@@ -31,7 +31,7 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, repo, inm st
 	timer := time.NewTimer(wait + jitter(wait))
 	defer timer.Stop()
 	for {
-		changed, release := s.broker.subscribe(repo)
+		changed, release := s.waker.Subscribe(repo)
 		snap, found, err := s.currentHashes(r, repo)
 		if err != nil {
 			release()
