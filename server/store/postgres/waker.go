@@ -24,8 +24,9 @@ const (
 	// The delay before reconnecting doubles from minRetry to maxRetry.
 	minRetry = 100 * time.Millisecond
 	maxRetry = 5 * time.Second
-	// listenerName is the application_name of the listening connection.
-	listenerName = "teammemd change listener"
+	// ListenerName is the application_name of a Waker's connection, as
+	// pg_stat_activity shows it.
+	ListenerName = "teammemd change listener"
 )
 
 // WakerOptions tune a Waker; the zero value is ready to use.
@@ -74,7 +75,7 @@ func (s *Store) NewWaker(opts WakerOptions) *Waker {
 		opts.CheckEvery = DefaultCheckEvery
 	}
 	cfg := s.cfg.ConnConfig.Copy()
-	cfg.RuntimeParams["application_name"] = listenerName
+	cfg.RuntimeParams["application_name"] = ListenerName
 	return &Waker{
 		Broker:     wake.NewBroker(),
 		cfg:        cfg,
