@@ -23,14 +23,15 @@ type command struct {
 
 // commands lists every subcommand. Each lives in its own file.
 var commands = map[string]command{
-	"version": {"print the version", runVersion},
-	"demo":    {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
-	"run":     {"run the sync daemon for one repo or every configured repo", runDaemon},
-	"status":  {"show what the running sync daemon is doing", runStatus},
-	"serve":   {"run the team memory server", runServe},
-	"token":   {"create, list and revoke the server's API tokens", runToken},
-	"sync":    {"pull then push one repo's team memory once", runSync},
-	"scan":    {"scan files and directories for secrets", runScan},
+	"version":       {"print the version", runVersion},
+	"demo":          {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
+	"run":           {"run the sync daemon for one repo or every configured repo", runDaemon},
+	"status":        {"show what the running sync daemon is doing", runStatus},
+	"serve":         {"run the team memory server", runServe},
+	"token":         {"create, list and revoke the server's API tokens", runToken},
+	"migrate-store": {"copy the server's SQLite database into PostgreSQL and verify it", runMigrateStore},
+	"sync":          {"pull then push one repo's team memory once", runSync},
+	"scan":          {"scan files and directories for secrets", runScan},
 }
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -83,7 +84,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", name, commands[name].summary)
+		fmt.Fprintf(w, "  %-13s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'teammemd <command> -h' for a command's flags.")
 }
