@@ -13,10 +13,6 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// writeTimeout bounds the part of a write that runs on after its caller
-// is gone: once a write is sent, Apply reports its real outcome.
-const writeTimeout = 30 * time.Second
-
 // repoState is a repo's row, locked by the write transaction that read it,
 // and its keys.
 type repoState struct {
@@ -34,45 +30,6 @@ func (st *repoState) result(changed []string) store.Result {
 		changed = []string{}
 	}
 	return store.Result{Version: st.version, LastModified: st.lastModified, Checksum: st.checksum, Changed: changed}
-}
-
-// Apply implements store.Store: one transaction that locks the repo's row,
-// so concurrent writes to a repo from any replica run one after the other
-// and each sees the last one's result. A ctx done before the write is sent
-// fails it with nothing written; once sent, Apply returns its real outcome.
-func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) {
-	if w.Repo == "" {
-		return store.Result{}, errors.New("apply: empty repo")
-	}
-	if w.Time.IsZero() {
-		w.Time = time.Now()
-	}
-	if err := ctx.Err(); err != nil {
-		return store.Result{}, err
-	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
-	if err != nil {
-		return store.Result{}, fmt.Errorf("begin write: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	cur, err := lockRepo(ctx, tx, w.Repo)
-	if err != nil {
-		return store.Result{}, err
-	}
-	p, err := planWrite(cur, w)
-	if err != nil || len(p.changed) == 0 {
-		return cur.result(nil), err
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	next, err := s.writePlan(wctx, tx, cur, p, w)
-	if err != nil {
-		return store.Result{}, fmt.Errorf("apply write to %s: %w", w.Repo, err)
-	}
-	if err := tx.Commit(wctx); err != nil {
-		return store.Result{}, fmt.Errorf("commit write to %s: %w", w.Repo, err)
-	}
-	return next.result(p.changed), nil
 }
 
 // lockRepo locks the row of slug and reads the repo's keys. A repo never

@@ -32,6 +32,7 @@ type Store struct {
 	redacted string
 	log      *slog.Logger
 	channel  string // the NOTIFY channel of this database and schema
+	commit   committer
 }
 
 // Open connects to the database at connString (a postgres:// URL; pgxpool's

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,7 +16,8 @@ import (
 )
 
 // channelPrefix names the NOTIFY channel of committed writes; each
-// notification's payload is the repo's new version, a space and its slug.
+// notification's payload is the repo's new version, a space and its slug
+// (one per transaction: a batch notifies its last version).
 const channelPrefix = "teammemd_changes"
 
 // channelName returns the NOTIFY channel of the store in schema: each
@@ -41,9 +41,8 @@ const (
 	notifyChange   = `SELECT pg_notify($1, $2)`
 )
 
-// writePlan sends p's changes, the repo's new version and checksum and the
-// change notification in one round trip, and returns the repo's next state.
-func (s *Store) writePlan(ctx context.Context, tx pgx.Tx, cur *repoState, p plan, w store.Write) (*repoState, error) {
+// queueWrite queues p's changes on b and returns the repo's next state.
+func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState {
 	next := &repoState{
 		id:           cur.id,
 		slug:         cur.slug,
@@ -53,7 +52,6 @@ func (s *Store) writePlan(ctx context.Context, tx pgx.Tx, cur *repoState, p plan
 		deleted:      maps.Clone(cur.deleted),
 	}
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
-	b := &pgx.Batch{}
 	for _, k := range p.deletes {
 		b.Queue(tombstoneEntry, ms, next.id, k)
 		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, ns, nil)
@@ -68,12 +66,7 @@ func (s *Store) writePlan(ctx context.Context, tx pgx.Tx, cur *repoState, p plan
 		delete(next.deleted, k)
 	}
 	next.checksum = api.RepoChecksum(next.live, next.deleted)
-	b.Queue(updateRepo, next.version, ns, next.checksum, next.id)
-	b.Queue(notifyChange, s.channel, notifyPayload(next.version, next.slug))
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, err
-	}
-	return next, nil
+	return next
 }
 
 // notifyPayload is the payload of the notification of a write.
