@@ -229,6 +229,15 @@ func TestTwoReplicas(t *testing.T) {
 	token := strings.TrimSpace(stdout)
 	replicas := []*replica{startReplica(t, db), startReplica(t, db)}
 
+	current := raceIfMatch(t, replicas, token)
+	waitAcrossReplicas(t, replicas, token, current)
+}
+
+// raceIfMatch has writers race through both replicas with the same
+// If-Match, round after round: each round has exactly one winner, and every
+// winner's entry is kept. It returns the last winner's checksum.
+func raceIfMatch(t *testing.T, replicas []*replica, token string) string {
+	t.Helper()
 	current := api.EmptyRepoChecksum
 	const rounds, writers = 6, 6
 	for round := range rounds {
@@ -241,24 +250,7 @@ func TestTwoReplicas(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		wins := 0
-		for w, c := range codes {
-			switch c {
-			case http.StatusOK:
-				wins++
-				var pr api.PutResponse
-				if err := json.Unmarshal(bodies[w], &pr); err != nil {
-					t.Fatal(err)
-				}
-				current = pr.Checksum
-			case http.StatusPreconditionFailed:
-			default:
-				t.Fatalf("round %d writer %d: PUT = %d %s, want 200 or 412", round, w, c, bodies[w])
-			}
-		}
-		if wins != 1 {
-			t.Fatalf("round %d: %d writers won, want exactly 1", round, wins)
-		}
+		current = oneWinner(t, round, codes, bodies, current)
 	}
 	for i, r := range replicas {
 		h := getHashes(t, r.base, token)
@@ -266,7 +258,38 @@ func TestTwoReplicas(t *testing.T) {
 			t.Errorf("replica %d: v%d %s with %d entries, want v%d %s with %d", i, h.Version, h.Checksum, len(h.EntryChecksums), rounds, current, rounds)
 		}
 	}
+	return current
+}
 
+// oneWinner checks a round's answers, 200 once and 412 otherwise, and
+// returns the winner's checksum.
+func oneWinner(t *testing.T, round int, codes []int, bodies [][]byte, current string) string {
+	t.Helper()
+	wins := 0
+	for w, c := range codes {
+		switch c {
+		case http.StatusOK:
+			wins++
+			var pr api.PutResponse
+			if err := json.Unmarshal(bodies[w], &pr); err != nil {
+				t.Fatal(err)
+			}
+			current = pr.Checksum
+		case http.StatusPreconditionFailed:
+		default:
+			t.Fatalf("round %d writer %d: PUT = %d %s, want 200 or 412", round, w, c, bodies[w])
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("round %d: %d writers won, want exactly 1", round, wins)
+	}
+	return current
+}
+
+// waitAcrossReplicas holds a change wait on replica 2 and writes through
+// replica 1: the wait answers with the new checksum.
+func waitAcrossReplicas(t *testing.T, replicas []*replica, token, current string) {
+	t.Helper()
 	answer := make(chan api.HashesResponse, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodGet, replicas[1].base+api.Path+"?repo=acme%2Fapp&view=hashes&wait=30", nil)

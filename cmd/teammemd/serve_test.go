@@ -376,3 +376,16 @@ func TestServeRefusesSecrets(t *testing.T) {
 		t.Errorf("serve after cancel = %v, want nil", err)
 	}
 }
+
+// TestMigrateOnlySQLite creates the SQLite database and exits without
+// serving.
+func TestMigrateOnlySQLite(t *testing.T) {
+	isolateConfig(t)
+	data := filepath.Join(t.TempDir(), "data")
+	if _, stderr, code := runCLI(t, "serve", "--migrate-only", "--data", data); code != 0 || !strings.Contains(stderr, "database schema is current") {
+		t.Fatalf("serve --migrate-only = exit %d, stderr %q, want 0 and the schema logged current", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "teammemd.db")); err != nil {
+		t.Errorf("serve --migrate-only made no database: %v", err)
+	}
+}

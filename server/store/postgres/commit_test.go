@@ -22,6 +22,41 @@ func (s *Store) queued(repo string) int {
 	return 0
 }
 
+type outcome struct {
+	r   store.Result
+	err error
+}
+
+// batchProbe starts writes to one repo of a store.
+type batchProbe struct {
+	t    *testing.T
+	s    *Store
+	repo string
+}
+
+// apply starts w; its outcome arrives on the channel.
+func (b *batchProbe) apply(ctx context.Context, w store.Write) <-chan outcome {
+	out := make(chan outcome, 1)
+	w.Repo, w.Subject, w.Time = b.repo, "ann", time.Now()
+	go func() {
+		r, err := b.s.Apply(ctx, w)
+		out <- outcome{r, err}
+	}()
+	return out
+}
+
+// queue starts w and returns once it waits behind the batch in progress.
+func (b *batchProbe) queue(ctx context.Context, w store.Write) <-chan outcome {
+	n := b.s.queued(b.repo)
+	out := b.apply(ctx, w)
+	for deadline := time.Now().Add(wakeTimeout); b.s.queued(b.repo) == n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.t.Fatal("the write never queued")
+		}
+	}
+	return out
+}
+
 // TestBatchWritesFailAlone holds a leader before it takes its batch, queues
 // writes behind it (one refused, one stale, one whose caller gives up), and
 // checks each gets its own outcome from the one transaction.
@@ -37,29 +72,8 @@ func TestBatchWritesFailAlone(t *testing.T) {
 			<-release
 		})
 	}
-	type outcome struct {
-		r   store.Result
-		err error
-	}
-	apply := func(ctx context.Context, w store.Write) <-chan outcome {
-		out := make(chan outcome, 1)
-		w.Repo, w.Subject, w.Time = repo, "ann", time.Now()
-		go func() {
-			r, err := s.Apply(ctx, w)
-			out <- outcome{r, err}
-		}()
-		return out
-	}
-	queue := func(ctx context.Context, w store.Write) <-chan outcome {
-		n := s.queued(repo)
-		out := apply(ctx, w)
-		for deadline := time.Now().Add(wakeTimeout); s.queued(repo) == n; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the write never queued")
-			}
-		}
-		return out
-	}
+	b := &batchProbe{t: t, s: s, repo: repo}
+	apply, queue := b.apply, b.queue
 	leader := apply(context.Background(), store.Write{Entries: map[string]string{"a.md": "A"}})
 	<-held
 	refused := queue(context.Background(), store.Write{Entries: map[string]string{"b.md": "B"}, Deletes: []string{"b.md"}})

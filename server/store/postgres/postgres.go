@@ -2,9 +2,11 @@
 // store.Store and store.Tokens on PostgreSQL (pgx, pgxpool), for several
 // stateless server replicas on one database. It keeps the SQLite store's
 // semantics exactly (checksums, versions, tombstones, history, pruning,
-// tokens) and passes the same conformance suite. Every write is one
-// transaction that holds the repo's row lock, so writes to a repo are
-// serialised across replicas, and that sends a NOTIFY on commit, which the
+// tokens) and passes the same conformance suite. Writes to a repo commit in
+// transactions that hold the repo's row lock, so they are serialised across
+// replicas; concurrent writes to a repo through one Store share a
+// transaction (group commit), each checked against the state the ones
+// before it leave. Each transaction sends a NOTIFY on commit, which the
 // Waker of every replica turns into woken change waits. The schema is
 // embedded, versioned and migrated at Open under an advisory lock.
 package postgres
