@@ -122,6 +122,9 @@ func (s *Store) dequeue(req *writeReq) bool {
 	s.commit.mu.Lock()
 	defer s.commit.mu.Unlock()
 	q := s.commit.queues[req.w.Repo]
+	if q == nil {
+		return false // taken, and the queue emptied since
+	}
 	for i, r := range q.waiting {
 		if r == req {
 			q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
