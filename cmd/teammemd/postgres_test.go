@@ -60,7 +60,12 @@ func TestServeOnPostgres(t *testing.T) {
 	cli("token", "create", "--subject", "bob", "--repos", "acme/*", "--read-only")
 	list := cli("token", "list")
 	if !strings.Contains(list, "alice") || !strings.Contains(list, "bob") {
-		t.Errorf("token list = %q, want alice and bob", list)
+		t.Fatalf("token list = %q, want alice and bob", list)
+	}
+	bobLine := strings.Split(list, "\n")[2]
+	cli("token", "revoke", strings.Fields(bobLine)[0])
+	if line := strings.Split(cli("token", "list", "--store", db), "\n")[2]; !strings.Contains(line, "bob") || strings.HasSuffix(strings.TrimSpace(line), " -") {
+		t.Errorf("token list line after revoke = %q, want bob with a revocation time", line)
 	}
 
 	logs := &lineWriter{lines: make(chan string, 1000)}
