@@ -47,11 +47,11 @@ func TestRulesetExtendAndReplace(t *testing.T) {
 			cfg.GitleaksConfig = writeFile(t, dir, strings.ReplaceAll(tt.name, " ", "-")+".toml", tt.toml)
 		}
 		s := newScanner(t, cfg)
-		ids, err := s.ScanEntries(context.Background(), map[string]string{"a.md": awsNote, "b.md": acme})
+		hits, err := s.ScanEntries(context.Background(), map[string]string{"a.md": awsNote, "b.md": acme})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Join(ids, ",")
+		got := strings.Join(append(hits["a.md"], hits["b.md"]...), ",")
 		if strings.Contains(got, "aws-access-token") != tt.wantAWS || strings.Contains(got, "acme-token") != tt.wantACME {
 			t.Errorf("%s: ScanEntries = %q, want aws %v acme %v", tt.name, got, tt.wantAWS, tt.wantACME)
 		}

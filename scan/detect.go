@@ -19,7 +19,9 @@ import (
 
 // engineVersion changes whenever this package changes what a verdict holds,
 // so that old cached verdicts are dropped.
-const engineVersion = "teammemd-scan/1"
+// Version 2 scans key names and no longer applies gitleaks' default path
+// allowlists.
+const engineVersion = "teammemd-scan/2"
 
 // detect runs the rules over one file and converts the results.
 func (s *Scanner) detect(ctx context.Context, path string, data []byte) ([]Finding, error) {
@@ -129,14 +131,15 @@ func tail(s string, n int) string {
 }
 
 // fingerprint hashes everything that decides a verdict: the merged rules,
-// the allowlists, the inline-allow and decoding settings and the engine.
-func fingerprint(fc fileConfig, cfg Config) (string, error) {
+// the allowlists, the inline-allow and decoding settings, whether path
+// allowlists are ignored, and the engine.
+func fingerprint(fc fileConfig, cfg Config, ignorePaths bool) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	parts := []any{
 		engineVersion, regexEngine, fc.Rules, fc.Allowlists,
 		cfg.AllowPaths, cfg.AllowRegexes, cfg.AllowStopwords,
-		cfg.HonorInlineAllow, cfg.decodeDepth(),
+		cfg.HonorInlineAllow, cfg.decodeDepth(), ignorePaths,
 	}
 	for _, p := range parts {
 		if err := enc.Encode(p); err != nil {

@@ -8,17 +8,22 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // Paths scans files and directories (recursively, skipping .git
 // directories and symlinks) on the worker pool and returns every finding,
-// sorted by file and position.
+// sorted by file and position. Each file's name below the directory given
+// (a file given alone: its base name) is scanned too, as Key scans a key;
+// a file whose name holds a secret is reported under that name redacted.
 func (s *Scanner) Paths(ctx context.Context, paths []string) ([]Finding, error) {
 	g, gctx := errgroup.WithContext(ctx)
-	files := make(chan string)
+	files := make(chan walked)
 	g.Go(func() error {
 		defer close(files)
 		for _, p := range paths {
@@ -34,8 +39,8 @@ func (s *Scanner) Paths(ctx context.Context, paths []string) ([]Finding, error) 
 	)
 	for range s.parallelism() {
 		g.Go(func() error {
-			for path := range files {
-				found, err := s.scanPath(gctx, path)
+			for f := range files {
+				found, err := s.scanPath(gctx, f)
 				if err != nil {
 					return err
 				}
@@ -56,23 +61,39 @@ func (s *Scanner) Paths(ctx context.Context, paths []string) ([]Finding, error) 
 	return all, nil
 }
 
-func (s *Scanner) scanPath(ctx context.Context, path string) ([]Finding, error) {
-	data, err := os.ReadFile(path)
+// walked is one file found by walk: its path and its name below the
+// directory given.
+type walked struct {
+	path, name string
+}
+
+func (s *Scanner) scanPath(ctx context.Context, f walked) ([]Finding, error) {
+	data, err := os.ReadFile(f.path)
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
-	return s.File(ctx, filepath.ToSlash(path), data)
+	path := filepath.ToSlash(f.path)
+	found, err := s.File(ctx, path, data)
+	if err != nil {
+		return nil, err
+	}
+	named, err := s.Key(ctx, f.name)
+	if err != nil || len(named) == 0 {
+		return found, err
+	}
+	shown := strings.TrimSuffix(path, f.name) + api.RedactKey(f.name)
+	return withFile(append(named, found...), shown), nil
 }
 
 // walk sends every regular file under root to files. A root that is itself
 // a symlink is followed; symlinks inside directories are not.
-func walk(ctx context.Context, root string, files chan<- string) error {
+func walk(ctx context.Context, root string, files chan<- walked) error {
 	info, err := os.Stat(root)
 	if err != nil {
 		return fmt.Errorf("scan: %w", err)
 	}
 	if !info.IsDir() {
-		return send(ctx, files, root)
+		return send(ctx, files, walked{root, filepath.Base(root)})
 	}
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -84,13 +105,17 @@ func walk(ctx context.Context, root string, files chan<- string) error {
 		case !d.Type().IsRegular():
 			return nil
 		}
-		return send(ctx, files, path)
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return fmt.Errorf("scan: %w", err)
+		}
+		return send(ctx, files, walked{path, filepath.ToSlash(rel)})
 	})
 }
 
-func send(ctx context.Context, files chan<- string, path string) error {
+func send(ctx context.Context, files chan<- walked, f walked) error {
 	select {
-	case files <- path:
+	case files <- f:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // Formats lists the report formats Write accepts.
@@ -24,9 +26,11 @@ func Write(w io.Writer, format string, findings []Finding) error {
 	return fmt.Errorf("unknown report format %q (want text, json or sarif)", format)
 }
 
+// writeText writes one line per finding, the file name escaped for a
+// terminal (api.Printable).
 func writeText(w io.Writer, findings []Finding) error {
 	for _, f := range findings {
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", f.File, f.Line, f.Column, f.RuleID, f.Redacted); err != nil {
+		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", api.Printable(f.File), f.Line, f.Column, f.RuleID, f.Redacted); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}

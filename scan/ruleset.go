@@ -71,9 +71,22 @@ const maxExtendDepth = 2
 // when path is empty, else the file at path with its [extend] resolved.
 func loadRuleset(path string) (fileConfig, error) {
 	if path == "" {
-		return parseRuleset(config.DefaultConfig, "default gitleaks config")
+		return defaultRuleset()
 	}
 	return loadRulesetFile(path, 0)
+}
+
+// defaultRuleset is gitleaks' default configuration without its path
+// allowlists: they are made for source trees (node_modules/, vendor/,
+// go.sum, *.png, ...) and would let a team memory key skip the scan. Team
+// memory holds no vendored code, so every key is scanned.
+func defaultRuleset() (fileConfig, error) {
+	fc, err := parseRuleset(config.DefaultConfig, "default gitleaks config")
+	if err != nil {
+		return fileConfig{}, err
+	}
+	fc, _ = withoutPathAllowlists(fc)
+	return fc, nil
 }
 
 func loadRulesetFile(path string, depth int) (fileConfig, error) {
@@ -97,7 +110,7 @@ func loadRulesetFile(path string, depth int) (fileConfig, error) {
 	}
 	var base fileConfig
 	if ext.UseDefault {
-		base, err = parseRuleset(config.DefaultConfig, "default gitleaks config")
+		base, err = defaultRuleset()
 	} else {
 		basePath := ext.Path
 		if !filepath.IsAbs(basePath) {

@@ -1,8 +1,10 @@
-// Package scan finds secrets in team memory files before they leave the
-// machine or reach the server. It runs the gitleaks ruleset (the full
-// default set, optionally extended or replaced by a .gitleaks.toml), reports
-// findings whose previews never contain the secret, and caches verdicts by
-// content hash and ruleset fingerprint in a file that survives restarts.
+// Package scan finds secrets in team memory files, and in their names,
+// before they leave the machine or reach the server. It runs the gitleaks
+// ruleset (the full default set without gitleaks' path allowlists, which
+// are made for source trees, optionally extended or replaced by a
+// .gitleaks.toml), reports findings whose previews never contain the
+// secret, and caches verdicts by content hash and ruleset fingerprint in a
+// file that survives restarts.
 package scan
 
 import (
@@ -39,8 +41,9 @@ type Scanner struct {
 }
 
 type options struct {
-	log       *slog.Logger
-	cachePath string
+	log         *slog.Logger
+	cachePath   string
+	ignorePaths bool
 }
 
 // Option adjusts New.
@@ -52,6 +55,12 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 // WithCacheFile persists the verdict cache at path: it is loaded by New and
 // written by Flush. Without it the cache lives in memory only.
 func WithCacheFile(path string) Option { return func(o *options) { o.cachePath = path } }
+
+// IgnorePathAllowlists makes no path allowlist decide a verdict: the
+// server's choice, since a wire key is whatever the client chose. [scan]
+// allow_paths and the path checks of the .gitleaks.toml are dropped, and
+// New warns once, naming them.
+func IgnorePathAllowlists() Option { return func(o *options) { o.ignorePaths = true } }
 
 var silenceGitleaks sync.Once
 
@@ -72,6 +81,9 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load rules: %w", err)
 	}
+	if o.ignorePaths {
+		fc, cfg = ignorePathAllowlists(fc, cfg, o.log)
+	}
 	gl, err := compileRuleset(fc, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("load rules: %w", err)
@@ -79,7 +91,7 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 	d := detect.NewDetector(gl)
 	d.MaxDecodeDepth = cfg.decodeDepth()
 	d.IgnoreGitleaksAllow = !cfg.HonorInlineAllow
-	fp, err := fingerprint(fc, cfg)
+	fp, err := fingerprint(fc, cfg, o.ignorePaths)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +111,8 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 func (s *Scanner) Fingerprint() string { return s.fingerprint }
 
 // File scans one file's content. path is reported in the findings and
-// matched against path allowlists and path rules. The verdict is cached.
+// matched against path allowlists and path rules; the path's own text is
+// not scanned (Key does that). The verdict is cached.
 func (s *Scanner) File(ctx context.Context, path string, data []byte) ([]Finding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -114,30 +127,6 @@ func (s *Scanner) File(ctx context.Context, path string, data []byte) ([]Finding
 	}
 	s.cache.put(key, found)
 	return withFile(found, path), nil
-}
-
-// ScanEntries scans wire entries (key -> content) and returns the sorted,
-// unique ids of the rules that matched; it is empty when every entry is clean.
-func (s *Scanner) ScanEntries(ctx context.Context, entries map[string]string) ([]string, error) {
-	keys := make([]string, 0, len(entries))
-	for k := range entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	results := make([][]Finding, len(keys))
-	err := s.forEach(ctx, len(keys), func(ctx context.Context, i int) error {
-		f, err := s.File(ctx, keys[i], []byte(entries[keys[i]]))
-		results[i] = f
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan entries: %w", err)
-	}
-	var all []Finding
-	for _, fs := range results {
-		all = append(all, fs...)
-	}
-	return ruleIDs(all), nil
 }
 
 // Flush writes the verdict cache to its file if it changed since the last

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -230,4 +231,87 @@ func jsonString(s string) string {
 		panic(err) // a string always marshals
 	}
 	return string(b)
+}
+
+// BenchmarkPutAmplification measures what a PUT costs the server when it
+// is refused for holding more entries than a repo may: one body of the
+// largest size the server takes (2 MiB) packed with empty entries, through
+// the real handler and store, with the secret scan off and on. Besides
+// time and allocations per request it reports the process's CPU time per
+// request (server and the in-process client) and the peak of the resident
+// set above where it stood before the first request.
+func BenchmarkPutAmplification(b *testing.B) {
+	body, n := packedBody(api.DefaultMaxBodyBytes)
+	sc, err := scan.New(scan.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		opts []servertest.Option
+	}{
+		{"scan=off", nil},
+		{"scan=on", []servertest.Option{servertest.WithScanner(sc)}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			s := servertest.Start(b, tt.opts...)
+			benchRefusedPut(b, s, body, n)
+		})
+	}
+}
+
+// packedBody returns a PUT body of as many empty entries as fit in size
+// bytes, and how many that is.
+func packedBody(size int) ([]byte, int) {
+	var b bytes.Buffer
+	b.WriteString(`{"entries":{`)
+	n := 0
+	for ; ; n++ {
+		entry := fmt.Sprintf(`,"n%06d":""`, n)
+		if n == 0 {
+			entry = entry[1:]
+		}
+		if b.Len()+len(entry)+len(`}}`) > size {
+			break
+		}
+		b.WriteString(entry)
+	}
+	b.WriteString(`}}`)
+	return b.Bytes(), n
+}
+
+func benchRefusedPut(b *testing.B, s *servertest.Server, body []byte, entries int) {
+	c := benchClient()
+	url := s.URL + api.Path + "?" + memQuery(repo)
+	runtime.GC()
+	rssOK := resetPeakMemory()
+	rssBefore, ok := memoryStatus("VmRSS")
+	rssOK = rssOK && ok
+	cpuBefore, cpuOK := processCPU()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		r, err := http.NewRequest(http.MethodPut, url, bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Header.Set("Authorization", "Bearer "+s.Token)
+		resp, err := c.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(out, []byte(api.CodeTooManyEntries)) {
+			b.Fatalf("PUT of %d entries = %d %s, want 413 %s", entries, resp.StatusCode, out, api.CodeTooManyEntries)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(entries), "entries")
+	if cpuAfter, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64((cpuAfter-cpuBefore).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	}
+	if peak, ok := memoryStatus("VmHWM"); ok && rssOK {
+		b.ReportMetric(float64(max(peak-rssBefore, 0))/(1<<20), "rss-growth-MB")
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -161,18 +160,28 @@ func checksumOf(entries map[string]string, tombstones map[string]int64) string {
 	return api.RepoChecksum(sums, tombstones)
 }
 
-// awsKeyScanner flags values holding something shaped like an AWS access
-// key id. It stands in for the gitleaks-based scanner.
+// awsKeyScanner flags values and key names holding something shaped like
+// an AWS access key id. It stands in for the gitleaks-based scanner.
 type awsKeyScanner struct{}
 
 var awsKey = regexp.MustCompile(`AKIA[0-9A-Z]{16}`)
 
-func (awsKeyScanner) ScanEntries(_ context.Context, entries map[string]string) ([]string, error) {
-	var ids []string
-	for _, v := range entries {
-		if awsKey.MatchString(v) && !slices.Contains(ids, "aws-access-token") {
-			ids = append(ids, "aws-access-token")
+func (awsKeyScanner) ScanEntries(_ context.Context, entries map[string]string) (map[string][]string, error) {
+	hits := map[string][]string{}
+	for k, v := range entries {
+		if awsKey.MatchString(v) {
+			hits[k] = []string{"aws-access-token"}
 		}
 	}
-	return ids, nil
+	return hits, nil
+}
+
+func (awsKeyScanner) ScanKeys(_ context.Context, keys []string) (map[string][]string, error) {
+	hits := map[string][]string{}
+	for _, k := range keys {
+		if awsKey.MatchString(k) {
+			hits[k] = []string{"aws-access-token"}
+		}
+	}
+	return hits, nil
 }

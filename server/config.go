@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
 )
 
 // Defaults of the [server] configuration section.
@@ -14,10 +15,15 @@ const (
 	DefaultListen         = "127.0.0.1:8787"
 	DefaultOrganizationID = "default"
 	DefaultMaxWaiters     = 10_000
-	DefaultRatePerSecond  = 50
-	DefaultRateBurst      = 100
-	DefaultKeepVersions   = 50
-	DefaultPruneInterval  = time.Hour
+	// DefaultMaxWaitersPerSubject lets one token subject hold 100 change
+	// waits: a daemon holds one per repo it syncs, so this covers a person
+	// or machine syncing dozens of repos from a few machines, and at the
+	// default max_waiters it takes 100 subjects to fill the server.
+	DefaultMaxWaitersPerSubject = 100
+	DefaultRatePerSecond        = 50
+	DefaultRateBurst            = 100
+	DefaultKeepVersions         = 50
+	DefaultPruneInterval        = time.Hour
 )
 
 // Config is the [server] section of the teammemd config file. A zero field
@@ -38,10 +44,16 @@ type Config struct {
 	RateLimit RateLimit `toml:"rate_limit"`
 	// MaxWaiters caps concurrent change waits; over it a wait gets 503.
 	MaxWaiters int `toml:"max_waiters"`
+	// MaxWaitersPerSubject caps the concurrent change waits of one token
+	// subject, so that no one client can take every slot; over it a wait
+	// gets 429. Resolve lowers it to MaxWaiters.
+	MaxWaitersPerSubject int `toml:"max_waiters_per_subject"`
 	// History is the retention of entry history ([server.history]).
 	History Retention `toml:"history"`
 	// ScanSecrets refuses PUTs whose values hold a secret; true when unset.
 	ScanSecrets *bool `toml:"scan_secrets"`
+	// Auth says which credentials the server accepts ([server.auth]).
+	Auth auth.Config `toml:"auth"`
 }
 
 // RateLimit is a token bucket per authenticated subject.
@@ -92,6 +104,8 @@ func (c Config) Resolve() Config {
 	setDefault(&c.RateLimit.RequestsPerSecond, DefaultRatePerSecond)
 	setDefault(&c.RateLimit.Burst, DefaultRateBurst)
 	setDefault(&c.MaxWaiters, DefaultMaxWaiters)
+	setDefault(&c.MaxWaitersPerSubject, DefaultMaxWaitersPerSubject)
+	c.MaxWaitersPerSubject = min(c.MaxWaitersPerSubject, c.MaxWaiters)
 	setDefault(&c.History.KeepVersions, DefaultKeepVersions)
 	setDefault(&c.History.PruneInterval, DefaultPruneInterval)
 	return c
@@ -114,11 +128,18 @@ func (c Config) Validate() error {
 	if err := validateLimits(c.Limits); err != nil {
 		return fmt.Errorf("limits: %w", err)
 	}
+	if err := c.Auth.Validate(); err != nil {
+		return err
+	}
 	switch {
 	case c.RateLimit.Burst < 0:
 		return errors.New("rate_limit.burst must not be negative")
 	case c.MaxWaiters < 0:
 		return errors.New("max_waiters must not be negative")
+	case c.MaxWaitersPerSubject < 0:
+		return errors.New("max_waiters_per_subject must not be negative")
+	case c.MaxWaiters > 0 && c.MaxWaitersPerSubject > c.MaxWaiters:
+		return fmt.Errorf("max_waiters_per_subject (%d) must not exceed max_waiters (%d)", c.MaxWaitersPerSubject, c.MaxWaiters)
 	case c.History.KeepFor < 0:
 		return errors.New("history.keep_for must not be negative")
 	case c.History.PruneInterval < 0:

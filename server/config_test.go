@@ -18,6 +18,7 @@ func TestConfigValidate(t *testing.T) {
 data_dir = "/var/lib/teammemd"
 organization_id = "acme"
 max_waiters = 100
+max_waiters_per_subject = 10
 scan_secrets = false
 [limits]
 max_entry_bytes = 1000
@@ -41,6 +42,9 @@ prune_interval = "10m"`, true},
 		{"entry over body", "[limits]\nmax_entry_bytes = 10\nmax_body_bytes = 5", false},
 		{"negative burst", "[rate_limit]\nburst = -1", false},
 		{"negative waiters", "max_waiters = -1", false},
+		{"negative waiters per subject", "max_waiters_per_subject = -1", false},
+		{"subject's share over the server's", "max_waiters = 10\nmax_waiters_per_subject = 11", false},
+		{"subject's share of a default server", "max_waiters_per_subject = 10000", true},
 		{"negative keep_for", "[history]\nkeep_for = \"-1h\"", false},
 		{"fast pruning", "[history]\nprune_interval = \"1ms\"", false},
 	}
@@ -65,6 +69,12 @@ func TestConfigResolve(t *testing.T) {
 		c.Limits.MaxWait != 60*time.Second || !c.RateLimit.Enabled() || c.MaxWaiters != DefaultMaxWaiters ||
 		c.History.KeepVersions != DefaultKeepVersions || !c.ScanEnabled() {
 		t.Errorf("Config{}.Resolve() = %+v, want the defaults", c)
+	}
+	if c.MaxWaitersPerSubject != DefaultMaxWaitersPerSubject {
+		t.Errorf("Config{}.Resolve().MaxWaitersPerSubject = %d, want %d", c.MaxWaitersPerSubject, DefaultMaxWaitersPerSubject)
+	}
+	if got := (Config{MaxWaiters: 20}).Resolve().MaxWaitersPerSubject; got != 20 {
+		t.Errorf("Config{MaxWaiters: 20}.Resolve().MaxWaitersPerSubject = %d, want 20 (no more than the server's cap)", got)
 	}
 	off := false
 	c = Config{ScanSecrets: &off, RateLimit: RateLimit{RequestsPerSecond: -1}, History: Retention{KeepVersions: -1}}.Resolve()

@@ -106,7 +106,7 @@ func TestStopEndsWait(t *testing.T) {
 			done <- call(s, tok, "GET", target+"&view=hashes&wait=60", "", "If-None-Match", `"`+api.EmptyRepoChecksum+`"`)
 		}()
 		synctest.Wait()
-		if got := s.waiters.Load(); got != 1 {
+		if got := s.waitSlots.count(); got != 1 {
 			t.Fatalf("waiters = %d, want 1", got)
 		}
 		s.beginStop()

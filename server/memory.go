@@ -38,7 +38,7 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
-		return s.waitChange(w, r, repo, inm, wait)
+		return s.waitChange(w, r, p.Subject, repo, inm, wait)
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm)
 }
@@ -79,9 +79,21 @@ func (s *Server) waitParam(q url.Values, view string) (time.Duration, error) {
 // denied answers 403 for a request that needs level on repo, saying what
 // the token lacks: a write grant where it can read, or any grant at all.
 func denied(p auth.Principal, repo string, level store.Level) error {
-	msg := "this token has no access to this repo: it holds neither a read nor a write grant on it"
-	if level == store.LevelWrite && p.Allows(repo, store.LevelRead) {
+	readOnly := level == store.LevelWrite && p.Allows(repo, store.LevelRead)
+	var msg string
+	switch {
+	case p.Mode == auth.ModeGitHub && readOnly:
+		msg = "GitHub lets " + p.Subject + " read this repo but not push to it: writing needs push access on GitHub"
+	case p.Mode == auth.ModeGitHub:
+		msg = "GitHub gives " + p.Subject + " no access to this repo: ask its owners for access on GitHub"
+	case (p.Mode == auth.ModeOIDC || p.Mode == auth.ModeClaude) && readOnly:
+		msg = p.Subject + " can read this repo but not write it: ask the server's admin for a write grant ([[server.auth.grants]])"
+	case p.Mode == auth.ModeOIDC || p.Mode == auth.ModeClaude:
+		msg = p.Subject + " has no grant on this repo: ask the server's admin for one ([[server.auth.grants]])"
+	case readOnly:
 		msg = "this token can read this repo but not write it: writing needs a write grant"
+	default:
+		msg = "this token has no access to this repo: it holds neither a read nor a write grant on it"
 	}
 	return api.NewError(http.StatusForbidden, api.CodeACLDenied, msg)
 }

@@ -17,8 +17,10 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	storeOps *prometheus.HistogramVec
 	waiters  prometheus.Gauge
-	putBytes prometheus.Counter
-	secrets  prometheus.Counter
+	// waitRefusals counts change waits refused a slot, by reason.
+	waitRefusals *prometheus.CounterVec
+	putBytes     prometheus.Counter
+	secrets      prometheus.Counter
 }
 
 // newMetrics registers the collectors with reg, or with a registry of its
@@ -52,6 +54,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Name: "teammemd_change_waiters",
 			Help: "Clients currently held in a change wait.",
 		}),
+		waitRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "teammemd_change_wait_refusals_total",
+			Help: "Change waits refused at once, by reason: the server's cap (server) or the subject's (subject).",
+		}, []string{"reason"}),
 		putBytes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "teammemd_put_bytes_total",
 			Help: "Bytes of PUT bodies received.",
@@ -61,7 +67,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Help: "PUTs refused because a value held a secret.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.putBytes, m.secrets} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.putBytes, m.secrets} {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("register metrics: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ type reqInfo struct {
 	route   string
 	repo    string
 	subject string
+	mode    string // the auth mode that judged the credential
 }
 
 type infoKey struct{}
@@ -74,7 +76,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 		s.log.LogAttrs(r.Context(), accessLevel(sw.status), "request",
 			slog.String("method", r.Method), slog.String("route", route), slog.String("repo", info.repo),
 			slog.Int("status", sw.status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000),
-			slog.String("subject", info.subject), slog.Int64("bytes", sw.bytes))
+			slog.String("subject", info.subject), slog.String("mode", info.mode), slog.Int64("bytes", sw.bytes))
 	})
 }
 
@@ -100,9 +102,10 @@ func (s *Server) apiRoute(methods []string, h apiHandler) http.Handler {
 				fmt.Sprintf("method %s is not allowed; use %s", r.Method, allow)))
 			return
 		}
-		p, err := s.authenticate(r)
+		p, err := s.authenticate(w, r)
 		if err == nil {
-			infoFrom(r.Context()).subject = p.Subject
+			info := infoFrom(r.Context())
+			info.subject, info.mode = p.Subject, p.Mode
 			err = s.limit(w, p.Subject)
 		}
 		if err == nil {
@@ -123,21 +126,51 @@ func methodIn(m string, methods []string) bool {
 	return false
 }
 
-// authenticate checks the bearer token. Neither the token nor the reason it
-// failed goes into the answer.
-func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
+// authenticate checks the bearer credential. The answer never holds the
+// credential; a rejection says what to do, and a mode that could not ask its
+// identity service answers 503 so the client retries.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (auth.Principal, error) {
 	bearer, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok {
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "missing bearer token")
 	}
-	p, err := s.auth.Authenticate(r.Context(), bearer)
+	var p auth.Principal
+	var err error
+	if ra, ok := s.auth.(auth.RepoAuthenticator); ok {
+		p, err = ra.AuthenticateRepo(r.Context(), bearer, repoHint(r))
+	} else {
+		p, err = s.auth.Authenticate(r.Context(), bearer)
+	}
+	var rej *auth.RejectError
+	var unavail *auth.UnavailableError
 	switch {
+	case errors.As(err, &rej):
+		infoFrom(r.Context()).mode = rej.Mode
+		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, rej.Message).
+			With("reason", rej.Reason).With("auth_mode", rej.Mode)
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "invalid or revoked token")
+	case errors.As(err, &unavail):
+		infoFrom(r.Context()).mode = unavail.Mode
+		s.log.WarnContext(r.Context(), "credential check failed", "mode", unavail.Mode, "error", err)
+		return auth.Principal{}, unavailable(w, "the "+unavail.Mode+" credential could not be checked now; retry later", authRetry)
 	case err != nil:
 		return auth.Principal{}, fmt.Errorf("authenticate: %w", err)
 	}
 	return p, nil
+}
+
+// authRetry is the Retry-After of a credential that could not be checked.
+const authRetry = 5 * time.Second
+
+// repoHint is the request's repo parameter as sent, for authenticators whose
+// grants depend on the repo; the handler validates it.
+func repoHint(r *http.Request) string {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return ""
+	}
+	return q.Get(api.ParamRepo)
 }
 
 // bearerToken extracts the credential of an "Authorization: Bearer" header.

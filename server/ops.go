@@ -33,6 +33,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 		s.apiRoute([]string{http.MethodGet, http.MethodPut}, s.serveMemory)))
 	mux.Handle(api.HistoryPath, s.instrument("history",
 		s.apiRoute([]string{http.MethodGet}, s.serveHistory)))
+	mux.Handle(api.DiscoveryPath, s.instrument("discovery", http.HandlerFunc(s.serveDiscovery)))
 	mux.Handle("/livez", s.instrument("livez", http.HandlerFunc(s.serveLive)))
 	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(s.serveReady)))
 	if gatherer != nil {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -23,7 +25,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if !p.Allows(repo, store.LevelWrite) {
 		return denied(p, repo, store.LevelWrite)
 	}
-	if err := s.scan(r, req.Entries); err != nil {
+	if err := s.scan(r, req); err != nil {
 		return err
 	}
 	ifMatch := firstETag(r.Header.Get("If-Match"))
@@ -58,41 +60,73 @@ func lastModified(res store.Result, now time.Time) time.Time {
 	return res.LastModified.UTC()
 }
 
-// readPut reads the body within the body cap and decodes it.
+// readPut decodes the body as it arrives, within the body cap, and stops
+// at the first fault: a refused body costs what was read before it. The
+// rest of a refused body, still within the cap, is read and dropped so the
+// client, still sending, gets the answer rather than a reset connection.
 func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	s.metrics.putBytes.Add(float64(len(body)))
+	body := &countingReader{r: http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)}
+	req, err := api.ReadPut(body, s.limits)
+	if err != nil {
+		_, _ = io.Copy(io.Discard, body)
+	}
+	s.metrics.putBytes.Add(float64(body.n))
+	var apiErr *api.Error
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	switch {
+	case err == nil:
+		return req, nil
+	case errors.As(err, &apiErr):
+		return api.PutRequest{}, apiErr
+	case errors.As(err, &tooBig):
 		return api.PutRequest{}, api.NewError(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge,
 			fmt.Sprintf("request body is over the %d byte limit", tooBig.Limit)).With("max_bytes", tooBig.Limit)
-	}
-	if err != nil {
+	default:
 		return api.PutRequest{}, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "cannot read request body")
 	}
-	req, err := api.DecodePut(body, s.limits)
-	if err != nil {
-		return api.PutRequest{}, err
-	}
-	return req, nil
 }
 
-// scan refuses values that hold a secret. The answer names the rules that
-// matched, never what they matched.
-func (s *Server) scan(r *http.Request, entries map[string]string) error {
-	if s.scanner == nil || len(entries) == 0 {
+// scan refuses a PUT in which a value, or the name of a key it writes or
+// deletes, holds a secret. The answer names the rules that matched and the
+// first refused key, redacted when its name holds the secret; never what
+// matched.
+func (s *Server) scan(r *http.Request, req api.PutRequest) error {
+	if s.scanner == nil || len(req.Entries)+len(req.SoftDeleteKeys) == 0 {
 		return nil
 	}
-	ids, err := s.scanner.ScanEntries(r.Context(), entries)
+	values, err := s.scanner.ScanEntries(r.Context(), req.Entries)
 	if err != nil {
 		return fmt.Errorf("scan entries: %w", err)
 	}
-	if len(ids) == 0 {
+	keys := slices.AppendSeq(slices.Clone(req.SoftDeleteKeys), maps.Keys(req.Entries))
+	names, err := s.scanner.ScanKeys(r.Context(), keys)
+	if err != nil {
+		return fmt.Errorf("scan keys: %w", err)
+	}
+	if len(values)+len(names) == 0 {
 		return nil
 	}
 	s.metrics.secrets.Inc()
+	return secretRefusal(values, names)
+}
+
+// secretRefusal is the 422 for the scan's hits on values and on names.
+func secretRefusal(values, names map[string][]string) *api.Error {
+	var ids, keys []string
+	for _, hits := range []map[string][]string{values, names} {
+		for k, rules := range hits {
+			keys = append(keys, k)
+			ids = append(ids, rules...)
+		}
+	}
+	slices.Sort(ids)
+	key := slices.Min(keys)
+	if _, named := names[key]; named {
+		key = api.RedactKey(key)
+	}
 	return api.NewError(http.StatusUnprocessableEntity, api.CodeSecretDetected,
-		"an entry value looks like it holds a secret; nothing was stored").With("rule_ids", ids)
+		"an entry's value or key looks like it holds a secret; nothing was stored").
+		With("rule_ids", slices.Compact(ids)).With("key", key)
 }
 
 // applyError maps a store error of Apply to the protocol.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -53,7 +54,26 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if apiErr.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd"`)
 	}
-	s.writeJSON(w, apiErr.Status, apiErr.Envelope())
+	s.writeJSON(w, apiErr.Status, s.redactKey(r.Context(), apiErr).Envelope())
+}
+
+// redactKey returns e with details.key redacted when the key's name holds
+// a secret, so that no answer echoes one: a key refused before the scan,
+// as invalid or too large, is checked here. When the check cannot run, the
+// key is redacted.
+func (s *Server) redactKey(ctx context.Context, e *api.Error) *api.Error {
+	key, ok := e.Details["key"].(string)
+	if !ok || s.scanner == nil {
+		return e
+	}
+	names, err := s.scanner.ScanKeys(context.WithoutCancel(ctx), []string{key})
+	if err == nil && len(names) == 0 {
+		return e
+	}
+	out := *e
+	out.Details = maps.Clone(e.Details)
+	out.Details["key"] = api.RedactKey(key)
+	return &out
 }
 
 // unavailable is a 503 that asks the client to come back after retry.

@@ -24,10 +24,15 @@ import (
 	"github.com/teammemd/teammemd/server/wake"
 )
 
-// EntryScanner finds secrets in entry values before they are stored.
+// EntryScanner finds secrets in a PUT before it is stored: in every value
+// and in every key's name.
 type EntryScanner interface {
-	// ScanEntries returns the sorted, unique ids of the rules that matched any value; empty when clean.
-	ScanEntries(ctx context.Context, entries map[string]string) ([]string, error)
+	// ScanEntries returns, by key, the sorted ids of the rules that matched
+	// each value holding a secret; empty when every value is clean.
+	ScanEntries(ctx context.Context, entries map[string]string) (map[string][]string, error)
+	// ScanKeys returns, by key, the sorted ids of the rules that matched
+	// each key whose name holds a secret; empty when every name is clean.
+	ScanKeys(ctx context.Context, keys []string) (map[string][]string, error)
 }
 
 // Waker tells change waits when a repo may have changed. The default, an
@@ -48,7 +53,9 @@ type Waker interface {
 type Options struct {
 	Store store.Store
 	Auth  auth.Authenticator
-	// Scanner, when set, refuses PUTs whose values hold a secret (422).
+	// Scanner, when set, refuses PUTs in which a value, or the name of a key
+	// written or deleted, holds a secret (422), and redacts a key whose name
+	// holds one wherever an error would echo it.
 	Scanner EntryScanner
 	// Waker wakes change waits; nil means an in-process wake.Broker, right
 	// for a store that no other server process writes.
@@ -64,6 +71,9 @@ type Options struct {
 	RateLimit RateLimit
 	// MaxWaiters caps concurrent change waits; 0 means DefaultMaxWaiters.
 	MaxWaiters int
+	// MaxWaitersPerSubject caps the concurrent change waits of one token
+	// subject; 0 means DefaultMaxWaitersPerSubject.
+	MaxWaitersPerSubject int
 	// History is the retention of entry history content; the zero value
 	// keeps all content.
 	History Retention
@@ -74,6 +84,8 @@ type Options struct {
 	Ready func(addr net.Addr)
 	// ShutdownTimeout bounds a graceful shutdown; 0 means 10 s.
 	ShutdownTimeout time.Duration
+	// Version is published at /.well-known/teammemd.
+	Version string
 }
 
 // Server answers the team memory API over a Store.
@@ -88,12 +100,12 @@ type Server struct {
 	history Retention
 	ready   func(net.Addr)
 	stopTO  time.Duration
+	version string
 
 	limiter    *subjectLimiter
 	hashBodies *bodyCache
 	metrics    *metrics
-	maxWaiters int64
-	waiters    atomic.Int64
+	waitSlots  *waitSlots
 	handler    http.Handler
 	now        func() time.Time
 
@@ -110,7 +122,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("server: Options.Auth is required")
 	}
-	cfg := Config{Limits: opts.Limits, MaxWaiters: opts.MaxWaiters, OrganizationID: opts.OrganizationID}
+	cfg := Config{Limits: opts.Limits, MaxWaiters: opts.MaxWaiters, MaxWaitersPerSubject: opts.MaxWaitersPerSubject,
+		OrganizationID: opts.OrganizationID}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -134,10 +147,11 @@ func New(opts Options) (*Server, error) {
 		history:    opts.History,
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
+		version:    opts.Version,
 		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
-		maxWaiters: int64(cfg.MaxWaiters),
+		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),
 		now:        time.Now,
 		stopping:   make(chan struct{}),
 	}

@@ -17,15 +17,15 @@ const waitersRetryAfter = 5 * time.Second
 // waitChange holds a hash probe while the repo's checksum still equals inm:
 // 200 with the new hashes once it changes, 304 when wait (plus up to 10%
 // jitter) passes, 503 at once when the server shuts down. A repo never
-// written counts as having the empty repo checksum.
-func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, repo, inm string, wait time.Duration) error {
-	if n := s.waiters.Add(1); n > s.maxWaiters {
-		s.waiters.Add(-1)
-		return unavailable(w, "too many clients are waiting for changes; retry later", waitersRetryAfter)
+// written counts as having the empty repo checksum. A wait over the
+// subject's cap gets 429, over the server's 503, both at once.
+func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, repo, inm string, wait time.Duration) error {
+	if err := s.takeWaitSlot(w, subject); err != nil {
+		return err
 	}
 	s.metrics.waiters.Inc()
 	defer func() {
-		s.waiters.Add(-1)
+		s.waitSlots.release(subject)
 		s.metrics.waiters.Dec()
 	}()
 	timer := time.NewTimer(wait + jitter(wait))
@@ -60,6 +60,23 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, repo, inm st
 			return fmt.Errorf("change wait: %w", r.Context().Err())
 		}
 	}
+}
+
+// takeWaitSlot takes a change wait slot for subject or answers why not:
+// 429 when the subject holds its share, which it alone can fix by waiting
+// less, and 503 when the server is full, which is no one client's doing.
+func (s *Server) takeWaitSlot(w http.ResponseWriter, subject string) error {
+	reason, ok := s.waitSlots.acquire(subject)
+	if ok {
+		return nil
+	}
+	s.metrics.waitRefusals.WithLabelValues(reason).Inc()
+	if reason == refusedSubject {
+		setRetryAfter(w, waitersRetryAfter)
+		return api.NewError(http.StatusTooManyRequests, api.CodeRateLimited,
+			"this token's subject holds as many change waits as it may; retry once one ends")
+	}
+	return unavailable(w, "too many clients are waiting for changes; retry later", waitersRetryAfter)
 }
 
 // currentHashes returns the repo's snapshot without values; a repo never

@@ -99,7 +99,7 @@ func NewClient(baseURL string, ts oauth2.TokenSource, opts ...ClientOption) (*Cl
 // time out after timeout and whose retries rt reports.
 func (c *Client) retrying(timeout time.Duration, rt *retryReport) *retryablehttp.Client {
 	return &retryablehttp.Client{
-		HTTPClient:   &http.Client{Transport: c.transport, Timeout: timeout},
+		HTTPClient:   &http.Client{Transport: c.transport, Timeout: timeout, CheckRedirect: checkRedirect},
 		RetryWaitMin: c.waitMin,
 		RetryWaitMax: c.waitMax,
 		RetryMax:     c.retryMax,

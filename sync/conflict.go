@@ -9,10 +9,12 @@ import (
 )
 
 // saveConflict saves a losing version of key outside the team directory as
-// <state>/conflicts/<repo>@<host>/<key minus ext>.<UTC time>.<source><ext>.
-// It only writes the copy, so copies of different keys can be saved at
-// once; recordConflict records it.
+// <state>/conflicts/<repo>@<host>/<key minus ext>.<UTC time>.<source><ext>,
+// under the redacted key when key's name holds a secret. It only writes
+// the copy, so copies of different keys can be saved at once;
+// recordConflict records it.
 func (s *session) saveConflict(key, source string, data []byte) (Conflict, error) {
+	key = s.Show(key)
 	now := s.now().UTC()
 	ext := path.Ext(key)
 	name := strings.TrimSuffix(key, ext) + "." + now.Format("20060102T150405.000Z") + "." + source + ext

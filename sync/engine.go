@@ -23,9 +23,11 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 )
 
-// SecretScanner finds secrets in a file before it is pushed.
+// SecretScanner finds secrets in a file and in a key's name before either
+// is pushed.
 type SecretScanner interface {
 	File(ctx context.Context, path string, data []byte) ([]scan.Finding, error)
+	Key(ctx context.Context, key string) ([]scan.Finding, error)
 }
 
 // Config names one repo to sync.
@@ -46,7 +48,8 @@ type Config struct {
 // Options are the parts an Engine uses.
 type Options struct {
 	Client *Client
-	// Scanner, when set, keeps files with secrets from being pushed.
+	// Scanner, when set, keeps files with secrets from being pushed, and
+	// keys whose name holds one from syncing at all.
 	Scanner SecretScanner
 	// Logger receives the engine's log; the engine adds the repo to every
 	// line itself, so Logger should not carry a repo attribute.
@@ -68,6 +71,10 @@ type Engine struct {
 	conflict string // this repo's conflict copy directory
 	mu       sync.Mutex
 	checksum atomic.Pointer[string]
+	// secretNames are the keys seen whose name holds a secret, to redact
+	// them in errors; guarded by namesMu.
+	namesMu     sync.Mutex
+	secretNames map[string]bool
 }
 
 // New returns an engine for cfg.
@@ -171,13 +178,15 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	defer td.close()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
 	err = op(s)
+	e.scrubState(st)
 	if serr := e.state.save(st); serr != nil && err == nil {
 		err = serr
 	}
 	e.setChecksum(st.LastKnownChecksum)
 	rep.Checksum = st.LastKnownChecksum
+	e.showReport(&rep)
 	rep.sort()
-	return rep, err
+	return rep, e.shownErr(err)
 }
 
 // openDir opens the team directory. A missing one is created on a first

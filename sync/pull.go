@@ -57,6 +57,9 @@ func (s *session) applyFull(resp api.FullResponse) error {
 			s.rep.skip(k, "unsafe key from server: "+err.Error())
 			continue
 		}
+		if s.skipSecretName(k) {
+			continue
+		}
 		sums[k] = api.EntryChecksum(entries[k])
 		w, ok, err := s.planEntry(k, entries[k], local, claimed)
 		if err != nil {

@@ -35,7 +35,7 @@ func (s *session) push(ctx context.Context) error {
 		unsyncable[sk.Key] = true
 	}
 	for round := 1; ; round++ {
-		deletes := s.localDeletes(local, unsyncable)
+		deletes := s.holdSecretDeletes(s.localDeletes(local, unsyncable))
 		if err := s.checkMassDeletion(local, deletes); err != nil {
 			return err
 		}
@@ -162,7 +162,9 @@ func (s *session) accept(b batch, checksum string) {
 }
 
 // noteRejection remembers a permanent refusal of one key's content so it is
-// not sent again until the file changes, and returns err.
+// not sent again until the file changes, and returns err. The refusal is
+// recorded under the key as the server named it: redacted when the
+// server's rules found a secret in the name.
 func (s *session) noteRejection(err error, b batch) error {
 	var ae *api.Error
 	if !errors.As(err, &ae) || !permanent(ae) {
@@ -173,7 +175,7 @@ func (s *session) noteRejection(err error, b batch) error {
 		key = b.Entries[0].Key
 	}
 	for _, u := range b.Entries {
-		if u.Key == key {
+		if api.ShownKeyMatches(u.Key, key) {
 			if s.st.Rejected == nil {
 				s.st.Rejected = map[string]Rejection{}
 			}
@@ -193,7 +195,7 @@ func splitRefused(err error, b batch) []batch {
 	}
 	key, _ := ae.Details["key"].(string)
 	for _, u := range b.Entries {
-		if u.Key == key {
+		if api.ShownKeyMatches(u.Key, key) {
 			return nil
 		}
 	}

@@ -51,12 +51,12 @@ func (s *session) changed(k string, le IndexEntry) bool {
 	case le.Hash == s.st.Base[k] && (onServer || tomb):
 		return false // changed on the server only: the next pull brings it
 	}
-	if r, ok := s.st.Rejected[k]; ok {
+	if r, rk, ok := s.rejection(k); ok {
 		if r.Checksum == le.Hash {
-			s.skipOnce(k, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
+			s.skipOnce(rk, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
 			return false
 		}
-		delete(s.st.Rejected, k)
+		delete(s.st.Rejected, rk)
 	}
 	return true
 }
@@ -65,6 +65,7 @@ func (s *session) changed(k string, le IndexEntry) bool {
 type checkedFile struct {
 	data     []byte
 	text     bool // valid UTF-8
+	named    bool // the name holds a secret
 	findings []scan.Finding
 }
 
@@ -87,7 +88,8 @@ func (s *session) checkFiles(ctx context.Context, keys []string) ([]checkedFile,
 	return out, nil
 }
 
-// checkFile reads one file and, when it is text, scans it for secrets.
+// checkFile reads one file and, when it is text, scans its name and its
+// content for secrets.
 func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) {
 	data, err := s.td.read(k)
 	if err != nil {
@@ -97,10 +99,18 @@ func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) 
 	if !c.text || s.scanner == nil {
 		return c, nil
 	}
+	named, err := s.scanner.Key(ctx, k)
+	if err != nil {
+		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
+	}
+	if c.named = len(named) > 0; c.named {
+		s.noteSecretName(k)
+	}
 	c.findings, err = s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
 	if err != nil {
-		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", k, err)
+		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
 	}
+	c.findings = append(named, c.findings...)
 	return c, nil
 }
 
@@ -112,22 +122,26 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 		return upload{}, false
 	}
 	if len(c.findings) > 0 {
-		s.block(k, c.findings)
+		s.block(k, c)
 		return upload{}, false
 	}
 	v := string(c.data)
 	return upload{Key: k, Value: v, Sum: api.EntryChecksum(v)}, true
 }
 
-// block adds a Blocked entry for k, once per push.
-func (s *session) block(k string, findings []scan.Finding) {
+// block adds a Blocked entry for k, once per push, under the redacted key
+// when k's name holds the secret.
+func (s *session) block(k string, c checkedFile) {
+	if c.named {
+		k = api.RedactKey(k)
+	}
 	for _, b := range s.rep.Blocked {
 		if b.Key == k {
 			return
 		}
 	}
-	b := Blocked{Key: k, Line: findings[0].Line}
-	for _, f := range findings {
+	b := Blocked{Key: k, Line: c.findings[0].Line}
+	for _, f := range c.findings {
 		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
 	}
 	s.rep.Blocked = append(s.rep.Blocked, b)

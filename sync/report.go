@@ -7,12 +7,14 @@ import (
 	"time"
 )
 
-// Report says what one Sync, Pull or Push did.
+// Report says what one Sync, Pull or Push did. A key whose name holds a
+// secret appears in it redacted (api.RedactKey), never by name.
 type Report struct {
 	// Pulled lists keys written into the team directory from the server.
 	Pulled []string
-	// PulledChecksums maps each key in Pulled to the entry checksum of the
-	// content written, so a watcher can tell these writes from a user's.
+	// PulledChecksums maps each key written into the team directory to the
+	// entry checksum of the content written, so a watcher can tell these
+	// writes from a user's.
 	PulledChecksums map[string]string
 	// Pushed lists keys sent to the server.
 	Pushed []string
@@ -21,7 +23,8 @@ type Report struct {
 	// SoftDeleted lists keys deleted on the server because they were
 	// deleted locally.
 	SoftDeleted []string
-	// Blocked lists files the secret scanner kept from the server.
+	// Blocked lists files, and deletions, the secret scanner kept from the
+	// server.
 	Blocked []Blocked
 	// Conflicts lists the conflict copies kept by this run.
 	Conflicts []Conflict
@@ -35,13 +38,18 @@ type Report struct {
 	Checksum string
 }
 
-// Blocked is a file held back because the scanner found a secret in it. It
-// never holds the secret itself.
+// Blocked is a file held back because the scanner found a secret in it or
+// in its name. It never holds the secret itself: Key is redacted when the
+// name holds it.
 type Blocked struct {
 	Key     string
 	RuleIDs []string
-	// Line is the first finding's line (1-based).
+	// Line is the first finding's line (1-based); 0 for a finding in the
+	// name.
 	Line int
+	// Deletion is set when what is held back is the file's deletion: its
+	// name holds a secret, so the deletion is never sent by name.
+	Deletion bool
 }
 
 // Conflict is one losing version kept outside the team directory.

@@ -61,7 +61,13 @@ type retryReport struct {
 }
 
 // check is the retry policy; it keeps the cause of a failure it retries.
+// A redirect to another origin is refused for good: the server will send
+// the same one again.
 func (r *retryReport) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	var redirect *RedirectError
+	if errors.As(err, &redirect) {
+		return false, nil
+	}
 	retry, cerr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	if retry {
 		r.cause = retryCause(resp, err)

@@ -11,7 +11,7 @@ import (
 // state and the team directory alone: it asks no server, scans for no
 // secrets and saves nothing, so it also answers while the server is away.
 // On a repo never synced it lists every syncable file; with no team
-// directory, nothing.
+// directory, nothing. A key whose name holds a secret is listed redacted.
 func (e *Engine) Unsent() ([]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -29,7 +29,7 @@ func (e *Engine) Unsent() ([]string, error) {
 	defer td.close()
 	local, skipped, err := td.scanLocal(st.Index, e.now())
 	if err != nil {
-		return nil, err
+		return nil, e.shownErr(err)
 	}
 	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
 	unsyncable := make(map[string]bool, len(skipped))
@@ -41,6 +41,9 @@ func (e *Engine) Unsent() ([]string, error) {
 		if s.changed(k, le) {
 			out = append(out, k)
 		}
+	}
+	for i, k := range out {
+		out[i] = e.Show(k)
 	}
 	sort.Strings(out)
 	return out, nil

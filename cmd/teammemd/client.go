@@ -14,14 +14,15 @@ import (
 	"golang.org/x/oauth2"
 
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // Where "teammemd sync" and "teammemd run" find their server, token and
 // state: each setting is the flag, else the environment variable, else the
 // config's [client] key, else the default. For the token, a file given with
 // --token-file or named for one repo in the config wins over $TEAMMEMD_TOKEN,
-// the token itself, which wins over $TEAMMEMD_TOKEN_FILE and [client]
-// token_file.
+// the token itself, which wins over a "teammemd login" to the repo's server,
+// which wins over $TEAMMEMD_TOKEN_FILE and [client] token_file.
 const (
 	envServer    = "TEAMMEMD_SERVER"
 	envToken     = "TEAMMEMD_TOKEN"
@@ -30,7 +31,7 @@ const (
 )
 
 // errNoToken says every way to give teammemd its API token.
-var errNoToken = errors.New("no API token: set " + envToken + ", or name a file holding it with --token-file, " +
+var errNoToken = errors.New("no API token: run teammemd login, set " + envToken + ", or name a file holding it with --token-file, " +
 	envTokenFile + " or [client] token_file")
 
 // clientFlags are the flags sync and run share.
@@ -81,14 +82,32 @@ func (t *tokenRules) set(r tokenRule) { t.cur.Store(&r) }
 
 func (t *tokenRules) explicit(file string) bool { return t.cur.Load().explicit(file) }
 
-// tokenSource reads the API token: from file when it is explicit, else
-// $TEAMMEMD_TOKEN, else file.
-func tokenSource(file string, explicit bool) (oauth2.TokenSource, error) {
+// tokenSource gives a repo on server its credential: an explicit token
+// file, else $TEAMMEMD_TOKEN, else the "teammemd login" to server, which it
+// refreshes and re-reads when it changes, else the general token file.
+func tokenSource(server, file string, explicit bool) (oauth2.TokenSource, error) {
+	if usesLogin(server, file, explicit) {
+		return login.NewSource(loginStore(), server, loginHTTPClient(), loginClock)
+	}
 	tok, err := readToken(file, explicit)
 	if err != nil {
 		return nil, err
 	}
 	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"}), nil
+}
+
+// usesLogin reports whether a repo on server authenticates with the login
+// to it: nothing that wins over a login is set, and there is one.
+func usesLogin(server, file string, explicit bool) bool {
+	if server == "" || (explicit && file != "") || os.Getenv(envToken) != "" {
+		return false
+	}
+	path, err := loginStore().Path(server)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(path)
+	return err == nil
 }
 
 // readToken returns the explicit token file's content, else
@@ -112,9 +131,14 @@ func readToken(file string, explicit bool) (string, error) {
 }
 
 // tokenID is a short digest of the token a repo uses, never the token
-// itself; "" when there is none (opening the repo reports why).
-func tokenID(file string, explicit bool) string {
+// itself; for a login, of the login file, which stays the same across
+// refreshes. It is "" when there is none (opening the repo reports why).
+func tokenID(server, file string, explicit bool) string {
 	tok, err := readToken(file, explicit)
+	if usesLogin(server, file, explicit) {
+		tok, err = loginStore().Path(server)
+		tok = "login " + tok
+	}
 	if err != nil {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/teammemd/teammemd/server"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // Config is the one configuration file of teammemd, TOML, decoded strictly:
@@ -25,6 +26,7 @@ type Config struct {
 	Daemon daemon.Config        `toml:"daemon"`
 	Client memsync.ClientConfig `toml:"client"`
 	Scan   scan.Config          `toml:"scan"`
+	Login  login.Config         `toml:"login"`
 }
 
 // Validate checks every section.
@@ -40,6 +42,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Scan.Validate(); err != nil {
 		return fmt.Errorf("[scan]: %w", err)
+	}
+	if err := c.Login.Validate(); err != nil {
+		return fmt.Errorf("[login]: %w", err)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -29,9 +31,12 @@ var commands = map[string]command{
 	"status":        {"show what the running sync daemon is doing", runStatus},
 	"serve":         {"run the team memory server", runServe},
 	"token":         {"create, list and revoke the server's API tokens", runToken},
+	"admin":         {"list an entry's revisions, purge their content from the server, list purges", runAdmin},
 	"migrate-store": {"copy the server's SQLite database into PostgreSQL and verify it", runMigrateStore},
 	"sync":          {"pull then push one repo's team memory once", runSync},
 	"scan":          {"scan files and directories for secrets", runScan},
+	"login":         {"log in to a server with your organisation's identity", runLogin},
+	"logout":        {"forget the login to a server", runLogout},
 }
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -129,16 +134,22 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 		return 0 // stopped by a signal: a clean exit
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "teammemd:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "teammemd:", err)
+		printError(stderr, err)
 		return 2
 	default:
-		fmt.Fprintln(stderr, "teammemd:", err)
+		printError(stderr, err)
 		return 1
 	}
+}
+
+// printError prints err escaped for the terminal: it may carry a server's
+// message or a file name.
+func printError(w io.Writer, err error) {
+	fmt.Fprintln(w, "teammemd:", api.Printable(err.Error()))
 }
 
 // newFlagSet returns a flag set for a subcommand that reports errors instead

@@ -12,7 +12,8 @@ func TestHelpExitsZero(t *testing.T) {
 	for name := range commands {
 		cmds = append(cmds, []string{name})
 	}
-	cmds = append(cmds, []string{}, []string{"token", "create"}, []string{"token", "list"}, []string{"token", "revoke"})
+	cmds = append(cmds, []string{}, []string{"token", "create"}, []string{"token", "list"}, []string{"token", "revoke"},
+		[]string{"admin", "history"}, []string{"admin", "purge"}, []string{"admin", "purges"})
 	for _, cmd := range cmds {
 		for _, help := range []string{"-h", "--help", "-help"} {
 			args := append(slices.Clone(cmd), help)

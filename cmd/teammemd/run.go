@@ -157,7 +157,7 @@ func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
 	rule := newTokenRule(f.client, cfg.Client)
 	for i := range plan.Specs {
 		file := plan.Specs[i].TokenFile
-		plan.Specs[i].TokenID = tokenID(file, rule.explicit(file))
+		plan.Specs[i].TokenID = tokenID(plan.Specs[i].Server, file, rule.explicit(file))
 	}
 	return plan, nil
 }
@@ -205,7 +205,7 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 // shared.
 func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
 	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
-		ts, err := tokenSource(s.TokenFile, rules.explicit(s.TokenFile))
+		ts, err := tokenSource(s.Server, s.TokenFile, rules.explicit(s.TokenFile))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
-	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres"
 )
@@ -89,16 +88,19 @@ func serve(ctx context.Context, sc server.Config, loc location, scanCfg scan.Con
 	}
 	defer st.Close()
 	log.Info("store open", "store", loc.String())
-	if err := hintFirstToken(ctx, st, loc, log); err != nil {
+	authn, err := serverAuth(ctx, sc, st, loc, log)
+	if err != nil {
 		return err
 	}
 	opts := server.Options{
-		Store: st, Auth: auth.NewTokenAuthenticator(st), Logger: log,
+		Store: st, Auth: authn, Logger: log, Version: version,
 		Limits: sc.Limits, OrganizationID: sc.OrganizationID, RateLimit: sc.RateLimit,
-		MaxWaiters: sc.MaxWaiters, History: sc.History, Ready: ready(log),
+		MaxWaiters: sc.MaxWaiters, MaxWaitersPerSubject: sc.MaxWaitersPerSubject, History: sc.History, Ready: ready(log),
 	}
 	if sc.ScanEnabled() {
-		sec, err := scan.New(scanCfg, scan.WithLogger(log))
+		// A key is whatever the client chose: no path allowlist may decide
+		// the server's verdict.
+		sec, err := scan.New(scanCfg, scan.WithLogger(log), scan.IgnorePathAllowlists())
 		if err != nil {
 			return fmt.Errorf("load secret scanner: %w", err)
 		}

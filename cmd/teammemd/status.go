@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -48,7 +49,8 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return printStatus(stdout, st, time.Now())
 }
 
-// printStatus writes the human-readable status.
+// printStatus writes the human-readable status. What came from a server
+// or a file name is escaped for the terminal (api.Printable).
 func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 	var b strings.Builder
 	noun := "repos"
@@ -61,7 +63,7 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 		printRepo(&b, r, now)
 	}
 	for _, s := range st.Skipped {
-		fmt.Fprintf(&b, "\nskipped %s: %s\n", s.Source, s.Reason)
+		fmt.Fprintf(&b, "\nskipped %s: %s\n", api.Printable(s.Source), api.Printable(s.Reason))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -69,30 +71,31 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 
 // printRepo writes one repo's block of the status.
 func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
-	fmt.Fprintf(b, "\n%s\n", r.Repo)
-	fmt.Fprintf(b, "  directory:  %s\n", r.Dir)
+	p := api.Printable
+	fmt.Fprintf(b, "\n%s\n", p(r.Repo))
+	fmt.Fprintf(b, "  directory:  %s\n", p(r.Dir))
 	live := "connected"
 	if !r.Live {
 		live = "not connected"
 	}
-	fmt.Fprintf(b, "  server:     %s (%s)\n", r.Server, live)
+	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), live)
 	if r.State != "" {
-		fmt.Fprintf(b, "  state:      %s\n", r.State)
+		fmt.Fprintf(b, "  state:      %s\n", p(r.State))
 	}
 	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
 	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
 	fmt.Fprintf(b, "  pending:    %s\n", listOrNone(r.Pending))
 	if r.Suppressed != "" {
-		fmt.Fprintf(b, "  pushes stopped: %s (edit the files, reload the config, or let the repo change on the server to retry)\n", r.Suppressed)
+		fmt.Fprintf(b, "  pushes stopped: %s (edit the files, reload the config, or let the repo change on the server to retry)\n", p(r.Suppressed))
 	}
 	if r.NextRetry != nil {
 		fmt.Fprintf(b, "  next retry: %s%s\n", retryWhen(*r.NextRetry, now), causeSuffix(r.RetryCause))
 	}
 	for _, h := range heldBack(r.Blocked) {
-		fmt.Fprintf(b, "  held back:  %s (secret found: %s)\n", h.path, strings.Join(h.rules, ", "))
+		fmt.Fprintf(b, "  held back:  %s (secret found: %s)\n", p(h.path), strings.Join(h.rules, ", "))
 	}
 	for _, c := range r.Conflict {
-		fmt.Fprintf(b, "  conflict copy: %s\n", c)
+		fmt.Fprintf(b, "  conflict copy: %s\n", p(c))
 	}
 }
 
@@ -108,7 +111,7 @@ func causeSuffix(cause string) string {
 	if cause == "" {
 		return ""
 	}
-	return " (" + cause + ")"
+	return " (" + api.Printable(cause) + ")"
 }
 
 // heldFile is one file the scanner held back, with every rule it matched.
@@ -140,12 +143,16 @@ func opLine(op *daemon.OpResult, now time.Time) string {
 	if op == nil {
 		return "never"
 	}
-	return fmt.Sprintf("%s ago, %s", now.Sub(op.Time).Round(time.Second), op.Result)
+	return fmt.Sprintf("%s ago, %s", now.Sub(op.Time).Round(time.Second), api.Printable(op.Result))
 }
 
 func listOrNone(xs []string) string {
 	if len(xs) == 0 {
 		return "none"
 	}
-	return strings.Join(xs, ", ")
+	shown := make([]string, len(xs))
+	for i, x := range xs {
+		shown[i] = api.Printable(x)
+	}
+	return strings.Join(shown, ", ")
 }

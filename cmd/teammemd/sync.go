@@ -51,7 +51,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s  %s\n", repo, dir)
+	fmt.Fprintf(stdout, "%s  %s\n", repo, api.Printable(dir))
 	rep, err := eng.Sync(ctx)
 	if ferr := sc.Flush(); ferr != nil {
 		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
@@ -71,7 +71,7 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	if client.Server == "" {
 		return nil, nil, errNoServer
 	}
-	ts, err := tokenSource(client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
+	ts, err := tokenSource(client.Server, client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,11 +109,13 @@ func syncTarget(f syncFlags) (dir, repo string, err error) {
 }
 
 // printReport lists what moved, what was held back and why; done says the
-// run finished, so an empty report means "up to date".
+// run finished, so an empty report means "up to date". Names and the
+// server's words are escaped for the terminal.
 func printReport(w io.Writer, r memsync.Report, done bool) {
+	p := api.Printable
 	list := func(label string, keys []string) {
 		for _, k := range keys {
-			fmt.Fprintf(w, "%-9s %s\n", label, k)
+			fmt.Fprintf(w, "%-9s %s\n", label, p(k))
 		}
 	}
 	list("pulled", r.Pulled)
@@ -121,17 +123,29 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 	list("deleted", r.Deleted)
 	list("removed", r.SoftDeleted)
 	for _, b := range r.Blocked {
-		fmt.Fprintf(w, "blocked   %s: secret found (%s, line %d); not pushed\n", b.Key, strings.Join(b.RuleIDs, ", "), b.Line)
+		fmt.Fprintf(w, "blocked   %s: %s\n", p(b.Key), blockedWhy(b))
 	}
 	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "conflict  %s: the %s version was kept at %s\n", c.Key, c.Source, c.Path)
+		fmt.Fprintf(w, "conflict  %s: the %s version was kept at %s\n", p(c.Key), c.Source, p(c.Path))
 	}
 	for _, s := range r.Skipped {
-		fmt.Fprintf(w, "skipped   %s: %s\n", s.Key, s.Reason)
+		fmt.Fprintf(w, "skipped   %s: %s\n", p(s.Key), p(s.Reason))
 	}
 	if done && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
 		fmt.Fprintln(w, "up to date")
 	}
+}
+
+// blockedWhy says why a file or its deletion was held back.
+func blockedWhy(b memsync.Blocked) string {
+	rules := strings.Join(b.RuleIDs, ", ")
+	switch {
+	case b.Deletion:
+		return "secret in the file name (" + rules + "); deletion not sent"
+	case b.Line == 0:
+		return "secret in the file name (" + rules + "); not pushed"
+	}
+	return fmt.Sprintf("secret found (%s, line %d); not pushed", rules, b.Line)
 }
 
 // explainSyncError adds what to do to the errors a user can fix.
@@ -140,7 +154,7 @@ func explainSyncError(err error) error {
 	if errors.As(err, &ae) {
 		switch ae.Status {
 		case http.StatusUnauthorized:
-			return fmt.Errorf("%w: set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
+			return fmt.Errorf("%w: run teammemd login, or set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
 		case http.StatusForbidden:
 			return fmt.Errorf("%w: ask the server's admin for a grant", err)
 		}

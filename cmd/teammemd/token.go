@@ -143,6 +143,7 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	printAuthModes(stderr, *tf.config)
 	return createToken(ctx, loc, *subject, grants, stdout, stderr)
 }
 
@@ -225,6 +226,7 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer st.Close()
+	printAuthModes(stderr, *tf.config)
 	toks, err := st.ListTokens(ctx)
 	if err != nil {
 		return err
@@ -273,6 +275,7 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer st.Close()
+	printAuthModes(stderr, *tf.config)
 	err = st.RevokeToken(ctx, id, time.Now())
 	if errors.Is(err, store.ErrTokenNotFound) {
 		return fmt.Errorf("no token with ID %q", id)

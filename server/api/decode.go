@@ -1,119 +1,257 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"unicode/utf8"
 )
 
-// wirePut mirrors PutRequest with pointer values so a JSON null entry is
-// told apart from an empty string.
-type wirePut struct {
-	Entries        map[string]*string `json:"entries"`
-	SoftDeleteKeys []string           `json:"soft_delete_keys"`
-}
+// maxSkipDepth bounds the nesting of a field the decoder does not know and
+// skips, as encoding/json bounds any value.
+const maxSkipDepth = 10_000
 
-// DecodePut parses and validates a PUT body under lim: valid UTF-8 JSON (no
-// lone surrogate escapes), no null values, every key valid (400 invalid_key),
-// every value within the entry cap (413 team_memory_entry_too_large), and no
-// key both written and deleted. Errors are *Error values ready to send.
+// Names of the PUT body's fields. They match without regard to case, as
+// encoding/json matches them.
+const (
+	fieldEntries = "entries"
+	fieldDeletes = "soft_delete_keys"
+)
+
+// DecodePut decodes a PUT body held in memory; see ReadPut.
 func DecodePut(body []byte, lim Limits) (PutRequest, error) {
-	if !utf8.Valid(body) || hasLoneSurrogate(body) {
-		return PutRequest{}, NewError(http.StatusBadRequest, CodeInvalidRequest, "request body is not valid UTF-8")
-	}
-	var w wirePut
-	if err := json.Unmarshal(body, &w); err != nil {
-		return PutRequest{}, NewError(http.StatusBadRequest, CodeInvalidRequest, "malformed JSON body: "+jsonProblem(err))
-	}
-	req := PutRequest{Entries: make(map[string]string, len(w.Entries)), SoftDeleteKeys: w.SoftDeleteKeys}
-	for k, v := range w.Entries {
-		if err := ValidateKey(k, lim); err != nil {
-			return PutRequest{}, err
-		}
-		if v == nil {
-			return PutRequest{}, NewError(http.StatusBadRequest, CodeInvalidRequest, "entry value is null").With("key", k)
-		}
-		if max := lim.MaxEntryBytes; max > 0 && len(*v) > max {
-			return PutRequest{}, NewError(http.StatusRequestEntityTooLarge, CodeEntryTooLarge,
-				fmt.Sprintf("entry is %d bytes, over the %d byte limit", len(*v), max)).With("key", k).With("max_bytes", max)
-		}
-		req.Entries[k] = *v
-	}
-	for _, k := range w.SoftDeleteKeys {
-		if err := ValidateKey(k, lim); err != nil {
-			return PutRequest{}, err
-		}
-		if _, both := req.Entries[k]; both {
-			return PutRequest{}, NewError(http.StatusBadRequest, CodeInvalidRequest, "key is both written and deleted").With("key", k)
-		}
-	}
-	return req, nil
+	return ReadPut(bytes.NewReader(body), lim)
 }
 
-// jsonProblem describes a JSON decoding error without quoting the input.
-func jsonProblem(err error) string {
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		return fmt.Sprintf("syntax error at byte %d", e.Offset)
-	case *json.UnmarshalTypeError:
-		return fmt.Sprintf("field %q must be %s", e.Field, e.Type)
-	default:
-		return "cannot decode"
+// ReadPut decodes a PUT body from r token by token as it is read, under
+// lim, and stops at the first thing wrong with it, so a refused body costs
+// no more than what came before the fault. The body must be valid UTF-8
+// JSON without lone surrogate escapes; entries holds at most MaxEntries
+// entries (413 team_memory_too_many_entries: more can never fit in a repo)
+// with no key twice, every key valid (400 invalid_key) and every value a
+// string (not null) within MaxEntryBytes (413 team_memory_entry_too_large);
+// soft_delete_keys holds at most MaxEntries valid keys (413
+// request_too_large), none of them also written. Each field appears at most
+// once; other fields are skipped. A protocol fault is an *Error ready to
+// send; an error of r is returned wrapped.
+func ReadPut(r io.Reader, lim Limits) (PutRequest, error) {
+	d := &putDecoder{dec: json.NewDecoder(newTextReader(r)), lim: lim, req: PutRequest{Entries: map[string]string{}}}
+	if err := d.body(); err != nil {
+		return PutRequest{}, decodeError(err)
 	}
+	return d.req, nil
 }
 
-// hasLoneSurrogate reports whether a JSON text holds a \uD800-\uDFFF escape
-// that is not a high surrogate followed by a low one. encoding/json would
-// silently turn it into U+FFFD; the protocol refuses such a value.
-func hasLoneSurrogate(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
+// putDecoder decodes one PUT body.
+type putDecoder struct {
+	dec              *json.Decoder
+	lim              Limits
+	req              PutRequest
+	entries, deletes bool // whether the field has been read
+}
+
+// body reads the top-level object, then checks that nothing but space
+// follows it and that no key is both written and deleted.
+func (d *putDecoder) body() error {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != nil { // null stands for an empty body, as encoding/json reads it
+		if tok != json.Delim('{') {
+			return invalid("request body must be a JSON object")
 		}
-		if i+1 < len(b) && b[i+1] != 'u' {
-			i++ // skip the escaped character, which may be a backslash
-			continue
+		if err := d.fields(); err != nil {
+			return err
 		}
-		r, ok := hexRune(b, i)
+	}
+	if _, err := d.dec.Token(); err != io.EOF {
+		if err == nil {
+			return invalid("request body holds more than one JSON value")
+		}
+		return err
+	}
+	for _, k := range d.req.SoftDeleteKeys {
+		if _, both := d.req.Entries[k]; both {
+			return invalid("key is both written and deleted").With("key", k)
+		}
+	}
+	return nil
+}
+
+// fields reads the fields of the top-level object and its closing brace.
+func (d *putDecoder) fields() error {
+	for d.dec.More() {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return err
+		}
+		switch name, _ := tok.(string); {
+		case strings.EqualFold(name, fieldEntries):
+			err = d.once(&d.entries, fieldEntries, d.readEntries)
+		case strings.EqualFold(name, fieldDeletes):
+			err = d.once(&d.deletes, fieldDeletes, d.readDeletes)
+		default:
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := d.dec.Token()
+	return err
+}
+
+// once reads a field with read unless it has been read already.
+func (d *putDecoder) once(seen *bool, name string, read func() error) error {
+	if *seen {
+		return invalid(fmt.Sprintf("field %q appears more than once", name))
+	}
+	*seen = true
+	return read()
+}
+
+// readEntries reads the entries object.
+func (d *putDecoder) readEntries() error {
+	open, err := d.open('{', "field \"entries\" must be an object of strings")
+	if err != nil || !open {
+		return err
+	}
+	for d.dec.More() {
+		if max := d.lim.MaxEntries; max > 0 && len(d.req.Entries) >= max {
+			return NewError(http.StatusRequestEntityTooLarge, CodeTooManyEntries,
+				fmt.Sprintf("the request holds more than %d entries, the most a repo may hold; nothing was written", max)).
+				With("max_entries", max).With("received_entries", max+1)
+		}
+		if err := d.readEntry(); err != nil {
+			return err
+		}
+	}
+	_, err = d.dec.Token()
+	return err
+}
+
+// readEntry reads one key and its value.
+func (d *putDecoder) readEntry() error {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return err
+	}
+	k, _ := tok.(string)
+	if err := ValidateKey(k, d.lim); err != nil {
+		return err
+	}
+	if _, dup := d.req.Entries[k]; dup {
+		return invalid("key appears more than once in entries").With("key", k)
+	}
+	if tok, err = d.dec.Token(); err != nil {
+		return err
+	}
+	v, ok := tok.(string)
+	switch {
+	case tok == nil:
+		return invalid("entry value is null").With("key", k)
+	case !ok:
+		return invalid("entry value must be a string").With("key", k)
+	case d.lim.MaxEntryBytes > 0 && len(v) > d.lim.MaxEntryBytes:
+		return NewError(http.StatusRequestEntityTooLarge, CodeEntryTooLarge,
+			fmt.Sprintf("entry is %d bytes, over the %d byte limit", len(v), d.lim.MaxEntryBytes)).
+			With("key", k).With("max_bytes", d.lim.MaxEntryBytes)
+	}
+	d.req.Entries[k] = v
+	return nil
+}
+
+// readDeletes reads the soft_delete_keys array.
+func (d *putDecoder) readDeletes() error {
+	open, err := d.open('[', "field \"soft_delete_keys\" must be an array of strings")
+	if err != nil || !open {
+		return err
+	}
+	for d.dec.More() {
+		if max := d.lim.MaxEntries; max > 0 && len(d.req.SoftDeleteKeys) >= max {
+			return NewError(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
+				fmt.Sprintf("soft_delete_keys holds more than %d keys, the most a repo may hold; nothing was written", max)).
+				With("max_soft_delete_keys", max)
+		}
+		tok, err := d.dec.Token()
+		if err != nil {
+			return err
+		}
+		k, ok := tok.(string)
 		if !ok {
-			continue
+			return invalid("soft_delete_keys must hold only strings")
 		}
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		case r >= 0xD800 && r <= 0xDBFF:
-			lo, ok := hexRune(b, i+6)
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return true
-			}
-			i += 11
-		default:
-			i += 5
+		if err := ValidateKey(k, d.lim); err != nil {
+			return err
 		}
+		d.req.SoftDeleteKeys = append(d.req.SoftDeleteKeys, k)
 	}
-	return false
+	_, err = d.dec.Token()
+	return err
 }
 
-// hexRune decodes the \uXXXX escape at b[i:].
-func hexRune(b []byte, i int) (rune, bool) {
-	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
-		return 0, false
+// open reads the start of a field's value: delim, or null for an absent
+// field (open false).
+func (d *putDecoder) open(delim json.Delim, wrongType string) (bool, error) {
+	tok, err := d.dec.Token()
+	switch {
+	case err != nil:
+		return false, err
+	case tok == nil:
+		return false, nil
+	case tok != delim:
+		return false, invalid(wrongType)
 	}
-	var r rune
-	for _, c := range b[i+2 : i+6] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
+	return true, nil
+}
+
+// skip reads past the value of a field it does not know.
+func (d *putDecoder) skip() error {
+	depth := 0
+	for {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if depth++; depth > maxSkipDepth {
+				return invalid("malformed JSON body: nested too deeply")
+			}
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
 		}
 	}
-	return r, true
+}
+
+func invalid(msg string) *Error {
+	return NewError(http.StatusBadRequest, CodeInvalidRequest, msg)
+}
+
+// decodeError turns an error met while decoding into the protocol's answer;
+// an error of the body's reader is returned wrapped.
+func decodeError(err error) error {
+	var e *Error
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, errNotText):
+		return invalid(errNotText.Error())
+	case errors.As(err, &syntax):
+		return invalid(fmt.Sprintf("malformed JSON body: syntax error at byte %d", syntax.Offset))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return invalid("malformed JSON body: it ends too early")
+	}
+	return fmt.Errorf("read request body: %w", err)
 }
 
 // EncodedLen returns the length of s as a JSON string (quotes included) the

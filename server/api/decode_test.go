@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,26 @@ func TestDecodePut(t *testing.T) {
 		{"bad delete key", `{"soft_delete_keys":["/etc"]}`, 400, CodeInvalidKey},
 		{"written and deleted", `{"entries":{"a.md":"x"},"soft_delete_keys":["a.md"]}`, 400, CodeInvalidRequest},
 		{"entry too large", `{"entries":{"a.md":"12345678901"}}`, 413, CodeEntryTooLarge},
+		{"null body", `null`, 0, ""},
+		{"null fields", `{"entries":null,"soft_delete_keys":null}`, 0, ""},
+		{"nested unknown field", `{"extra":{"a":[1,{"b":null}],"c":"d"},"entries":{"a.md":"x"}}`, 0, ""},
+		{"field names fold case", `{"Entries":{"a.md":"x"},"SOFT_DELETE_KEYS":["b.md"]}`, 0, ""},
+		{"empty body", ``, 400, CodeInvalidRequest},
+		{"duplicate key", `{"entries":{"a.md":"x","a.md":"y"}}`, 400, CodeInvalidRequest},
+		{"entries twice", `{"entries":{"a.md":"x"},"entries":{"b.md":"y"}}`, 400, CodeInvalidRequest},
+		{"deletes twice", `{"soft_delete_keys":["a.md"],"soft_delete_keys":["b.md"]}`, 400, CodeInvalidRequest},
+		{"deleted then written", `{"soft_delete_keys":["a.md"],"entries":{"a.md":"x"}}`, 400, CodeInvalidRequest},
+		{"object value", `{"entries":{"a.md":{}}}`, 400, CodeInvalidRequest},
+		{"array value", `{"entries":{"a.md":["x"]}}`, 400, CodeInvalidRequest},
+		{"entries not an object", `{"entries":"a.md"}`, 400, CodeInvalidRequest},
+		{"deletes not an array", `{"soft_delete_keys":"a.md"}`, 400, CodeInvalidRequest},
+		{"delete not a string", `{"soft_delete_keys":[1]}`, 400, CodeInvalidRequest},
+		{"trailing data", `{"entries":{}} {}`, 400, CodeInvalidRequest},
+		{"unterminated", `{"entries":{"a.md":"x"}`, 400, CodeInvalidRequest},
+		{"lone surrogate in key", `{"entries":{"\udc00.md":"x"}}`, 400, CodeInvalidRequest},
+		{"high surrogate then text", `{"entries":{"a.md":"\ud83dx\ude00"}}`, 400, CodeInvalidRequest},
+		{"truncated UTF-8", "{\"entries\":{\"a.md\":\"\xe2\x82\"}}", 400, CodeInvalidRequest},
+		{"unknown field nested too deep", `{"extra":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}`, 400, CodeInvalidRequest},
 	}
 	for _, tc := range tests {
 		req, err := DecodePut([]byte(tc.body), lim)
@@ -46,6 +68,73 @@ func TestDecodePut(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Status != tc.status || e.Code != tc.code {
 			t.Errorf("DecodePut(%s) = %+v, %v, want %d %s", tc.name, req, err, tc.status, tc.code)
+		}
+	}
+}
+
+// TestDecodePutResult checks what a body decodes to: field names match
+// without regard to case, unknown fields are skipped, and null stands for
+// an absent field.
+func TestDecodePutResult(t *testing.T) {
+	tests := []struct {
+		body    string
+		entries map[string]string
+		deletes []string
+	}{
+		{`{"entries":{"a.md":"x","b/c.md":""},"soft_delete_keys":["d.md","e.md"]}`, map[string]string{"a.md": "x", "b/c.md": ""}, []string{"d.md", "e.md"}},
+		{`{"Entries":{"a.md":"\u00e9\ud83d\ude00"}}`, map[string]string{"a.md": "\u00e9\U0001F600"}, nil},
+		{`{"x":{"entries":{"no.md":"n"}},"entries":{"a.md":"x"}}`, map[string]string{"a.md": "x"}, nil},
+		{`{"entries":null}`, map[string]string{}, nil},
+		{` null `, map[string]string{}, nil},
+	}
+	for _, tt := range tests {
+		req, err := DecodePut([]byte(tt.body), DefaultLimits())
+		if err != nil {
+			t.Errorf("DecodePut(%s) = %v, want ok", tt.body, err)
+			continue
+		}
+		if !maps.Equal(req.Entries, tt.entries) || !slices.Equal(req.SoftDeleteKeys, tt.deletes) {
+			t.Errorf("DecodePut(%s) = %q %q, want %q %q", tt.body, req.Entries, req.SoftDeleteKeys, tt.entries, tt.deletes)
+		}
+	}
+}
+
+// TestDecodePutCounts checks that a body with more entries, or more soft
+// deletes, than a repo may hold is refused at the first one past the limit.
+func TestDecodePutCounts(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxEntries = 3
+	tests := []struct {
+		name     string
+		body     string
+		status   int // 0 = ok
+		code     string
+		detail   string
+		detailIs int
+	}{
+		{"entries at the limit", `{"entries":{"a":"","b":"","c":""}}`, 0, "", "", 0},
+		{"deletes at the limit", `{"soft_delete_keys":["a","b","c"]}`, 0, "", "", 0},
+		{"both at the limit", `{"entries":{"a":"","b":"","c":""},"soft_delete_keys":["d","e","f"]}`, 0, "", "", 0},
+		{"one entry too many", `{"entries":{"a":"","b":"","c":"","d":""}}`, 413, CodeTooManyEntries, "received_entries", 4},
+		{"invalid key past the limit", `{"entries":{"a":"","b":"","c":"","../d":""}}`, 413, CodeTooManyEntries, "max_entries", 3},
+		{"broken JSON past the limit", `{"entries":{"a":"","b":"","c":"","d":`, 413, CodeTooManyEntries, "max_entries", 3},
+		{"one delete too many", `{"soft_delete_keys":["a","b","c","d"]}`, 413, CodeBodyTooLarge, "max_soft_delete_keys", 3},
+	}
+	for _, tt := range tests {
+		_, err := DecodePut([]byte(tt.body), lim)
+		if tt.status == 0 {
+			if err != nil {
+				t.Errorf("DecodePut(%s) = %v, want ok", tt.name, err)
+			}
+			continue
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code {
+			t.Errorf("DecodePut(%s) = %v, want %d %s", tt.name, err, tt.status, tt.code)
+			continue
+		}
+		if got, _ := e.IntDetail(tt.detail); got != tt.detailIs {
+			t.Errorf("DecodePut(%s) details %s = %v, want %d", tt.name, tt.detail, e.Details[tt.detail], tt.detailIs)
 		}
 	}
 }

@@ -1,7 +1,10 @@
 // Package auth authenticates callers of the teammemd server and decides what
 // they may do: API tokens (random secrets of which only the SHA-256 is
-// stored), grants of read or write access on repo slug patterns, and an
-// Authenticator interface so other credential kinds can be added later.
+// stored), grants of read or write access on repo slug patterns, and the
+// other modes an organisation can turn on: JWTs from its OpenID Connect
+// provider, GitHub tokens granted what GitHub grants, and the claude.ai OAuth
+// access tokens a stock Claude Code sends. Modes picks the mode by the
+// credential's form.
 package auth
 
 import (
@@ -12,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
@@ -27,8 +31,17 @@ const TokenPrefix = "tmd_"
 
 // Principal is an authenticated caller.
 type Principal struct {
+	// Subject names the caller in history, the access log and rate limits:
+	// a token's subject, or "oidc:", "github:" or "claude:" and who.
 	Subject string
-	Grants  []store.Grant
+	// Mode is the auth mode that vouched for the caller.
+	Mode   string
+	Grants []store.Grant
+}
+
+func (p Principal) clone() Principal {
+	p.Grants = slices.Clone(p.Grants)
+	return p
 }
 
 // Allows reports whether p may act on repo at level (write implies read).
@@ -55,10 +68,18 @@ func levelCovers(have, want store.Level) bool {
 }
 
 // Authenticator turns a bearer credential into a Principal. It returns
-// ErrUnauthenticated for a bad, unknown or revoked credential, and another
-// error only when it could not decide (the store failed).
+// ErrUnauthenticated (or a *RejectError, which matches it) for a bad,
+// unknown or revoked credential, and another error only when it could not
+// decide (the store failed, or an *UnavailableError).
 type Authenticator interface {
 	Authenticate(ctx context.Context, bearer string) (Principal, error)
+}
+
+// RepoAuthenticator is an Authenticator whose grants can depend on the repo a
+// request names, such as GitHub's permission on that repo. repo is the
+// request's repo parameter as sent, not yet validated.
+type RepoAuthenticator interface {
+	AuthenticateRepo(ctx context.Context, bearer, repo string) (Principal, error)
 }
 
 var secretEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
@@ -27,19 +26,12 @@ const maxBearerBytes = 1024
 // request costs one hash and a map lookup; unknown tokens are never cached.
 type TokenAuthenticator struct {
 	tokens store.Tokens
-
-	mu    sync.Mutex
-	cache map[string]cachedPrincipal
-}
-
-type cachedPrincipal struct {
-	p       Principal
-	expires time.Time
+	cache  *verdictCache[Principal]
 }
 
 // NewTokenAuthenticator returns an Authenticator over tokens.
 func NewTokenAuthenticator(tokens store.Tokens) *TokenAuthenticator {
-	return &TokenAuthenticator{tokens: tokens, cache: map[string]cachedPrincipal{}}
+	return &TokenAuthenticator{tokens: tokens, cache: newVerdictCache[Principal](maxCached)}
 }
 
 // Authenticate implements Authenticator. Errors never include the bearer.
@@ -49,8 +41,8 @@ func (a *TokenAuthenticator) Authenticate(ctx context.Context, bearer string) (P
 	}
 	hash := HashToken(bearer)
 	now := time.Now()
-	if p, ok := a.cached(hash, now); ok {
-		return p, nil
+	if p, ok := a.cache.get(hash, now); ok {
+		return p.clone(), nil
 	}
 	tok, err := a.tokens.TokenByHash(ctx, hash)
 	if errors.Is(err, store.ErrTokenNotFound) {
@@ -62,37 +54,7 @@ func (a *TokenAuthenticator) Authenticate(ctx context.Context, bearer string) (P
 	if !tok.RevokedAt.IsZero() {
 		return Principal{}, ErrUnauthenticated
 	}
-	p := Principal{Subject: tok.Subject, Grants: slices.Clone(tok.Grants)}
-	a.remember(hash, p, now)
+	p := Principal{Subject: tok.Subject, Mode: ModeToken, Grants: slices.Clone(tok.Grants)}
+	a.cache.put(hash, p.clone(), now.Add(CacheTTL), now)
 	return p, nil
-}
-
-func (a *TokenAuthenticator) cached(hash string, now time.Time) (Principal, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	c, ok := a.cache[hash]
-	if !ok {
-		return Principal{}, false
-	}
-	if !now.Before(c.expires) {
-		delete(a.cache, hash)
-		return Principal{}, false
-	}
-	return Principal{Subject: c.p.Subject, Grants: slices.Clone(c.p.Grants)}, true
-}
-
-func (a *TokenAuthenticator) remember(hash string, p Principal, now time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.cache) >= maxCached {
-		for h, c := range a.cache {
-			if !now.Before(c.expires) {
-				delete(a.cache, h)
-			}
-		}
-		if len(a.cache) >= maxCached {
-			clear(a.cache)
-		}
-	}
-	a.cache[hash] = cachedPrincipal{p: p, expires: now.Add(CacheTTL)}
 }

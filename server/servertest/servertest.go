@@ -42,7 +42,9 @@ type Server struct {
 }
 
 type config struct {
-	opts server.Options
+	opts     server.Options
+	auth     *auth.Config
+	authOpts auth.Options
 }
 
 // Option changes how the server runs.
@@ -59,6 +61,12 @@ func WithRateLimit(rl server.RateLimit) Option { return func(c *config) { c.opts
 
 // WithLogger sends the server's log to l (discarded by default).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
+
+// WithAuth makes the server accept the credentials cfg turns on, its static
+// tokens in the test database, instead of static tokens only.
+func WithAuth(cfg auth.Config, opts auth.Options) Option {
+	return func(c *config) { c.auth, c.authOpts = &cfg, opts }
+}
 
 // WithOptions edits the server options directly; Store, Auth and Ready are
 // set by the harness.
@@ -96,6 +104,14 @@ func (s *Server) start(ln net.Listener) error {
 	opts := s.cfg.opts
 	opts.Store = st
 	opts.Auth = auth.NewTokenAuthenticator(st)
+	if s.cfg.auth != nil {
+		modes, err := auth.New(*s.cfg.auth, st, s.cfg.authOpts)
+		if err != nil {
+			st.Close()
+			return fmt.Errorf("auth: %w", err)
+		}
+		opts.Auth = modes
+	}
 	opts.Ready = nil
 	opts.ShutdownTimeout = 5 * time.Second
 	srv, err := server.New(opts)

@@ -21,6 +21,15 @@ var ErrPrecondition = errors.New("repo checksum precondition failed")
 // ErrTokenNotFound is returned for an unknown or revoked token.
 var ErrTokenNotFound = errors.New("token not found")
 
+// ErrRevisionNotFound is returned by Purge for a key that has no revisions,
+// or a version that is not a revision of the key. Nothing was purged.
+var ErrRevisionNotFound = errors.New("revision not found")
+
+// ErrLiveRevision is returned by Purge for a purge that covers the live
+// revision of a key, the one whose content the key holds now, without
+// Purge.IncludeLive. Nothing was purged.
+var ErrLiveRevision = errors.New("revision is the live content of its key")
+
 // TooManyEntriesError is returned by Apply when the merged repo would hold
 // more live entries than Write.MaxEntries. Nothing was written.
 type TooManyEntriesError struct {
@@ -94,6 +103,56 @@ type HistoryQuery struct {
 	Limit  int
 }
 
+// Purge asks for the content of revisions of one key to be dropped for
+// good, say for a secret that was stored, and recorded in the audit log of
+// purges.
+type Purge struct {
+	Repo, Key string
+	// Versions are the revisions to purge. Empty means every revision of
+	// the key but the live one, and the live one too with IncludeLive.
+	Versions []int64
+	// IncludeLive allows purging the live revision. The entry is then
+	// deleted as Apply deletes it: a tombstone, a new repo version and a
+	// deletion revision with the subject PurgeSubjectPrefix+Actor at Time,
+	// so clients pull the deletion.
+	IncludeLive bool
+	// Actor is who purges, Reason why (may be empty); both go to the audit
+	// record.
+	Actor, Reason string
+	// Time is recorded in the audit record and as the deletion's time.
+	Time time.Time
+}
+
+// PurgeSubjectPrefix starts the subject of the deletion revision a purge
+// of a live revision records.
+const PurgeSubjectPrefix = "purge:"
+
+// PurgeRecord is one record of the audit log of purges. It never holds
+// content.
+type PurgeRecord struct {
+	Time                     time.Time
+	Actor, Repo, Key, Reason string
+	// Versions are the revisions whose content was dropped, ascending.
+	Versions []int64
+	// DeletedVersion is the repo version of the deletion that purging the
+	// live revision made; 0 when the entry was not deleted.
+	DeletedVersion int64
+}
+
+// PurgeResult is what Purge did.
+type PurgeResult struct {
+	// Record is the audit record written. When no revision named held
+	// content, its Versions are empty and nothing was recorded.
+	Record PurgeRecord
+	// Deletion is the repo after the deletion of the live entry; the zero
+	// Result when the entry was not deleted.
+	Deletion Result
+	// Residue names copies of the purged bytes the backend could not erase
+	// yet, such as a write-ahead log it could not truncate while readers
+	// held it, and when they go; empty when none are left.
+	Residue string
+}
+
 // Store keeps repos of entries. Implementations are safe for concurrent use
 // by many goroutines and, for shared databases, many processes.
 type Store interface {
@@ -108,6 +167,17 @@ type Store interface {
 	// PruneHistory drops the content (not the record) of revisions that are
 	// neither among the newest keep of their key nor newer than olderThan.
 	PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error)
+	// Purge drops the content (not the record) of revisions of one key for
+	// good, and records who did it, in one transaction: all of it or none
+	// of it. A repo never written returns ErrNotFound; a key without
+	// revisions, or a version that is not one of its revisions,
+	// ErrRevisionNotFound; the live revision without IncludeLive,
+	// ErrLiveRevision. Revisions already without content (deletions,
+	// pruned or purged ones) are left out of the record.
+	Purge(ctx context.Context, p Purge) (PurgeResult, error)
+	// Purges lists the audit log of purges of repo, or of every repo when
+	// repo is empty, oldest first.
+	Purges(ctx context.Context, repo string) ([]PurgeRecord, error)
 	Close() error
 }
 

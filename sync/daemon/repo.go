@@ -23,6 +23,9 @@ type Engine interface {
 	// Unsent lists the files a push would send or delete, without asking
 	// the server.
 	Unsent() ([]string, error)
+	// Show returns a key as it may be shown: redacted when its name holds
+	// a secret.
+	Show(key string) string
 }
 
 // Waiter holds change waits (PROTOCOL.md section 3) on the server.
@@ -180,7 +183,7 @@ func (r *repo) work(ctx context.Context) error {
 func (r *repo) noteChanges(b watch.Batch) {
 	r.status.update(func(s *RepoStatus) {
 		for _, p := range b.Paths {
-			if !slices.Contains(s.Pending, p) {
+			if p = r.eng.Show(p); !slices.Contains(s.Pending, p) {
 				s.Pending = append(s.Pending, p)
 			}
 		}

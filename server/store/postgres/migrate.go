@@ -111,8 +111,8 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	return found, nil
 }
 
-// teammemdTables are the tables the first schema step creates.
-var teammemdTables = []string{"repos", "entries", "revisions", "tokens"}
+// teammemdTables are the tables the schema steps create.
+var teammemdTables = []string{"repos", "entries", "revisions", "tokens", "purges"}
 
 // refuseForeignTables refuses a database without teammemd's schema that
 // already has a table of one of teammemd's names: it belongs to something

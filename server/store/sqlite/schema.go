@@ -46,6 +46,17 @@ var migrations = []string{
 		created_at INTEGER NOT NULL, -- Unix ns
 		revoked_at INTEGER           -- Unix ns, NULL while valid
 	);`,
+	`CREATE TABLE purges (
+		id              INTEGER PRIMARY KEY,
+		time            INTEGER NOT NULL, -- Unix ns
+		actor           TEXT NOT NULL,
+		repo            TEXT NOT NULL,
+		key             TEXT NOT NULL COLLATE BINARY,
+		versions        TEXT NOT NULL,    -- JSON array of the versions purged, ascending
+		deleted_version INTEGER,          -- the deletion's repo version, when the live entry was deleted
+		reason          TEXT NOT NULL
+	);
+	CREATE INDEX purges_repo ON purges (repo, id);`,
 }
 
 // SchemaVersion is the schema version this build writes.

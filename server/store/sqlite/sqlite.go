@@ -79,6 +79,7 @@ type Store struct {
 
 	maxBatch   int
 	queue      chan *writeReq
+	purges     chan *purgeReq
 	closing    chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
@@ -106,6 +107,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	if err := ensureIdentity(ctx, wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	stmts, err := prepareWriter(ctx, wdb)
 	if err != nil {
 		wdb.Close()
@@ -128,6 +133,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		stmts:      stmts,
 		maxBatch:   opts.MaxBatch,
 		queue:      make(chan *writeReq),
+		purges:     make(chan *purgeReq),
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
 	}
@@ -150,7 +156,9 @@ func (s *Store) Close() error {
 }
 
 // dsn builds the connection string. Writers take the write lock when a
-// transaction begins (BEGIN IMMEDIATE); readers are query-only.
+// transaction begins (BEGIN IMMEDIATE) and overwrite every byte they free
+// with zeros (secure_delete), so content replaced, pruned or purged does
+// not linger in free space; readers are query-only.
 func dsn(path string, opts Options, readOnly bool) string {
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(opts.BusyTimeout.Milliseconds()))
@@ -160,6 +168,7 @@ func dsn(path string, opts Options, readOnly bool) string {
 	} else {
 		q.Set("_journal_mode", "WAL")
 		q.Set("_txlock", "immediate")
+		q.Add("_pragma", "secure_delete(1)")
 	}
 	q.Set("_synchronous", "FULL")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()

@@ -51,7 +51,8 @@ func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) 
 
 // writeLoop is the one goroutine that writes entries. It takes a write,
 // gathers the writes already waiting behind it, commits them in one
-// transaction and answers each. It ends when the store closes.
+// transaction and answers each; a purge it commits alone. It ends when the
+// store closes.
 func (s *Store) writeLoop() {
 	defer close(s.writerDone)
 	for {
@@ -60,6 +61,8 @@ func (s *Store) writeLoop() {
 			return
 		case req := <-s.queue:
 			s.commitBatch(s.gather(req))
+		case req := <-s.purges:
+			req.res <- s.commitPurge(req)
 		}
 	}
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/login"
+)
+
+// loginTimeout bounds a whole device login, the wait for approval included.
+const loginTimeout = 15 * time.Minute
+
+// loginClock judges when a login needs refreshing.
+var loginClock = time.Now
+
+// loginStore is where logins are kept: one 0600 file per server.
+func loginStore() login.Store { return login.Store{Dir: filepath.Join(configDir(), "logins")} }
+
+// loginHTTPClient calls the server's discovery and the identity provider.
+func loginHTTPClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
+
+// loginFlags are the flags login and logout share.
+type loginFlags struct{ server, config string }
+
+func (f *loginFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
+	fs.StringVar(&f.config, "config", "", "config `file` (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
+}
+
+// resolve loads the config and picks the server.
+func (f loginFlags) resolve(name string, fs *flag.FlagSet) (Config, string, error) {
+	if fs.NArg() > 0 {
+		return Config{}, "", usageError{fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())}
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return cfg, "", err
+	}
+	server := cmp.Or(f.server, os.Getenv(envServer), cfg.Client.Server)
+	if server == "" {
+		return cfg, "", errNoServer
+	}
+	return cfg, server, nil
+}
+
+// runLogin logs in to a server with the device authorization grant against
+// the identity provider its discovery document or [login] names, and keeps
+// the login for sync and run.
+func runLogin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("login", stderr)
+	var f loginFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, server, err := f.resolve("login", fs)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
+	defer cancel()
+	client := loginHTTPClient()
+	d, err := login.Discover(ctx, client, server)
+	if err != nil {
+		return err
+	}
+	provider, err := login.Provider(ctx, client, server, d, cfg.Login)
+	if err != nil {
+		return err
+	}
+	rec, err := login.Device(ctx, client, server, provider, stdout, loginClock)
+	if err != nil {
+		return err
+	}
+	if err := loginStore().Save(rec); err != nil {
+		return err
+	}
+	path, _ := loginStore().Path(server)
+	fmt.Fprintf(stdout, "Logged in to %s as %s. The login is kept in %s and refreshed before it expires.\n", server, cmp.Or(rec.Who, "you"), path)
+	if os.Getenv(envToken) != "" {
+		fmt.Fprintln(stderr, "teammemd: note: "+envToken+" is set and wins over this login")
+	}
+	return nil
+}
+
+// runLogout forgets the login to a server, revoking it at the identity
+// provider when the provider can revoke.
+func runLogout(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("logout", stderr)
+	var f loginFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	_, server, err := f.resolve("logout", fs)
+	if err != nil {
+		return err
+	}
+	st := loginStore()
+	rec, err := st.Load(server)
+	if errors.Is(err, login.ErrNotLoggedIn) {
+		fmt.Fprintf(stdout, "Not logged in to %s.\n", server)
+		return nil
+	}
+	if err == nil {
+		if rerr := login.Revoke(ctx, loginHTTPClient(), rec); rerr != nil {
+			fmt.Fprintf(stderr, "teammemd: the identity provider did not revoke the login (%v); it is removed here all the same\n", rerr)
+		}
+	}
+	if _, err := st.Remove(server); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Logged out of %s.\n", server)
+	return nil
+}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/auth/authtest"
+	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/login"
+)
+
+// loginWorld is a fake identity provider, a teammemd server that accepts
+// its logins, and the person who approves the next device login.
+type loginWorld struct {
+	clock *authtest.Clock
+	idp   *authtest.IdP
+	srv   *servertest.Server
+
+	mu   sync.Mutex
+	next authtest.User
+}
+
+func newLoginWorld(t *testing.T) *loginWorld {
+	t.Helper()
+	isolateConfig(t)
+	t.Setenv(envToken, "")
+	t.Setenv(envTokenFile, "")
+	t.Setenv(envServer, "")
+	w := &loginWorld{clock: authtest.NewClock()}
+	old := loginClock
+	loginClock = w.clock.Now
+	t.Cleanup(func() { loginClock = old })
+	w.idp = authtest.NewIdP(t, w.clock)
+	w.idp.OnDeviceCode = func(code string) {
+		w.mu.Lock()
+		u := w.next
+		w.mu.Unlock()
+		if err := w.idp.Approve(code, u); err != nil {
+			t.Error(err)
+		}
+	}
+	cfg := auth.Config{
+		OIDC:   auth.OIDCConfig{Enabled: true, Issuer: w.idp.URL, ClientID: w.idp.ClientID},
+		Grants: []auth.GrantRule{{Subject: "group:eng", Repos: []string{"acme/**"}, Level: store.LevelWrite}},
+	}
+	w.srv = servertest.Start(t, servertest.WithAuth(cfg, auth.Options{HTTPClient: authtest.Client(t), Now: w.clock.Now}))
+	for _, u := range []string{w.idp.URL, w.srv.URL} {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			t.Fatalf("%s is not a loopback fake", u)
+		}
+	}
+	return w
+}
+
+// login runs "teammemd login" as u.
+func (w *loginWorld) login(t *testing.T, u authtest.User) string {
+	t.Helper()
+	w.mu.Lock()
+	w.next = u
+	w.mu.Unlock()
+	stdout, stderr, code := runCLI(t, "login", "--server", w.srv.URL)
+	if code != 0 {
+		t.Fatalf("teammemd login exit %d: %s", code, stderr)
+	}
+	return stdout
+}
+
+// subjectOf is who wrote the newest revision of key in acme/app.
+func (w *loginWorld) subjectOf(t *testing.T, key string) string {
+	t.Helper()
+	revs, err := w.srv.Store.History(context.Background(), store.HistoryQuery{Repo: "acme/app", Key: key, Limit: 1})
+	if err != nil || len(revs) == 0 {
+		return ""
+	}
+	return revs[0].Subject
+}
+
+var (
+	alice = authtest.User{Sub: "u-alice", Email: "alice@acme.com", EmailVerified: true, Groups: []string{"eng"}}
+	bob   = authtest.User{Sub: "u-bob", Email: "bob@acme.com", EmailVerified: true, Groups: []string{"eng"}}
+)
+
+// TestDeviceLoginThenSync logs in with the device grant, syncs with the
+// login, syncs again after the login expired (it is refreshed), fails with
+// a clear message once the provider revoked it, and logs out.
+func TestDeviceLoginThenSync(t *testing.T) {
+	w := newLoginWorld(t)
+	out := w.login(t, alice)
+	if !strings.Contains(out, "enter the code") || !strings.Contains(out, "Logged in to "+w.srv.URL+" as alice@acme.com") {
+		t.Errorf("teammemd login printed %q, want the code and who logged in", out)
+	}
+	path, _ := loginStore().Path(w.srv.URL)
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("login file %s: %v, want mode 0600", path, err)
+	}
+	team, state := t.TempDir(), t.TempDir()
+	sync := func(file string) (string, int) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(team, file), []byte("# "+file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runCLI(t, "sync", "--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--state-dir", state)
+		return stdout + stderr, code
+	}
+	if out, code := sync("a.md"); code != 0 || w.subjectOf(t, "a.md") != "oidc:alice@acme.com" {
+		t.Fatalf("sync after login exit %d (%s), a.md written by %q, want 0 and oidc:alice@acme.com", code, out, w.subjectOf(t, "a.md"))
+	}
+
+	before, _ := os.ReadFile(path)
+	w.clock.Advance(2 * time.Hour) // past the token's expiry
+	if out, code := sync("b.md"); code != 0 || w.subjectOf(t, "b.md") != "oidc:alice@acme.com" {
+		t.Fatalf("sync after the token expired exit %d (%s), want 0: the login is refreshed", code, out)
+	}
+	if after, _ := os.ReadFile(path); bytes.Equal(before, after) {
+		t.Error("the login file did not change after a refresh")
+	}
+
+	w.idp.RevokeAll()
+	w.clock.Advance(2 * time.Hour)
+	if out, code := sync("c.md"); code != 1 || !strings.Contains(out, "run teammemd login --server "+w.srv.URL) {
+		t.Errorf("sync with a revoked login exit %d, output %q, want 1 and a hint to log in again", code, out)
+	}
+
+	w.login(t, alice)
+	refresh := w.idp.RefreshTokens()
+	if stdout, _, code := runCLI(t, "logout", "--server", w.srv.URL); code != 0 || !strings.Contains(stdout, "Logged out") {
+		t.Errorf("teammemd logout exit %d: %s", code, stdout)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) || w.idp.RefreshTokens() != refresh-1 {
+		t.Errorf("after logout: login file %v, refresh tokens %d, want the file gone and the refresh token revoked (%d)", err, w.idp.RefreshTokens(), refresh-1)
+	}
+	if out, code := sync("d.md"); code != 1 || !strings.Contains(out, "no API token: run teammemd login") {
+		t.Errorf("sync after logout exit %d, output %q, want 1 and a hint to log in", code, out)
+	}
+}
+
+// TestDaemonPicksUpNewLogin logs in anew while the daemon runs: its next
+// push is made with the new login, without a restart.
+func TestDaemonPicksUpNewLogin(t *testing.T) {
+	w := newLoginWorld(t)
+	w.login(t, alice)
+	cfg := writeConfig(t, "[daemon]\ndebounce = \"50ms\"\nmax_wait = \"200ms\"\n")
+	team := t.TempDir()
+	args := []string{"--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--config", cfg,
+		"--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock")}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, &stderr) }()
+
+	pushedBy := func(file string) string {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(team, file), []byte("# "+file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if s := w.subjectOf(t, file); s != "" {
+				return s
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("%s not on the server after 30s\n%s", file, stderr.String())
+		return ""
+	}
+	if got := pushedBy("a.md"); got != "oidc:alice@acme.com" {
+		t.Errorf("first push by %q, want oidc:alice@acme.com", got)
+	}
+	w.login(t, bob)
+	if got := pushedBy("b.md"); got != "oidc:bob@acme.com" {
+		t.Errorf("push after a new login by %q, want oidc:bob@acme.com", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v, want nil\n%s", err, stderr.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the daemon's log and the test.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestLoginPrecedence: $TEAMMEMD_TOKEN and an explicit token file win over
+// a login to the repo's server, which wins over the general token file.
+func TestLoginPrecedence(t *testing.T) {
+	isolateConfig(t)
+	const server = "https://mem.acme.com"
+	if err := loginStore().Save(login.Record{Server: server, IDToken: "from-login"}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, env, server string
+		explicit          bool
+		want              string
+	}{
+		{"login beats the general file", "", server, false, "from-login"},
+		{"env beats the login", "from-env", server, false, "from-env"},
+		{"an explicit file beats the login", "", server, true, "from-file"},
+		{"no login for another server", "", "https://other.acme.com", false, "from-file"},
+	}
+	for _, tt := range tests {
+		t.Setenv(envToken, tt.env)
+		ts, err := tokenSource(tt.server, file, tt.explicit)
+		if err != nil {
+			t.Fatalf("%s: tokenSource() error = %v", tt.name, err)
+		}
+		if tok, err := ts.Token(); err != nil || tok.AccessToken != tt.want {
+			t.Errorf("%s: token = %v, %v, want %s", tt.name, tok, err, tt.want)
+		}
+	}
+}
+
+// TestTokenSaysAuthModes: the token commands say which modes the config
+// turns on, and warn when static tokens are off.
+func TestTokenSaysAuthModes(t *testing.T) {
+	isolateConfig(t)
+	cfg := writeConfig(t, `[server.auth]
+tokens = false
+[server.auth.github]
+enabled = true
+`)
+	data := t.TempDir()
+	_, stderr, code := runCLI(t, "token", "create", "--config", cfg, "--data", data, "--subject", "ci", "--repos", "acme/*")
+	if code != 0 || !strings.Contains(stderr, "server auth modes on: github\n") || !strings.Contains(stderr, "static tokens are off") {
+		t.Errorf("token create exit %d, stderr %q, want the modes on and a warning that tokens are off", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "token", "list", "--data", data)
+	if code != 0 || !strings.Contains(stderr, "server auth modes on: token\n") {
+		t.Errorf("token list without a config exit %d, stderr %q, want modes on: token", code, stderr)
+	}
+}

@@ -1,0 +1,100 @@
+package authtest
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// GitHub is a fake of GitHub's REST API: GET /user names a token's user and
+// GET /repos/{owner}/{repo} answers that user's permissions, or 404 for a
+// repo the user cannot see, as GitHub does.
+type GitHub struct {
+	// URL is the API base to configure as api_url.
+	URL string
+	// Calls counts the requests answered.
+	Calls atomic.Int64
+
+	mu    sync.Mutex
+	users map[string]string            // token -> login
+	perms map[string]map[string]string // login -> "owner/repo" -> "read", "write" or "admin"
+}
+
+// NewGitHub starts the fake.
+func NewGitHub(t testing.TB) *GitHub {
+	g := &GitHub{users: map[string]string{}, perms: map[string]map[string]string{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /user", g.user)
+	mux.HandleFunc("GET /repos/{owner}/{repo}", g.repo)
+	g.URL = serve(t, mux).URL
+	return g
+}
+
+// AddUser makes token a valid token of login.
+func (g *GitHub) AddUser(token, login string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.users[token] = login
+}
+
+// RevokeToken makes token invalid.
+func (g *GitHub) RevokeToken(token string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.users, token)
+}
+
+// Grant gives login perm ("read", "write" or "admin") on owner/repo; ""
+// takes it away.
+func (g *GitHub) Grant(login, repo, perm string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.perms[login] == nil {
+		g.perms[login] = map[string]string{}
+	}
+	g.perms[login][strings.ToLower(repo)] = perm
+}
+
+func (g *GitHub) who(r *http.Request) (string, bool) {
+	g.Calls.Add(1)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	login, ok := g.users[bearer(r)]
+	return login, ok
+}
+
+func badCredentials(w http.ResponseWriter) {
+	writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+}
+
+func (g *GitHub) user(w http.ResponseWriter, r *http.Request) {
+	login, ok := g.who(r)
+	if !ok {
+		badCredentials(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"login": login, "id": len(login), "type": "User"})
+}
+
+func (g *GitHub) repo(w http.ResponseWriter, r *http.Request) {
+	login, ok := g.who(r)
+	if !ok {
+		badCredentials(w)
+		return
+	}
+	full := r.PathValue("owner") + "/" + r.PathValue("repo")
+	g.mu.Lock()
+	perm := g.perms[login][strings.ToLower(full)]
+	g.mu.Unlock()
+	if perm == "" {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		return
+	}
+	write := perm == "write" || perm == "admin"
+	writeJSON(w, http.StatusOK, map[string]any{
+		"full_name": full, "private": true,
+		"permissions": map[string]bool{"admin": perm == "admin", "maintain": perm == "admin", "push": write, "triage": write, "pull": true},
+	})
+}

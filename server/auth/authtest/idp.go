@@ -1,0 +1,277 @@
+package authtest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// DeviceGrantType is the grant_type of the device code token request.
+const DeviceGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+// User is someone the fake provider can log in.
+type User struct {
+	Sub, Email    string
+	EmailVerified bool
+	Groups        []string
+}
+
+// IdP is a fake OpenID Connect provider: a discovery document, a JWKS of EC
+// keys made at start (Rotate replaces them), the device authorization
+// endpoint, a token endpoint for the device code and refresh token grants
+// (refresh tokens rotate on use), and a revocation endpoint. Its ID and
+// access tokens are real ES256 JWTs for ClientID, valid for TokenTTL on its
+// clock.
+type IdP struct {
+	// URL is the issuer.
+	URL      string
+	ClientID string
+	TokenTTL time.Duration
+	// OnDeviceCode, when set, is called with each user code issued, as the
+	// person at the browser would see it.
+	OnDeviceCode func(userCode string)
+
+	clock   *Clock
+	mu      sync.Mutex
+	key     *ecdsa.PrivateKey
+	kid     string
+	devices map[string]*deviceGrant // device code -> grant
+	refresh map[string]User         // valid refresh tokens
+}
+
+type deviceGrant struct {
+	userCode string
+	expires  time.Time
+	user     *User
+}
+
+// NewIdP starts a provider for client id "teammemd-cli" with tokens valid
+// for an hour on clock.
+func NewIdP(t testing.TB, clock *Clock) *IdP {
+	p := &IdP{ClientID: "teammemd-cli", TokenTTL: time.Hour, clock: clock,
+		devices: map[string]*deviceGrant{}, refresh: map[string]User{}}
+	p.Rotate()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
+	mux.HandleFunc("GET /jwks", p.jwks)
+	mux.HandleFunc("POST /device/code", p.deviceCode)
+	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("POST /revoke", p.revoke)
+	p.URL = serve(t, mux).URL
+	return p
+}
+
+// Rotate replaces the signing key: tokens signed before no longer verify
+// once a verifier has fetched the new key set.
+func (p *IdP) Rotate() {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(fmt.Sprintf("authtest: generate key: %v", err))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.key, p.kid = key, randomHex(8)
+}
+
+// KeyID is the id of the current signing key.
+func (p *IdP) KeyID() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.kid
+}
+
+// Approve logs u in on the device that was given userCode.
+func (p *IdP) Approve(userCode string, u User) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, g := range p.devices {
+		if g.userCode == userCode {
+			g.user = &u
+			return nil
+		}
+	}
+	return fmt.Errorf("authtest: no device login with user code %q", userCode)
+}
+
+// IDToken signs an ID token for u valid for ttl from the provider's clock,
+// with aud set to audience.
+func (p *IdP) IDToken(u User, audience string, ttl time.Duration) string {
+	now := p.clock.Now()
+	claims := map[string]any{
+		"iss": p.URL, "sub": u.Sub, "aud": audience, "iat": now.Unix(), "exp": now.Add(ttl).Unix(),
+		"email": u.Email, "email_verified": u.EmailVerified, "groups": u.Groups,
+	}
+	return p.sign(claims)
+}
+
+func (p *IdP) sign(claims map[string]any) string {
+	p.mu.Lock()
+	key, kid := p.key, p.kid
+	p.mu.Unlock()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
+	if err != nil {
+		panic(fmt.Sprintf("authtest: signer: %v", err))
+	}
+	raw, err := jwt.Signed(signer).Claims(claims).Serialize()
+	if err != nil {
+		panic(fmt.Sprintf("authtest: sign: %v", err))
+	}
+	return raw
+}
+
+func (p *IdP) discovery(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer": p.URL, "jwks_uri": p.URL + "/jwks",
+		"authorization_endpoint":                p.URL + "/authorize",
+		"device_authorization_endpoint":         p.URL + "/device/code",
+		"token_endpoint":                        p.URL + "/token",
+		"revocation_endpoint":                   p.URL + "/revoke",
+		"id_token_signing_alg_values_supported": []string{"ES256"},
+		"grant_types_supported":                 []string{DeviceGrantType, "refresh_token"},
+		"response_types_supported":              []string{"code"},
+		"subject_types_supported":               []string{"public"},
+	})
+}
+
+func (p *IdP) jwks(w http.ResponseWriter, _ *http.Request) {
+	p.mu.Lock()
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &p.key.PublicKey, KeyID: p.kid, Algorithm: "ES256", Use: "sig"}}}
+	p.mu.Unlock()
+	writeJSON(w, http.StatusOK, set)
+}
+
+func (p *IdP) deviceCode(w http.ResponseWriter, r *http.Request) {
+	if clientID(r) != p.ClientID {
+		oauthError(w, http.StatusUnauthorized, "invalid_client")
+		return
+	}
+	code, user := randomHex(16), strings.ToUpper(randomHex(2)+"-"+randomHex(2))
+	p.mu.Lock()
+	p.devices[code] = &deviceGrant{userCode: user, expires: p.clock.Now().Add(10 * time.Minute)}
+	hook := p.OnDeviceCode
+	p.mu.Unlock()
+	if hook != nil {
+		hook(user)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"device_code": code, "user_code": user, "verification_uri": p.URL + "/device",
+		"verification_uri_complete": p.URL + "/device?user_code=" + user, "expires_in": 600, "interval": 1,
+	})
+}
+
+func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
+	if clientID(r) != p.ClientID {
+		oauthError(w, http.StatusUnauthorized, "invalid_client")
+		return
+	}
+	var u User
+	var errCode string
+	switch r.PostFormValue("grant_type") {
+	case DeviceGrantType:
+		u, errCode = p.redeemDevice(r.PostFormValue("device_code"))
+	case "refresh_token":
+		u, errCode = p.redeemRefresh(r.PostFormValue("refresh_token"))
+	default:
+		errCode = "unsupported_grant_type"
+	}
+	if errCode != "" {
+		oauthError(w, http.StatusBadRequest, errCode)
+		return
+	}
+	p.issue(w, u)
+}
+
+// redeemDevice answers a device code poll.
+func (p *IdP) redeemDevice(code string) (User, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	g, ok := p.devices[code]
+	switch {
+	case !ok:
+		return User{}, "invalid_grant"
+	case p.clock.Now().After(g.expires):
+		delete(p.devices, code)
+		return User{}, "expired_token"
+	case g.user == nil:
+		return User{}, "authorization_pending"
+	}
+	delete(p.devices, code)
+	return *g.user, ""
+}
+
+// redeemRefresh uses up a refresh token.
+func (p *IdP) redeemRefresh(rt string) (User, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u, ok := p.refresh[rt]
+	if !ok {
+		return User{}, "invalid_grant"
+	}
+	delete(p.refresh, rt)
+	return u, ""
+}
+
+// issue answers tokens for u with a new refresh token.
+func (p *IdP) issue(w http.ResponseWriter, u User) {
+	rt := "rt-" + randomHex(16)
+	p.mu.Lock()
+	p.refresh[rt] = u
+	p.mu.Unlock()
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, map[string]any{
+		"access_token": p.IDToken(u, p.ClientID, p.TokenTTL), "id_token": p.IDToken(u, p.ClientID, p.TokenTTL),
+		"token_type": "Bearer", "expires_in": int(p.TokenTTL / time.Second), "refresh_token": rt,
+	})
+}
+
+// revoke forgets a refresh token (RFC 7009: unknown tokens are not an error).
+func (p *IdP) revoke(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	delete(p.refresh, r.PostFormValue("token"))
+	p.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+// RevokeAll forgets every refresh token, as an admin disabling users would.
+func (p *IdP) RevokeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.refresh)
+}
+
+// RefreshTokens counts the refresh tokens still valid.
+func (p *IdP) RefreshTokens() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.refresh)
+}
+
+func clientID(r *http.Request) string {
+	if id, _, ok := r.BasicAuth(); ok {
+		return id
+	}
+	return r.PostFormValue("client_id")
+}
+
+func oauthError(w http.ResponseWriter, status int, code string) {
+	writeJSON(w, status, map[string]string{"error": code})
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("authtest: random: %v", err))
+	}
+	return hex.EncodeToString(b)
+}

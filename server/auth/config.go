@@ -1,0 +1,260 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+)
+
+// Auth modes: the kinds of credential a server can accept.
+const (
+	ModeToken  = "token"  // static tmd_ tokens from "teammemd token create"
+	ModeOIDC   = "oidc"   // JWTs from the organisation's OpenID Connect provider
+	ModeGitHub = "github" // GitHub tokens, granted what GitHub grants on the repo
+	ModeClaude = "claude" // the claude.ai OAuth access token a stock Claude Code sends
+)
+
+// Defaults of the [server.auth] section.
+const (
+	DefaultGitHubAPIURL     = "https://api.github.com"
+	DefaultClaudeProfileURL = "https://api.anthropic.com/api/oauth/profile"
+	DefaultClaudeBeta       = "oauth-2025-04-20"
+	DefaultVerdictTTL       = 5 * time.Minute
+	DefaultClockSkew        = 30 * time.Second
+	DefaultGroupsClaim      = "groups"
+)
+
+// DefaultOIDCScopes are the scopes "teammemd login" asks for.
+var DefaultOIDCScopes = []string{"openid", "email", "profile", "offline_access"}
+
+// Upper bounds of the durations a config may set.
+const (
+	maxVerdictTTL = time.Hour
+	maxClockSkew  = 10 * time.Minute
+)
+
+// Config is the [server.auth] section: which credentials the server accepts
+// and, for the modes whose identities the server does not store, the grants
+// that map them to repos. The zero value accepts static tokens only.
+type Config struct {
+	// Tokens turns static tmd_ tokens on or off; on when unset.
+	Tokens *bool `toml:"tokens"`
+	// OIDC accepts JWTs from an OpenID Connect provider ([server.auth.oidc]).
+	OIDC OIDCConfig `toml:"oidc"`
+	// GitHub accepts GitHub tokens ([server.auth.github]).
+	GitHub GitHubConfig `toml:"github"`
+	// Claude accepts claude.ai OAuth access tokens ([server.auth.claude]).
+	Claude ClaudeConfig `toml:"claude"`
+	// Grants map OIDC and Claude identities to repos ([[server.auth.grants]]).
+	Grants []GrantRule `toml:"grants"`
+}
+
+// OIDCConfig is [server.auth.oidc].
+type OIDCConfig struct {
+	Enabled bool `toml:"enabled"`
+	// Issuer is the provider's issuer URL; its discovery document names the
+	// keys and the device login endpoints.
+	Issuer string `toml:"issuer"`
+	// ClientID is the public client "teammemd login" uses.
+	ClientID string `toml:"client_id"`
+	// Audience must be in a token's aud claim; ClientID when empty.
+	Audience string `toml:"audience"`
+	// Scopes are asked for at login; DefaultOIDCScopes when empty.
+	Scopes []string `toml:"scopes"`
+	// GroupsClaim names the claim listing the user's groups.
+	GroupsClaim string `toml:"groups_claim"`
+	// ClockSkew is how far the provider's clock may be from ours.
+	ClockSkew time.Duration `toml:"clock_skew"`
+}
+
+// GitHubConfig is [server.auth.github].
+type GitHubConfig struct {
+	Enabled bool `toml:"enabled"`
+	// APIURL is the REST API base: https://api.github.com, or
+	// https://HOST/api/v3 for GitHub Enterprise Server.
+	APIURL string `toml:"api_url"`
+	// RepoHost is the host of this GitHub's repos: "github.com", whose slugs
+	// are owner/name, or a GitHub Enterprise host, whose slugs are
+	// host/owner/name. The default is github.com for api.github.com and the
+	// API URL's host otherwise.
+	RepoHost string `toml:"repo_host"`
+	// CacheTTL is how long GitHub's answers are trusted.
+	CacheTTL time.Duration `toml:"cache_ttl"`
+}
+
+// ClaudeConfig is [server.auth.claude].
+type ClaudeConfig struct {
+	Enabled bool `toml:"enabled"`
+	// ProfileURL answers who a claude.ai OAuth access token belongs to.
+	ProfileURL string `toml:"profile_url"`
+	// Beta is sent as the anthropic-beta header of the profile request.
+	Beta string `toml:"beta"`
+	// CacheTTL is how long a good verdict is trusted.
+	CacheTTL time.Duration `toml:"cache_ttl"`
+}
+
+// TokensEnabled reports whether static tokens are accepted.
+func (c Config) TokensEnabled() bool { return c.Tokens == nil || *c.Tokens }
+
+// ModeNames lists the modes that are on, in a fixed order.
+func (c Config) ModeNames() []string {
+	var names []string
+	for _, m := range []struct {
+		name string
+		on   bool
+	}{{ModeToken, c.TokensEnabled()}, {ModeOIDC, c.OIDC.Enabled}, {ModeGitHub, c.GitHub.Enabled}, {ModeClaude, c.Claude.Enabled}} {
+		if m.on {
+			names = append(names, m.name)
+		}
+	}
+	return names
+}
+
+// Resolve returns c with every unset field of the modes given its default.
+func (c Config) Resolve() Config {
+	if c.OIDC.Audience == "" {
+		c.OIDC.Audience = c.OIDC.ClientID
+	}
+	if len(c.OIDC.Scopes) == 0 {
+		c.OIDC.Scopes = DefaultOIDCScopes
+	}
+	if c.OIDC.GroupsClaim == "" {
+		c.OIDC.GroupsClaim = DefaultGroupsClaim
+	}
+	if c.OIDC.ClockSkew == 0 {
+		c.OIDC.ClockSkew = DefaultClockSkew
+	}
+	if c.GitHub.APIURL == "" {
+		c.GitHub.APIURL = DefaultGitHubAPIURL
+	}
+	if c.GitHub.RepoHost == "" {
+		c.GitHub.RepoHost = defaultRepoHost(c.GitHub.APIURL)
+	}
+	if c.GitHub.CacheTTL == 0 {
+		c.GitHub.CacheTTL = DefaultVerdictTTL
+	}
+	if c.Claude.ProfileURL == "" {
+		c.Claude.ProfileURL = DefaultClaudeProfileURL
+	}
+	if c.Claude.Beta == "" {
+		c.Claude.Beta = DefaultClaudeBeta
+	}
+	if c.Claude.CacheTTL == 0 {
+		c.Claude.CacheTTL = DefaultVerdictTTL
+	}
+	return c
+}
+
+// GitHubHost is the repo host whose slugs are owner/name (PROTOCOL.md
+// section 7).
+const GitHubHost = "github.com"
+
+// defaultRepoHost is github.com for github.com's API and the API's host
+// otherwise.
+func defaultRepoHost(apiURL string) string {
+	u, err := url.Parse(apiURL)
+	if err != nil || u.Hostname() == "api.github.com" {
+		return GitHubHost
+	}
+	return u.Host
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	if len(c.ModeNames()) == 0 {
+		return errors.New("auth: every mode is off; turn on tokens, oidc, github or claude")
+	}
+	if err := c.OIDC.validate(); err != nil {
+		return fmt.Errorf("auth.oidc: %w", err)
+	}
+	if err := c.GitHub.validate(); err != nil {
+		return fmt.Errorf("auth.github: %w", err)
+	}
+	if err := c.Claude.validate(); err != nil {
+		return fmt.Errorf("auth.claude: %w", err)
+	}
+	return c.validateGrants()
+}
+
+func (c OIDCConfig) validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	if c.Issuer == "" {
+		return errors.New("issuer is required when oidc is enabled")
+	}
+	if err := checkURL("issuer", c.Issuer); err != nil {
+		return err
+	}
+	if c.ClientID == "" {
+		return errors.New("client_id is required when oidc is enabled")
+	}
+	if c.ClockSkew < 0 || c.ClockSkew > maxClockSkew {
+		return fmt.Errorf("clock_skew must be between 0 and %s", maxClockSkew)
+	}
+	for _, s := range c.Scopes {
+		if s == "" {
+			return errors.New("scopes must not hold an empty scope")
+		}
+	}
+	return nil
+}
+
+func (c GitHubConfig) validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	if err := checkTTL(c.CacheTTL); err != nil {
+		return err
+	}
+	if c.APIURL == "" {
+		return nil
+	}
+	return checkURL("api_url", c.APIURL)
+}
+
+func (c ClaudeConfig) validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	if err := checkTTL(c.CacheTTL); err != nil {
+		return err
+	}
+	if c.ProfileURL == "" {
+		return nil
+	}
+	return checkURL("profile_url", c.ProfileURL)
+}
+
+func checkTTL(d time.Duration) error {
+	if d < 0 || d > maxVerdictTTL {
+		return fmt.Errorf("cache_ttl must be between 0 and %s", maxVerdictTTL)
+	}
+	return nil
+}
+
+// checkURL requires an https URL, or http to a loopback address: tokens are
+// sent to it.
+func checkURL(name, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%s %q is not an absolute URL", name, raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("%s %q must be https:// (http:// only to a loopback address)", name, raw)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,107 @@
+package auth
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+func TestConfigValidate(t *testing.T) {
+	off := false
+	oidc := OIDCConfig{Enabled: true, Issuer: "https://idp.acme.com", ClientID: "teammemd"}
+	claude := ClaudeConfig{Enabled: true}
+	eng := GrantRule{Subject: "group:eng", Repos: []string{"acme/**"}, Level: store.LevelWrite}
+	tests := []struct {
+		name string
+		cfg  Config
+		want string // "" for valid, else a fragment of the error
+	}{
+		{"zero value: static tokens", Config{}, ""},
+		{"every mode off", Config{Tokens: &off}, "every mode is off"},
+		{"oidc with a grant", Config{OIDC: oidc, Grants: []GrantRule{eng}}, ""},
+		{"oidc without grants", Config{OIDC: oidc}, "admit no one"},
+		{"oidc without issuer", Config{OIDC: OIDCConfig{Enabled: true, ClientID: "x"}, Grants: []GrantRule{eng}}, "issuer is required"},
+		{"oidc without client id", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp"}, Grants: []GrantRule{eng}}, "client_id is required"},
+		{"oidc over plain http", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "http://idp.acme.com", ClientID: "x"}, Grants: []GrantRule{eng}}, "must be https"},
+		{"oidc over loopback http", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "http://127.0.0.1:9/", ClientID: "x"}, Grants: []GrantRule{eng}}, ""},
+		{"clock skew too large", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", ClockSkew: time.Hour}, Grants: []GrantRule{eng}}, "clock_skew"},
+		{"group grant with oidc off", Config{Claude: claude, Grants: []GrantRule{eng, {Subject: "org:o", Repos: []string{"**"}, Level: "read"}}}, ""},
+		{"only a group grant for claude", Config{Claude: claude, Grants: []GrantRule{eng}}, "claude is on"},
+		{"claude with an org grant", Config{Claude: claude, Grants: []GrantRule{{Subject: "org:o", Repos: []string{"**"}, Level: "read"}}}, ""},
+		{"claude without grants", Config{Claude: claude}, "claude is on"},
+		{"claude profile url not https", Config{Claude: ClaudeConfig{Enabled: true, ProfileURL: "http://example.com/p"}}, "must be https"},
+		{"github needs no grants", Config{GitHub: GitHubConfig{Enabled: true}}, ""},
+		{"github ttl too long", Config{GitHub: GitHubConfig{Enabled: true, CacheTTL: 2 * time.Hour}}, "cache_ttl"},
+		{"unknown subject kind", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "team:eng", Repos: []string{"**"}, Level: "read"}}}, "kind must be"},
+		{"subject without value", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:", Repos: []string{"**"}, Level: "read"}}}, "kind:value"},
+		{"bad level", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"**"}, Level: "admin"}}}, "read or write"},
+		{"no repos", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Level: "read"}}}, "repos is empty"},
+		{"bad pattern", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"acme/../x"}, Level: "read"}}}, "dot segment"},
+	}
+	for _, tt := range tests {
+		err := tt.cfg.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Validate(%s) = %v, want nil", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Validate(%s) = %v, want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestResolveDefaults(t *testing.T) {
+	c := Config{OIDC: OIDCConfig{ClientID: "cli"}, GitHub: GitHubConfig{APIURL: "https://ghe.acme.com/api/v3"}}.Resolve()
+	if c.OIDC.Audience != "cli" || c.OIDC.GroupsClaim != "groups" || c.OIDC.ClockSkew != DefaultClockSkew || len(c.OIDC.Scopes) == 0 {
+		t.Errorf("Resolve().OIDC = %+v, want audience cli, groups claim, default skew and scopes", c.OIDC)
+	}
+	if c.GitHub.RepoHost != "ghe.acme.com" || c.Claude.ProfileURL != DefaultClaudeProfileURL || c.Claude.Beta != DefaultClaudeBeta {
+		t.Errorf("Resolve() = %+v, want repo host ghe.acme.com and the claude.ai defaults", c)
+	}
+	if got := (Config{}).Resolve().GitHub.RepoHost; got != GitHubHost {
+		t.Errorf("Resolve().GitHub.RepoHost = %q, want %q for api.github.com", got, GitHubHost)
+	}
+}
+
+func TestFormOf(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"tmd_ABCDEF", ModeToken},
+		{"sk-ant-oat01-xyz", ModeClaude},
+		{"ghp_abc", ModeGitHub},
+		{"github_pat_11AAA", ModeGitHub},
+		{"gho_abc", ModeGitHub},
+		{"0123456789abcdef0123456789abcdef01234567", ModeGitHub},
+		{"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln", ModeOIDC},
+		{"eyJ0eXAiOiJKV1QifQ.e30.c2ln", ""}, // a header without alg
+		{"a.b.c", ""},
+		{"opaque", ""},
+	}
+	for _, tt := range tests {
+		if got := FormOf(tt.in); got != tt.want {
+			t.Errorf("FormOf(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestGrantMatch(t *testing.T) {
+	id := Identity{Mode: ModeOIDC, Sub: "u1", Email: "Alice@ACME.com", Groups: []string{"eng", "ops"}}
+	tests := []struct {
+		subject string
+		want    bool
+	}{
+		{"sub:u1", true},
+		{"sub:u2", false},
+		{"email:*@acme.com", true},
+		{"email:alice@acme.com", true},
+		{"email:*@acme.co", false},
+		{"group:ops", true},
+		{"group:en", false},
+		{"org:o1", false}, // a claude.ai subject never matches an OIDC identity
+	}
+	for _, tt := range tests {
+		if got := (GrantRule{Subject: tt.subject}).matches(id); got != tt.want {
+			t.Errorf("GrantRule{%s}.matches(alice) = %v, want %v", tt.subject, got, tt.want)
+		}
+	}
+}

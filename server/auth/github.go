@@ -1,0 +1,177 @@
+package auth
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// GitHubAuthenticator accepts GitHub tokens: GitHub's API says whose token it
+// is, and what that user may do on the repo a slug names, which becomes a read
+// or write grant on that one repo. GitHub's good answers are cached for the
+// TTL under a hash of the token; a failed or negative check is never cached.
+type GitHubAuthenticator struct {
+	cfg    GitHubConfig
+	client *http.Client
+	now    func() time.Time
+	users  *verdictCache[string]
+	levels *verdictCache[store.Level]
+	flight singleflight.Group
+}
+
+func newGitHub(cfg GitHubConfig, client *http.Client, now func() time.Time) *GitHubAuthenticator {
+	return &GitHubAuthenticator{
+		cfg: cfg, client: client, now: now,
+		users: newVerdictCache[string](maxCached), levels: newVerdictCache[store.Level](maxCached),
+	}
+}
+
+// Authenticate implements Authenticator: the caller, without grants.
+func (a *GitHubAuthenticator) Authenticate(ctx context.Context, bearer string) (Principal, error) {
+	return a.AuthenticateRepo(ctx, bearer, "")
+}
+
+// AuthenticateRepo implements RepoAuthenticator: the caller, with a grant on
+// repo at the level GitHub gives the token's user there.
+func (a *GitHubAuthenticator) AuthenticateRepo(ctx context.Context, bearer, repo string) (Principal, error) {
+	key := HashToken(bearer)
+	login, err := a.login(ctx, key, bearer)
+	if err != nil {
+		return Principal{}, err
+	}
+	p := Principal{Subject: "github:" + login, Mode: ModeGitHub}
+	owner, name, ok := a.githubRepo(repo)
+	if !ok {
+		return p, nil
+	}
+	level, err := a.level(ctx, key, bearer, owner, name)
+	if err != nil {
+		return Principal{}, err
+	}
+	if level != "" {
+		p.Grants = []store.Grant{{Pattern: repo, Level: level}}
+	}
+	return p, nil
+}
+
+// githubRepo maps a slug of this GitHub's repos to its owner and name.
+func (a *GitHubAuthenticator) githubRepo(slug string) (owner, name string, ok bool) {
+	if api.ValidateSlug(slug) != nil {
+		return "", "", false
+	}
+	seg := strings.Split(slug, "/")
+	switch {
+	case a.cfg.RepoHost == GitHubHost && len(seg) == 2:
+		return seg[0], seg[1], true
+	case a.cfg.RepoHost != GitHubHost && len(seg) == 3 && seg[0] == a.cfg.RepoHost:
+		return seg[1], seg[2], true
+	}
+	return "", "", false
+}
+
+// login returns the login of the token's user.
+func (a *GitHubAuthenticator) login(ctx context.Context, key, bearer string) (string, error) {
+	if login, ok := a.users.get(key, a.now()); ok {
+		return login, nil
+	}
+	v, err, _ := a.flight.Do("user\x00"+key, func() (any, error) {
+		var user struct {
+			Login string `json:"login"`
+		}
+		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, a.endpoint("user"), bearer, githubHeaders, &user)
+		if err := a.judge(ans, err); err != nil {
+			return "", err
+		}
+		if user.Login == "" {
+			return "", unavailable(ModeGitHub, "GitHub answered %d without a login", ans.status)
+		}
+		return user.Login, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	now := a.now()
+	a.users.put(key, v.(string), now.Add(a.cfg.CacheTTL), now)
+	return v.(string), nil
+}
+
+// level returns what the token's user may do on owner/name: write, read or
+// "" for nothing.
+func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, name string) (store.Level, error) {
+	ck := key + "\x00" + owner + "/" + name
+	if level, ok := a.levels.get(ck, a.now()); ok {
+		return level, nil
+	}
+	v, err, _ := a.flight.Do("repo\x00"+ck, func() (any, error) {
+		var repo struct {
+			Permissions struct {
+				Admin, Maintain, Push, Pull bool
+			} `json:"permissions"`
+		}
+		u := a.endpoint("repos", owner, name)
+		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, u, bearer, githubHeaders, &repo)
+		if ans.status == http.StatusNotFound || (ans.status == http.StatusForbidden && !rateLimited(ans)) {
+			return store.Level(""), nil // GitHub hides a repo the user cannot see
+		}
+		if err := a.judge(ans, err); err != nil {
+			return store.Level(""), err
+		}
+		perm := repo.Permissions
+		switch {
+		case perm.Admin || perm.Maintain || perm.Push:
+			return store.LevelWrite, nil
+		case perm.Pull:
+			return store.LevelRead, nil
+		}
+		return store.Level(""), nil
+	})
+	if err != nil {
+		return "", err
+	}
+	level := v.(store.Level)
+	if level != "" {
+		now := a.now()
+		a.levels.put(ck, level, now.Add(a.cfg.CacheTTL), now)
+	}
+	return level, nil
+}
+
+// githubHeaders ask for the REST API's current JSON.
+var githubHeaders = map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+
+// judge turns GitHub's answer into an error for anything but 200.
+func (a *GitHubAuthenticator) judge(ans upstreamAnswer, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case ans.status == http.StatusOK:
+		return nil
+	case ans.status == http.StatusUnauthorized:
+		return reject(ModeGitHub, ReasonRejected,
+			"GitHub does not accept this token (expired or revoked): use a new one, for example TEAMMEMD_TOKEN=$(gh auth token)")
+	case rateLimited(ans) || transient(ans.status):
+		return unavailable(ModeGitHub, "GitHub answered %d", ans.status)
+	}
+	return reject(ModeGitHub, ReasonRejected, "GitHub refused this token: check its scopes and your organization's SSO authorization")
+}
+
+// rateLimited reports a GitHub rate-limit answer.
+func rateLimited(ans upstreamAnswer) bool {
+	return ans.status == http.StatusTooManyRequests ||
+		(ans.status == http.StatusForbidden && ans.header.Get("X-RateLimit-Remaining") == "0")
+}
+
+// endpoint joins path segments, each escaped, to the API URL.
+func (a *GitHubAuthenticator) endpoint(segments ...string) string {
+	for i, s := range segments {
+		segments[i] = url.PathEscape(s)
+	}
+	return strings.TrimRight(a.cfg.APIURL, "/") + "/" + strings.Join(segments, "/")
+}

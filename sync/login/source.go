@@ -1,0 +1,134 @@
+package login
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// RefreshBefore is how long before its expiry a login is refreshed.
+const RefreshBefore = 2 * time.Minute
+
+// refreshTimeout bounds one refresh, the wait for the lock included.
+const refreshTimeout = 30 * time.Second
+
+// ErrExpired means the login can no longer be refreshed: it has expired or
+// was revoked at the identity provider.
+var ErrExpired = errors.New("login expired or revoked")
+
+// Source is the oauth2.TokenSource of a stored login. Every Token call
+// re-reads the login file when it has changed, so a new "teammemd login"
+// reaches a running daemon at its next request, and refreshes the login
+// shortly before it expires, under a lock, so two processes sharing the
+// login do not both spend its refresh token.
+type Source struct {
+	store  Store
+	server string
+	client *http.Client
+	now    func() time.Time
+
+	mu   sync.Mutex
+	path string
+	rec  Record
+	seen os.FileInfo
+}
+
+// NewSource returns the token source of server's login in store. client
+// calls the token endpoint; now is the clock expiry is judged by.
+func NewSource(store Store, server string, client *http.Client, now func() time.Time) (*Source, error) {
+	path, err := store.Path(server)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{store: store, server: server, client: client, now: now, path: path}, nil
+}
+
+// Token implements oauth2.TokenSource.
+func (s *Source) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	if s.fresh() {
+		return s.token(), nil
+	}
+	err := s.refresh()
+	if err != nil && !errors.Is(err, ErrExpired) && s.now().Before(s.rec.Expiry) {
+		return s.token(), nil // still good: try to refresh again on the next call
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.token(), nil
+}
+
+func (s *Source) token() *oauth2.Token {
+	return &oauth2.Token{AccessToken: s.rec.Bearer(), TokenType: "Bearer", Expiry: s.rec.Expiry}
+}
+
+// fresh reports a login that need not be refreshed yet.
+func (s *Source) fresh() bool {
+	return s.rec.Expiry.IsZero() || s.now().Add(RefreshBefore).Before(s.rec.Expiry)
+}
+
+// reload reads the login file again when it is not the one last read.
+func (s *Source) reload() error {
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		s.seen = nil
+		return fmt.Errorf("%w to %s: run teammemd login --server %s", ErrNotLoggedIn, s.server, s.server)
+	}
+	if s.seen != nil && os.SameFile(fi, s.seen) && fi.ModTime().Equal(s.seen.ModTime()) && fi.Size() == s.seen.Size() {
+		return nil
+	}
+	rec, err := load(s.path)
+	if err != nil {
+		return err
+	}
+	s.rec, s.seen = rec, fi
+	return nil
+}
+
+// refresh trades the refresh token for new tokens and saves them, unless
+// another process did so while this one waited for the lock.
+func (s *Source) refresh() error {
+	if s.rec.RefreshToken == "" {
+		return fmt.Errorf("%w: the login to %s has expired and cannot be refreshed: run teammemd login --server %s", ErrExpired, s.server, s.server)
+	}
+	lock, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("refresh login: %w", err)
+	}
+	defer lock.Close()
+	if err := lockFile(lock); err != nil {
+		return fmt.Errorf("refresh login: %w", err)
+	}
+	if err := s.reload(); err != nil || s.fresh() {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), oauth2.HTTPClient, s.client), refreshTimeout)
+	defer cancel()
+	oc := &oauth2.Config{ClientID: s.rec.ClientID, Endpoint: oauth2.Endpoint{TokenURL: s.rec.TokenEndpoint, AuthStyle: oauth2.AuthStyleInParams}}
+	tok, err := oc.TokenSource(ctx, &oauth2.Token{RefreshToken: s.rec.RefreshToken}).Token()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
+		return fmt.Errorf("%w: the identity provider refused to refresh the login to %s: run teammemd login --server %s", ErrExpired, s.server, s.server)
+	}
+	if err != nil {
+		return fmt.Errorf("refresh login to %s: %w", s.server, err)
+	}
+	rec := s.rec
+	rec.update(tok, s.now())
+	if err := s.store.Save(rec); err != nil {
+		return err
+	}
+	s.seen = nil
+	return s.reload()
+}
