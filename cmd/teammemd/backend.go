@@ -70,6 +70,8 @@ func (l location) flagArgs() []string {
 type backend interface {
 	store.Store
 	store.Tokens
+	StoreID(ctx context.Context) (string, error)
+	storeRenamer
 }
 
 // openBackend opens the store at l, creating and migrating its schema.

@@ -112,7 +112,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 }
 
 // teammemdTables are the tables the schema steps create.
-var teammemdTables = []string{"repos", "entries", "revisions", "tokens", "purges"}
+var teammemdTables = []string{"repos", "entries", "revisions", "tokens", "purges", "meta"}
 
 // refuseForeignTables refuses a database without teammemd's schema that
 // already has a table of one of teammemd's names: it belongs to something
