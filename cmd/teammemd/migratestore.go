@@ -19,11 +19,14 @@ func runMigrateStore(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: teammemd migrate-store --from DIR --to postgres://...
 
-Copies every repo (entries, tombstones, versions, history) and every token of
-the SQLite database in DIR into the PostgreSQL database, and verifies each
-repo's copy (version, counts, checksums). Running it again is safe: repos
-already copied are left alone, repos written in the source since are copied
-again, and repos written in PostgreSQL since are reported and left alone.`)
+Copies every repo (entries, tombstones, versions, history), every token and
+the audit log of purges of the SQLite database in DIR into the PostgreSQL
+database, and verifies each repo's copy (version, counts, checksums). Running
+it again is safe: repos already copied are left alone, repos written in the
+source since are copied again, purges made in the source since are made in
+PostgreSQL too, and repos written in PostgreSQL since are reported and left
+alone. Each run gives the PostgreSQL database a new store identity, so
+daemons that synced with either database re-baseline when they reach it.`)
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -72,7 +75,12 @@ func migrateSQLite(ctx context.Context, src location, dstURL string, stdout io.W
 		report.Repos[postgres.Copied], report.Repos[postgres.Updated], report.Repos[postgres.Current], report.Repos[postgres.Diverged],
 		report.Entries, report.Revisions)
 	fmt.Fprintf(stdout, "tokens: %d copied, %d revoked, %d already there\n", report.TokensCopied, report.TokensRevoked, report.TokensKept)
-	if err != nil {
+	fmt.Fprintf(stdout, "purges: %d copied\n", report.PurgesCopied)
+	id, idErr := to.NewStoreID(ctx)
+	if idErr == nil {
+		fmt.Fprintf(stdout, "new store identity %s\n", id)
+	}
+	if err = errors.Join(err, idErr); err != nil {
 		return fmt.Errorf("migrate-store: %w", err)
 	}
 	fmt.Fprintln(stdout, "every repo copied and verified (version, counts, checksums)")

@@ -111,9 +111,16 @@ func TestMigrateStore(t *testing.T) {
 	}
 	migrate(0, "acme/app: copied", "gitlab.example.com/acme/web: copied", "2 copied", "tokens: 2 copied", "verified")
 	sameStores(t, dir, db)
+	first := pgStoreID(t, db)
+	if src := sqliteStoreID(t, dir); first == src {
+		t.Errorf("store identity after migrate-store = %s, the SQLite database's; want a new one", first)
+	}
 
 	migrate(0, "acme/app: up to date", "0 copied, 0 updated, 2 up to date", "tokens: 0 copied, 0 revoked, 2 already there")
 	sameStores(t, dir, db)
+	if again := pgStoreID(t, db); again == first {
+		t.Errorf("store identity after migrate-store ran again = %s, unchanged; want a new one", again)
+	}
 
 	ctx := context.Background()
 	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
@@ -162,6 +169,60 @@ func TestMigrateStoreErrors(t *testing.T) {
 		_, stderr, code := runCLI(t, tt.args...)
 		if code != tt.code || !strings.Contains(stderr, tt.want) {
 			t.Errorf("teammemd %s = exit %d, stderr %q, want %d and %q", strings.Join(tt.args[1:], " "), code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// TestMigrateStorePurges purges revisions in the SQLite database after it
+// was copied, one of them the live revision of a key (a new repo version)
+// and one an old revision (the repo's version stays): running migrate-store
+// again drops their content in PostgreSQL too and copies the audit
+// records, once however often it runs.
+func TestMigrateStorePurges(t *testing.T) {
+	isolateConfig(t)
+	dir := t.TempDir()
+	seedSQLite(t, dir)
+	ctx := context.Background()
+	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for i, v := range []string{"# secret\n", "# fixed\n"} {
+		w := store.Write{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": v}, Subject: "ann", Time: migrateBase.Add(time.Duration(i+1) * time.Minute)}
+		if _, err := src.Apply(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := pgtest.Database(t)
+	if _, stderr, code := runCLI(t, "migrate-store", "--from", dir, "--to", db); code != 0 {
+		t.Fatalf("migrate-store = exit %d, stderr %s", code, stderr)
+	}
+	for _, p := range []store.Purge{
+		{Repo: "acme/app", Key: "MEMORY.md", Versions: []int64{5}, Actor: "root", Reason: "leak", Time: migrateBase.Add(time.Hour)},
+		{Repo: "gitlab.example.com/acme/web", Key: "notes/é.md", IncludeLive: true, Actor: "root", Time: migrateBase.Add(2 * time.Hour)},
+	} {
+		if _, err := src.Purge(ctx, p); err != nil {
+			t.Fatalf("Purge(%s %s) error = %v", p.Repo, p.Key, err)
+		}
+	}
+	want, err := src.Purges(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if stdout, stderr, code := runCLI(t, "migrate-store", "--from", dir, "--to", db); code != 0 {
+			t.Fatalf("migrate-store after purges = exit %d\n%s%s", code, stdout, stderr)
+		}
+		sameStores(t, dir, db)
+		dst, err := postgres.Open(ctx, db, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dst.Purges(ctx, "")
+		dst.Close()
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Purges() in PostgreSQL = %+v, %v, want the SQLite ones %+v", got, err, want)
 		}
 	}
 }

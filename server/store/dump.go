@@ -35,7 +35,8 @@ type RevisionDump struct {
 	Revision
 }
 
-// Exporter reads whole repos and every token out of a store, for
+// Exporter reads whole repos, every token and the audit log of purges out
+// of a store, for
 // "teammemd migrate-store".
 type Exporter interface {
 	// Repos lists every repo ever written, in byte order.
@@ -44,4 +45,7 @@ type Exporter interface {
 	// returns ErrNotFound.
 	ExportRepo(ctx context.Context, repo string) (RepoDump, error)
 	ListTokens(ctx context.Context) ([]Token, error)
+	// Purges lists the audit log of purges of repo, or of every repo when
+	// repo is empty, oldest first.
+	Purges(ctx context.Context, repo string) ([]PurgeRecord, error)
 }

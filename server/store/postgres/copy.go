@@ -30,16 +30,20 @@ type CopyReport struct {
 	// destination, revoked there because they were in the source, and
 	// already there.
 	TokensCopied, TokensRevoked, TokensKept int
+	// PurgesCopied counts the purge records new in the destination, whose
+	// revisions' content was dropped there too.
+	PurgesCopied int
 }
 
-// CopyFrom copies every repo (entries, tombstones, versions, history) and
-// every token of src into s, and verifies each repo's copy: its version,
+// CopyFrom copies every repo (entries, tombstones, versions, history),
+// every token and the audit log of purges of src into s, and verifies each repo's copy: its version,
 // counts of entries, tombstones and revisions, and checksums, each entry's
 // recomputed from its value and the repo's from its entries. It is safe to
 // run again: a repo already copied is left alone, one the source wrote
 // since is copied again, and one written in s since is reported and left
 // alone. Each repo is copied in one transaction; repo is called with each
-// outcome. The error lists every repo and token that could not be copied.
+// outcome. A purge the source made since an earlier copy drops the content
+// in s too. The error lists every repo and token that could not be copied.
 func (s *Store) CopyFrom(ctx context.Context, src store.Exporter, repo func(slug, outcome string)) (CopyReport, error) {
 	report := CopyReport{Repos: map[string]int{}}
 	slugs, err := src.Repos(ctx)
@@ -47,8 +51,10 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Exporter, repo func(slug
 		return report, err
 	}
 	var errs []error
+	diverged := map[string]bool{}
 	for _, slug := range slugs {
 		outcome, err := s.copyOne(ctx, src, slug, &report)
+		diverged[slug] = outcome == Diverged
 		if ctx.Err() != nil {
 			return report, ctx.Err()
 		}
@@ -59,6 +65,9 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Exporter, repo func(slug
 			report.Repos[outcome]++
 			repo(slug, outcome)
 		}
+	}
+	if err := s.copyPurges(ctx, src, diverged, &report); err != nil {
+		errs = append(errs, err)
 	}
 	if err := s.copyTokens(ctx, src, &report); err != nil {
 		errs = append(errs, err)
