@@ -16,8 +16,13 @@ import (
 // countingScanner finds nothing and counts the values it was asked to scan.
 type countingScanner struct{ values atomic.Int64 }
 
-func (c *countingScanner) ScanEntries(_ context.Context, entries map[string]string) ([]string, error) {
+func (c *countingScanner) ScanEntries(_ context.Context, entries map[string]string) (map[string][]string, error) {
 	c.values.Add(int64(len(entries)))
+	return nil, nil
+}
+
+func (c *countingScanner) ScanKeys(_ context.Context, keys []string) (map[string][]string, error) {
+	c.values.Add(int64(len(keys)))
 	return nil, nil
 }
 

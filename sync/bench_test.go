@@ -55,3 +55,26 @@ func BenchmarkNoopSync2000(b *testing.B) {
 	b.ReportMetric(float64(puts)/float64(b.N), "PUTs/op")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/sync")
 }
+
+// BenchmarkPullChanged1000x4KB measures a pull that replaces 1,000 local
+// files of 4 KB with a teammate's versions (none edited locally).
+func BenchmarkPullChanged1000x4KB(b *testing.B) {
+	value := strings.Repeat("memory line of about forty characters.\n", 110)[:4096]
+	srv := servertest.Start(b)
+	teammate := newPeer(b, srv.URL, srv.Token, nil)
+	p := newPeer(b, srv.URL, srv.Token, nil)
+	round := 0
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		for j := range 1000 {
+			teammate.write(b, fmt.Sprintf("notes/%04d.md", j), fmt.Sprintf("%d\n%s", round, value))
+		}
+		teammate.sync(b)
+		b.StartTimer()
+		rep, err := p.eng.Pull(context.Background())
+		if err != nil || len(rep.Pulled) != 1000 {
+			b.Fatalf("Pull = %d pulled, %v; want 1000", len(rep.Pulled), err)
+		}
+	}
+}

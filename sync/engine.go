@@ -8,6 +8,7 @@
 package memsync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,11 @@ type Engine struct {
 	// them in errors; guarded by namesMu.
 	namesMu     sync.Mutex
 	secretNames map[string]bool
+	// known is what the engine learned about its team directory (under mu).
+	known knownDir
+	// leftovers is set when a run leaves a file aside that the next run's
+	// sweep must judge.
+	leftovers atomic.Bool
 }
 
 // New returns an engine for cfg.
@@ -152,6 +158,14 @@ type session struct {
 	st  *State
 	td  *teamDir
 	rep *Report
+	// unsyncable are the keys of the last scan that cannot sync (Report
+	// Skipped), held those held back (Report Held), a directory's with a
+	// trailing slash.
+	unsyncable map[string]bool
+	held       map[string]bool
+	// restore is set while a pull writes again the files gone from an
+	// emptied team directory.
+	restore bool
 }
 
 // run takes the locks, loads the state, opens the team directory, runs op
@@ -177,10 +191,17 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	defer td.close()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
-	err = op(s)
+	err = s.prepareDir()
+	if err == nil {
+		err = op(s)
+	}
 	e.scrubState(st)
-	if serr := e.state.save(st); serr != nil && err == nil {
-		err = serr
+	if serr := e.state.save(st); serr != nil {
+		// The state on disk still has the old checksum: keep it, so that
+		// the change wait sees the repo as not yet pulled.
+		e.showReport(&rep)
+		rep.sort()
+		return rep, e.shownErr(cmp.Or(err, serr))
 	}
 	e.setChecksum(st.LastKnownChecksum)
 	rep.Checksum = st.LastKnownChecksum
@@ -189,14 +210,18 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	return rep, e.shownErr(err)
 }
 
-// openDir opens the team directory. A missing one is created on a first
-// sync, but when files were synced before it is a mass deletion.
+// openDir opens the team directory, creating it on a first sync. A repo
+// that synced files from it before gets a *DirMissingError instead: the
+// directory may be on its way back (moved aside, a checkout switching), and
+// nothing should happen to the server or the disk meanwhile.
 func (e *Engine) openDir(st *State) (*teamDir, error) {
-	_, err := os.Stat(e.cfg.Dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if len(st.Base) > 0 && !e.cfg.AllowMassDelete {
-			return nil, &MassDeletionError{Repo: e.cfg.Repo, Dir: e.cfg.Dir, Missing: len(st.Base), Known: len(st.Base), DirMissing: true}
-		}
+	fi, err := os.Stat(e.cfg.Dir)
+	switch {
+	case err == nil && !fi.IsDir() && len(st.Base) > 0:
+		return nil, &DirMissingError{Dir: e.cfg.Dir, Synced: len(st.Base), NotDir: true}
+	case errors.Is(err, fs.ErrNotExist) && len(st.Base) > 0:
+		return nil, &DirMissingError{Dir: e.cfg.Dir, Synced: len(st.Base)}
+	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(e.cfg.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create team directory: %w", err)
 		}

@@ -198,8 +198,9 @@ func TestMassDeletionRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = a.eng.Sync(context.Background())
-	if !errors.As(err, &me) || !me.DirMissing {
-		t.Fatalf("Sync with the team dir gone = %v, want MassDeletionError", err)
+	var dm *DirMissingError
+	if !errors.As(err, &dm) || dm.Synced != 4 {
+		t.Fatalf("Sync with the team dir gone = %v, want DirMissingError with 4 files synced", err)
 	}
 	if got := serverEntries(t, srv); len(got) != 4 {
 		t.Errorf("server holds %d entries, want 4", len(got))
@@ -248,6 +249,23 @@ func keysOf(m map[string]string) []string {
 	return out
 }
 
+func TestDirMissingErrorSaysWhatToDo(t *testing.T) {
+	tests := []struct {
+		err  DirMissingError
+		want string
+	}{
+		{DirMissingError{Dir: "/home/u/team", Synced: 3},
+			"team directory /home/u/team is missing, but 3 files were synced from it: nothing is synced or deleted on the server until it exists again (recreate it and the notes are restored from the server)"},
+		{DirMissingError{Dir: "/home/u/team", Synced: 1, NotDir: true},
+			"team directory /home/u/team is not a directory, but 1 file was synced from it: nothing is synced or deleted on the server until it exists again (recreate it and the notes are restored from the server)"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %s, want %s", got, tt.want)
+		}
+	}
+}
+
 func TestMassDeletionErrorNamesTheSyncCommand(t *testing.T) {
 	tests := []struct {
 		err  MassDeletionError
@@ -255,8 +273,8 @@ func TestMassDeletionErrorNamesTheSyncCommand(t *testing.T) {
 	}{
 		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/team", Missing: 3, Known: 4},
 			"3 of 4 synced files are gone from /home/u/team; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir /home/u/team --repo acme/app)"},
-		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/it's team", Known: 2, DirMissing: true},
-			"team directory /home/u/it's team is missing but 2 files were synced from it; refusing to delete them on the server (restore the directory, or to delete them there too, run: teammemd sync --allow-mass-delete --dir '/home/u/it'\\''s team' --repo acme/app)"},
+		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/it's team", Missing: 2, Known: 2},
+			"2 of 2 synced files are gone from /home/u/it's team; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir '/home/u/it'\\''s team' --repo acme/app)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

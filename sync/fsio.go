@@ -9,10 +9,13 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
 // tempPrefix starts the name of every temporary file the engine creates in
@@ -24,6 +27,13 @@ const tempPrefix = ".teammemd-"
 // parent of the target is not a directory.
 var errNotRegular = errors.New("target exists and is not a regular file")
 
+// blockedError names the local path that keeps a key from being written;
+// it is an errNotRegular.
+type blockedError struct{ path, why string }
+
+func (e *blockedError) Error() string        { return e.path + " " + e.why }
+func (e *blockedError) Is(target error) bool { return target == errNotRegular }
+
 // teamDir is the team directory, reached only through an os.Root so that no
 // symlink inside it can lead a write outside it.
 type teamDir struct {
@@ -32,38 +42,17 @@ type teamDir struct {
 	caseInsensitive bool
 }
 
-// openTeamDir opens the team directory, which must exist, and detects once
-// whether its file system ignores case.
+// openTeamDir opens the team directory, which must exist. Whether its
+// file system ignores case is learned once per engine (prepareDir).
 func openTeamDir(dir string) (*teamDir, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open team directory: %w", err)
 	}
-	t := &teamDir{path: dir, root: root}
-	ci, err := t.detectCaseInsensitive()
-	if err != nil {
-		root.Close()
-		return nil, err
-	}
-	t.caseInsensitive = ci
-	return t, nil
+	return &teamDir{path: dir, root: root}, nil
 }
 
 func (t *teamDir) close() error { return t.root.Close() }
-
-// detectCaseInsensitive creates a lower-case probe file and looks it up in
-// upper case.
-func (t *teamDir) detectCaseInsensitive() (bool, error) {
-	name := tempPrefix + "case-" + randomHex() + ".probe"
-	f, err := t.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return false, fmt.Errorf("probe team directory case sensitivity: %w", err)
-	}
-	f.Close()
-	defer t.root.Remove(name)
-	_, err = t.root.Lstat(strings.ToUpper(name))
-	return err == nil, nil
-}
 
 // foldKey is the name a case-insensitive (and normalisation-insensitive)
 // file system sees for key.
@@ -90,44 +79,15 @@ func (t *teamDir) openDir(key string) (*os.Root, error) {
 	return d, nil
 }
 
-// replaceIn replaces key's file, in dir (its directory, from openDir), with
-// data atomically: temp file, fsync, rename. A target that is a symlink or
-// not a regular file is an error and is left alone. The caller must sync
-// the directory (syncDirs) before it relies on the new name surviving a
-// crash, so many writes into one directory share one directory fsync.
-func replaceIn(dir *os.Root, key string, data []byte) error {
-	name := path.Base(key)
-	if fi, err := dir.Lstat(name); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", key, errNotRegular, fi.Mode().Type())
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("stat %s: %w", key, err)
-	}
-	if err := renameInto(dir, name, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
-	}
-	return nil
-}
-
 // renameInto writes data to a new temp file in dir, fsyncs it and renames
 // it to name, so name holds either its old content or all of data. The
 // caller syncs dir when the new name must survive a crash.
 func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode) error {
-	tmp := tempPrefix + randomHex() + ".tmp"
-	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tmp, err := createTemp(dir, data, perm, nil)
 	if err != nil {
-		return fmt.Errorf("create temp file: %w", err)
+		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = dir.Rename(tmp, name)
-	}
-	if err != nil {
+	if err := dir.Rename(tmp, name); err != nil {
 		dir.Remove(tmp)
 		return err
 	}
@@ -167,28 +127,36 @@ func (t *teamDir) checkParents(key string) error {
 		if err != nil {
 			return fmt.Errorf("stat %s: %w", p, err)
 		}
-		if !fi.IsDir() {
-			return fmt.Errorf("%s: parent %s: %w (%s)", key, p, errNotRegular, fi.Mode().Type())
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return &blockedError{path: p, why: "is a symlink, which the engine never writes through"}
+		case !fi.IsDir():
+			return &blockedError{path: p, why: "is a file here, not a directory"}
 		}
 	}
 	return nil
 }
 
-// remove deletes key's file if it is a regular file.
-func (t *teamDir) remove(key string) error {
-	if err := t.checkRegular(key); err != nil {
-		return err
+// openParent opens the existing directory that holds key, refusing one
+// reached through a symlink or a file.
+func (t *teamDir) openParent(key string) (*os.Root, error) {
+	if err := t.checkParents(key); err != nil {
+		return nil, err
 	}
-	if err := t.root.Remove(key); err != nil {
-		return fmt.Errorf("delete %s: %w", key, err)
+	d, err := t.root.OpenRoot(path.Dir(key))
+	if err != nil {
+		return nil, fmt.Errorf("open directory for %s: %w", key, err)
 	}
-	return t.syncDir(path.Dir(key))
+	return d, nil
 }
 
 // read returns the content of key's file, which must be a regular file.
 func (t *teamDir) read(key string) ([]byte, error) {
 	if err := t.checkRegular(key); err != nil {
 		return nil, err
+	}
+	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	data, err := t.root.ReadFile(key)
 	if err != nil {
@@ -211,12 +179,7 @@ func (t *teamDir) checkRegular(key string) error {
 }
 
 func (t *teamDir) syncDir(dir string) error {
-	d, err := t.root.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+	if err := syncRootDir(t.root, dir); err != nil {
 		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
 // MaxFileBytes is the largest file that syncs (the server's entry cap).
@@ -22,18 +24,28 @@ const racyWindow = 2 * time.Second
 // scanWorkers bounds how many files scanLocal stats and hashes at once.
 const scanWorkers = 8
 
+// localScan is what scanLocal found: the files that sync, with their index
+// entries, those that cannot, and those held back because they cannot be
+// read.
+type localScan struct {
+	files   map[string]IndexEntry
+	skipped []Skipped
+	held    []Held
+}
+
 // scanLocal lists the syncable files of the team directory with their
 // hashes, reusing idx for files whose size, mtime and inode are unchanged.
-// Files that look syncable but cannot sync are returned as skipped. The
-// walk is sequential; the files found are hashed concurrently.
-func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (map[string]IndexEntry, []Skipped, error) {
-	found, skipped, err := t.walkLocal()
+// Files that look syncable but cannot sync are returned as skipped, those
+// (and directories) that cannot be read as held. The walk is sequential;
+// the files found are hashed concurrently.
+func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (localScan, error) {
+	found, sc, err := t.walkLocal()
 	if err != nil {
-		return nil, nil, err
+		return localScan{}, err
 	}
 	type indexed struct {
-		e      IndexEntry
-		reason string
+		e            IndexEntry
+		reason, held string
 	}
 	out := make([]indexed, len(found))
 	var g errgroup.Group
@@ -41,22 +53,123 @@ func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (map[strin
 	for i, f := range found {
 		g.Go(func() error {
 			e, reason, err := t.indexFile(f.key, f.d, idx[f.key], now)
-			out[i] = indexed{e, reason}
+			if errors.Is(err, fs.ErrPermission) {
+				out[i] = indexed{held: unreadableFile}
+				return nil
+			}
+			out[i] = indexed{e: e, reason: reason}
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, fmt.Errorf("scan team directory: %w", err)
+		return localScan{}, fmt.Errorf("scan team directory: %w", err)
 	}
-	files := make(map[string]IndexEntry, len(found))
+	sc.files = make(map[string]IndexEntry, len(found))
 	for i, f := range found {
-		if out[i].reason != "" {
-			skipped = append(skipped, Skipped{Key: f.key, Reason: out[i].reason})
-			continue
+		switch {
+		case out[i].held != "":
+			sc.held = append(sc.held, Held{Key: f.key, Reason: out[i].held})
+		case out[i].reason != "":
+			sc.skipped = append(sc.skipped, Skipped{Key: f.key, Reason: out[i].reason})
+		default:
+			sc.files[f.key] = out[i].e
 		}
-		files[f.key] = out[i].e
 	}
-	return files, skipped, nil
+	return sc, nil
+}
+
+// The reasons a file or directory is held back for.
+const (
+	unreadableFile = "cannot be read (permission denied); it syncs once it is readable"
+	unreadableDir  = "directory cannot be read (permission denied); its files sync once it is readable"
+)
+
+// scan lists the team directory's syncable files, caching their hashes in
+// the state and noting in the session which files cannot sync and which
+// are held back. It returns the files and those that cannot sync.
+func (s *session) scan() (map[string]IndexEntry, []Skipped, error) {
+	sc, err := s.td.scanLocal(s.st.Index, s.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	s.st.Index = sc.files
+	s.unsyncable = make(map[string]bool, len(sc.skipped))
+	for _, sk := range sc.skipped {
+		s.unsyncable[sk.Key] = true
+	}
+	for _, h := range sc.held {
+		s.hold(h.Key, h.Reason)
+	}
+	return sc.files, sc.skipped, nil
+}
+
+// hold holds key back for reason, once per session.
+func (s *session) hold(key, reason string) {
+	if s.held == nil {
+		s.held = map[string]bool{}
+	}
+	if s.held[key] {
+		return
+	}
+	s.held[key] = true
+	s.rep.Held = append(s.rep.Held, Held{Key: key, Reason: reason})
+	s.log.Warn("file held back", "key", key, "reason", reason)
+}
+
+// holdUnreadable holds key back when err says it cannot be read, and
+// reports whether it did.
+func (s *session) holdUnreadable(key string, err error) bool {
+	if !errors.Is(err, fs.ErrPermission) {
+		return false
+	}
+	s.hold(key, unreadableFile)
+	return true
+}
+
+// isHeld reports whether key, or a directory above it, is held back: what
+// it holds is unknown, so it is neither sent, deleted nor overwritten.
+func (s *session) isHeld(key string) bool {
+	if len(s.held) == 0 {
+		return false
+	}
+	if s.held[key] {
+		return true
+	}
+	for i := range len(key) {
+		if key[i] == '/' && s.held[key[:i+1]] {
+			return true
+		}
+	}
+	return false
+}
+
+// emptied reports whether none of the files synced before is left in the
+// team directory: it was emptied, or removed and created again. That is
+// never taken for their deletion (unless AllowMassDelete): the pull writes
+// them again from the server.
+func (s *session) emptied() bool {
+	if len(s.st.Base) == 0 || s.cfg.AllowMassDelete {
+		return false
+	}
+	for k := range s.st.Base {
+		if _, err := s.td.root.Lstat(k); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return true
+}
+
+// readable returns the error opening key's file for reading gets, nil when
+// it opens.
+func (t *teamDir) readable(key string) error {
+	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+		return err
+	}
+	f, err := t.root.Open(key)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // localFile is a candidate file found by walkLocal.
@@ -66,13 +179,21 @@ type localFile struct {
 }
 
 // walkLocal lists the files that look syncable (not hidden, .md or .txt),
-// and skips those that cannot sync before they are read.
-func (t *teamDir) walkLocal() ([]localFile, []Skipped, error) {
+// skips those that cannot sync before they are read, and holds back the
+// directories below the root that cannot be read.
+func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 	var found []localFile
-	var skipped []Skipped
+	var sc localScan
 	err := fs.WalkDir(t.root.FS(), ".", func(key string, d fs.DirEntry, err error) error {
+		if err == nil && key != "." && d.IsDir() {
+			err = fault.Read(filepath.Join(t.path, filepath.FromSlash(key)))
+		}
 		if err != nil {
-			return err
+			if key == "." || !errors.Is(err, fs.ErrPermission) {
+				return err
+			}
+			sc.held = append(sc.held, Held{Key: key + "/", Reason: unreadableDir})
+			return fs.SkipDir
 		}
 		if key == "." {
 			return nil
@@ -88,16 +209,16 @@ func (t *teamDir) walkLocal() ([]localFile, []Skipped, error) {
 			return nil
 		}
 		if reason := localProblem(key, d); reason != "" {
-			skipped = append(skipped, Skipped{Key: key, Reason: reason})
+			sc.skipped = append(sc.skipped, Skipped{Key: key, Reason: reason})
 			return nil
 		}
 		found = append(found, localFile{key: key, d: d})
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan team directory: %w", err)
+		return nil, localScan{}, fmt.Errorf("scan team directory: %w", err)
 	}
-	return found, skipped, nil
+	return found, sc, nil
 }
 
 // localProblem says why a candidate file cannot sync before it is read.

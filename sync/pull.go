@@ -4,17 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
 	"net/http"
 	"runtime"
-	"sort"
+	"slices"
 
 	"github.com/teammemd/teammemd/server/api"
 )
 
 // pull fetches the repo and applies it: server wins per key, nothing lost.
+// It fetches the whole repo, whatever changed since, when the team
+// directory was emptied (its files are written again) or the last pull
+// left a change unapplied (a file it could not read, a directory in the
+// way).
 func (s *session) pull(ctx context.Context) error {
-	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, s.st.LastKnownChecksum)
+	since := s.st.LastKnownChecksum
+	s.restore = s.emptied()
+	if s.restore || s.st.PullAgain {
+		since = "" // restoring, or a change was left unapplied: fetch it all again
+	}
+	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, since)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		s.forgetServer()
@@ -31,19 +40,19 @@ func (s *session) pull(ctx context.Context) error {
 	return s.applyFull(resp)
 }
 
-// applyFull reconciles the team directory with a full pull.
+// applyFull reconciles the team directory with a full pull: deletions
+// first, so they free the paths live keys need, then the writes.
 func (s *session) applyFull(resp api.FullResponse) error {
-	local, _, err := s.td.scanLocal(s.st.Index, s.now())
+	local, _, err := s.scan()
 	if err != nil {
 		return err
 	}
-	s.st.Index = local
+	s.st.PullAgain = false
 	entries := resp.Content.Entries
-	keys := make([]string, 0, len(entries))
-	for k := range entries {
-		keys = append(keys, k)
+	if err := s.applyTombstones(resp.Content.DeletedEntries, entries, local); err != nil {
+		return err
 	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(entries))
 	claimed := map[string]string{}
 	if s.td.caseInsensitive {
 		for k := range local {
@@ -61,6 +70,9 @@ func (s *session) applyFull(resp api.FullResponse) error {
 			continue
 		}
 		sums[k] = api.EntryChecksum(entries[k])
+		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
+			continue
+		}
 		w, ok, err := s.planEntry(k, entries[k], local, claimed)
 		if err != nil {
 			return err
@@ -72,24 +84,24 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	if err := s.writeEntries(writes); err != nil {
 		return err
 	}
-	for k := range resp.Content.DeletedEntries {
-		if _, live := entries[k]; live || api.ValidateKey(k, api.Limits{}) != nil {
-			continue
-		}
-		if err := s.applyTombstone(k, local); err != nil {
-			return err
-		}
-	}
 	s.st.ServerChecksums = sums
 	s.st.Tombstones = resp.Content.DeletedEntries
 	s.st.LastKnownChecksum = resp.Checksum
+	if len(s.held) > 0 {
+		s.st.PullAgain = true // what the held files hold is judged once they can be read
+	}
 	return nil
 }
 
-// planEntry decides what one server entry needs: nothing (identical, or a
-// local edit the push sends), a skip, or a write, which it returns.
+// planEntry decides what one server entry needs: nothing (identical, a
+// local edit the push sends, or a file held back), a skip, or a write,
+// which it returns. A file deleted locally is written again while the pull
+// restores an emptied team directory.
 func (s *session) planEntry(k, value string, local map[string]IndexEntry, claimed map[string]string) (entryWrite, bool, error) {
 	remote := api.EntryChecksum(value)
+	if s.isHeld(k) {
+		return entryWrite{}, false, nil // what it holds is unknown: never overwritten
+	}
 	le, present := local[k]
 	if present && le.Hash == remote {
 		s.st.Base[k] = remote
@@ -101,7 +113,7 @@ func (s *session) planEntry(k, value string, local map[string]IndexEntry, claime
 	}
 	base := s.st.Base[k]
 	if !present {
-		if base != "" && base == remote {
+		if base != "" && base == remote && !s.restore {
 			return entryWrite{}, false, nil // deleted locally; the push deletes it on the server
 		}
 		if _, err := s.td.root.Lstat(k); err == nil {
@@ -111,6 +123,9 @@ func (s *session) planEntry(k, value string, local map[string]IndexEntry, claime
 	}
 	if present && remote == base {
 		return entryWrite{}, false, nil // edited locally only; the push sends it
+	}
+	if present && s.holdUnreadable(k, s.td.readable(k)) {
+		return entryWrite{}, false, nil
 	}
 	return entryWrite{key: k, value: value, sum: remote, base: base, present: present}, true, nil
 }
@@ -133,56 +148,6 @@ func writeProblem(k string, claimed map[string]string, caseInsensitive bool) str
 		claimed[f] = k
 	}
 	return ""
-}
-
-// keepLocalIfEdited saves the local file as a conflict copy when it holds
-// an edit never pushed (its content differs from the last agreed version),
-// reading it afresh so an edit made since the scan is kept too. It returns
-// the copy, if one was made, for the caller to record.
-func (s *session) keepLocalIfEdited(k, base string) (*Conflict, error) {
-	data, err := s.td.read(k)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if api.EntryChecksum(string(data)) == base {
-		return nil, nil
-	}
-	c, err := s.saveConflict(k, "local", data)
-	if err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
-// applyTombstone deletes a local file a teammate deleted, only while it
-// still holds the last version both sides agreed on.
-func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
-	le, present := local[k]
-	base := s.st.Base[k]
-	if !present {
-		delete(s.st.Base, k)
-		return nil
-	}
-	if base == "" || le.Hash != base {
-		return nil // edited locally, or never agreed: keep it, the push restores it
-	}
-	data, err := s.td.read(k)
-	if err != nil {
-		return err
-	}
-	if api.EntryChecksum(string(data)) != base {
-		return nil
-	}
-	if err := s.td.remove(k); err != nil {
-		return err
-	}
-	delete(s.st.Base, k)
-	delete(s.st.Index, k)
-	s.rep.Deleted = append(s.rep.Deleted, k)
-	return nil
 }
 
 // forgetServer records that the server has never had this repo. A repo never

@@ -2,6 +2,7 @@ package memsync
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path"
 
@@ -23,9 +24,9 @@ type entryWrite struct {
 
 // writeOutcome is what writing one entry did.
 type writeOutcome struct {
-	conflict *Conflict // the local edit kept before the write
-	skipped  bool      // the target is not a regular file: left alone
-	err      error
+	conflicts []Conflict // local edits kept: the one seen first, a save made since
+	skip      string     // why the target was left alone, or ""
+	err       error
 }
 
 // writeEntries writes the pulled entries concurrently, then fsyncs each
@@ -52,7 +53,7 @@ func (s *session) writeEntries(writes []entryWrite) error {
 	g.Wait()
 	written := map[string]bool{}
 	for i, w := range writes {
-		if out[i].err == nil && !out[i].skipped {
+		if out[i].err == nil && out[i].skip == "" {
 			written[path.Dir(w.key)] = true
 		}
 	}
@@ -83,21 +84,70 @@ func (s *session) openDirs(writes []entryWrite) map[string]openedDir {
 	return out
 }
 
-// writeEntry keeps an unpushed local edit as a conflict copy, then replaces
-// the file. It touches no shared state, so entries are written at once.
+// writeEntry keeps an unpushed local edit as a conflict copy, then swaps
+// the pulled content in and judges the file it displaced, so a save made
+// after the first look is kept too. A failed copy stops before the swap:
+// the local file stays as it is. It touches no shared state, so entries
+// are written at once.
 func (s *session) writeEntry(w entryWrite, dir openedDir) writeOutcome {
-	var o writeOutcome
-	o.err = dir.err
+	o := writeOutcome{err: dir.err}
+	known := []string{w.base, w.sum}
 	if o.err == nil && w.present {
-		o.conflict, o.err = s.keepLocalIfEdited(w.key, w.base)
+		var c *Conflict
+		var sum string
+		c, sum, o.err = s.keepLocalIfEdited(w.key, w.base)
+		if c != nil {
+			o.conflicts = append(o.conflicts, *c)
+			known = append(known, sum)
+		}
 	}
+	if o.err == nil && testHookBeforeReplace != nil {
+		testHookBeforeReplace(w.key)
+	}
+	var aside string
 	if o.err == nil {
-		o.err = replaceIn(dir.root, w.key, []byte(w.value))
+		if aside, o.err = swapIn(dir.root, path.Base(w.key), []byte(w.value)); o.err != nil {
+			o.err = fmt.Errorf("write %s: %w", w.key, o.err)
+		}
+	}
+	if o.err == nil && aside != "" {
+		var c *Conflict
+		c, o.err = s.settleSwappedOut(dir.root, w.key, aside, known)
+		if c != nil {
+			o.conflicts = append(o.conflicts, *c)
+		}
 	}
 	if errors.Is(o.err, errNotRegular) {
-		o.err, o.skipped = nil, true
+		o.skip, o.err = s.blockedReason(o.err), nil
 	}
 	return o
+}
+
+// blockedReason says, for a skip, what local path kept a key from being
+// written.
+func (s *session) blockedReason(err error) string {
+	var be *blockedError
+	if errors.As(err, &be) {
+		return "local " + s.Show(be.path) + " " + be.why
+	}
+	return "local path is a symlink or not a regular file"
+}
+
+// settleSwappedOut judges the file swapIn moved aside from key. Should a
+// symlink or directory have taken the file's place just before the
+// exchange, it is swapped back and left alone.
+func (s *session) settleSwappedOut(dir *os.Root, key, aside string, known []string) (*Conflict, error) {
+	fi, err := dir.Lstat(aside)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		if err := exchange(dir, aside, path.Base(key)); err != nil {
+			return nil, err
+		}
+		return nil, errors.Join(errNotRegular, dir.Remove(aside))
+	}
+	return s.settleAside(dir, key, aside, known)
 }
 
 // recordWrites notes the conflict copies, the skips and, when the
@@ -106,16 +156,16 @@ func (s *session) recordWrites(writes []entryWrite, out []writeOutcome, syncErr 
 	var first error
 	for i, w := range writes {
 		o := out[i]
-		if o.conflict != nil {
-			s.recordConflict(*o.conflict)
+		for _, c := range o.conflicts {
+			s.recordConflict(c)
 		}
 		switch {
 		case o.err != nil:
 			if first == nil {
 				first = o.err
 			}
-		case o.skipped:
-			s.rep.skip(w.key, "local path is a symlink or not a regular file")
+		case o.skip != "":
+			s.rep.skip(w.key, o.skip)
 		case syncErr == nil:
 			s.st.Base[w.key] = w.sum
 			s.rep.Pulled = append(s.rep.Pulled, w.key)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -15,58 +16,57 @@ import (
 const maxPushRounds = 3
 
 // push sends the local delta in batches, recovering from 412 and learning
-// the server's entry cap from 413.
+// the server's entry cap from 413. Deletions held back by the mass deletion
+// guard do not hold back the rest: it is sent, and the push returns the
+// *MassDeletionError after.
 func (s *session) push(ctx context.Context) error {
-	if s.st.LastKnownChecksum == "" {
+	if s.st.LastKnownChecksum == "" || s.emptied() {
 		// Never pulled: learn the server's state first, so the push has an
-		// If-Match and nothing the server holds goes unseen.
+		// If-Match and nothing the server holds goes unseen. Or no synced
+		// file is left: the pull writes them again.
 		if err := s.pull(ctx); err != nil {
 			return err
 		}
 	}
-	local, skipped, err := s.td.scanLocal(s.st.Index, s.now())
+	local, skipped, err := s.scan()
 	if err != nil {
 		return err
 	}
-	s.st.Index = local
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
-	unsyncable := make(map[string]bool, len(skipped))
-	for _, sk := range skipped {
-		unsyncable[sk.Key] = true
-	}
 	for round := 1; ; round++ {
-		deletes := s.holdSecretDeletes(s.localDeletes(local, unsyncable))
-		if err := s.checkMassDeletion(local, deletes); err != nil {
-			return err
-		}
+		deletes, held := s.deletions(local)
+		deletes = s.holdSecretDeletes(deletes)
 		uploads, err := s.plan(ctx, local, deletes)
 		if err != nil {
 			return err
 		}
 		if len(uploads) == 0 && len(deletes) == 0 {
-			return nil
+			return held
 		}
 		s.log.Debug("push planned", "uploads", len(uploads), "deletes", len(deletes))
 		err = s.send(ctx, uploads, deletes)
-		if err == nil || round == maxPushRounds {
+		if err == nil {
+			return held
+		}
+		if round == maxPushRounds {
 			return err
 		}
 		if err := s.recover(ctx, err); err != nil {
 			return err
 		}
-		if local, _, err = s.td.scanLocal(s.st.Index, s.now()); err != nil {
+		if local, _, err = s.scan(); err != nil {
 			return err
 		}
-		s.st.Index = local
 	}
 }
 
 // localDeletes lists keys deleted locally since the last sync that the
-// server still holds at the agreed version.
-func (s *session) localDeletes(local map[string]IndexEntry, unsyncable map[string]bool) []string {
+// server still holds at the agreed version. A file that cannot sync or is
+// held back is not deleted.
+func (s *session) localDeletes(local map[string]IndexEntry) []string {
 	var out []string
 	for k, base := range s.st.Base {
-		if _, ok := local[k]; ok || unsyncable[k] {
+		if _, ok := local[k]; ok || s.unsyncable[k] || s.isHeld(k) {
 			continue
 		}
 		if s.st.ServerChecksums[k] == base {
@@ -77,14 +77,36 @@ func (s *session) localDeletes(local map[string]IndexEntry, unsyncable map[strin
 	return out
 }
 
-func (s *session) checkMassDeletion(local map[string]IndexEntry, deletes []string) error {
-	if len(deletes) == 0 || s.cfg.AllowMassDelete {
-		return nil
+// deletions returns the local deletions to send. When more than half the
+// synced files are gone at once, or no syncable file is left, none is,
+// unless AllowMassDelete: they are held back (Report.HeldDeletions) and the
+// returned *MassDeletionError says so; the caller sends the rest. Deletions
+// once held back stay held back.
+func (s *session) deletions(local map[string]IndexEntry) ([]string, error) {
+	deletes := s.localDeletes(local)
+	s.rep.HeldDeletions = nil
+	if s.cfg.AllowMassDelete || len(deletes) == 0 {
+		s.st.HeldDeletions = nil
+		return deletes, nil
 	}
+	var send, held []string
 	if len(local) == 0 || 2*len(deletes) > len(s.st.Base) {
-		return &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(deletes), Known: len(s.st.Base)}
+		held = deletes
+	} else {
+		for _, k := range deletes {
+			if slices.Contains(s.st.HeldDeletions, k) {
+				held = append(held, k)
+			} else {
+				send = append(send, k)
+			}
+		}
 	}
-	return nil
+	s.st.HeldDeletions = held
+	if len(held) == 0 {
+		return send, nil
+	}
+	s.rep.HeldDeletions = held
+	return send, &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(held), Known: len(s.st.Base)}
 }
 
 // fitCap drops new keys that would take the repo over the server's learned

@@ -2,7 +2,9 @@ package memsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -63,10 +65,11 @@ func (s *session) changed(k string, le IndexEntry) bool {
 
 // checkedFile is one changed file, read and scanned.
 type checkedFile struct {
-	data     []byte
-	text     bool // valid UTF-8
-	named    bool // the name holds a secret
-	findings []scan.Finding
+	data       []byte
+	text       bool // valid UTF-8
+	named      bool // the name holds a secret
+	findings   []scan.Finding
+	unreadable error // why it cannot be read, when it cannot
 }
 
 // checkFiles reads and scans keys on a pool as wide as the CPUs. It touches
@@ -92,6 +95,9 @@ func (s *session) checkFiles(ctx context.Context, keys []string) ([]checkedFile,
 // content for secrets.
 func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) {
 	data, err := s.td.read(k)
+	if errors.Is(err, fs.ErrPermission) {
+		return checkedFile{unreadable: err}, nil
+	}
 	if err != nil {
 		return checkedFile{}, err
 	}
@@ -115,8 +121,12 @@ func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) 
 }
 
 // verdict turns one checked file into an upload, or reports why not: not
-// text, or a secret found (rule ids and line, never the secret).
+// readable, not text, or a secret found (rule ids and line, never the
+// secret).
 func (s *session) verdict(k string, c checkedFile) (upload, bool) {
+	if s.holdUnreadable(k, c.unreadable) {
+		return upload{}, false
+	}
 	if !c.text {
 		s.skipOnce(k, "not valid UTF-8 text")
 		return upload{}, false

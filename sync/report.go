@@ -26,6 +26,14 @@ type Report struct {
 	// Blocked lists files, and deletions, the secret scanner kept from the
 	// server.
 	Blocked []Blocked
+	// Held lists files held back for a reason other than a secret: a file
+	// that cannot be read is neither sent, nor counted as deleted, nor
+	// overwritten by a pull, since what it holds is unknown.
+	Held []Held
+	// HeldDeletions lists files deleted locally whose deletion was not sent
+	// to the server because more than half the synced files vanished at
+	// once (see MassDeletionError).
+	HeldDeletions []string
 	// Conflicts lists the conflict copies kept by this run.
 	Conflicts []Conflict
 	// Skipped lists keys that did not sync, with the reason.
@@ -52,6 +60,12 @@ type Blocked struct {
 	Deletion bool
 }
 
+// Held is a file held back, and why, with what makes it sync.
+type Held struct {
+	Key    string
+	Reason string
+}
+
 // Conflict is one losing version kept outside the team directory.
 type Conflict struct {
 	Key string `json:"key"`
@@ -74,7 +88,9 @@ func (r *Report) sort() {
 	slices.Sort(r.Pushed)
 	slices.Sort(r.Deleted)
 	slices.Sort(r.SoftDeleted)
+	slices.Sort(r.HeldDeletions)
 	slices.SortFunc(r.Blocked, func(a, b Blocked) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(r.Held, func(a, b Held) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
 }
@@ -83,24 +99,43 @@ func (r *Report) skip(key, reason string) {
 	r.Skipped = append(r.Skipped, Skipped{Key: key, Reason: reason})
 }
 
-// MassDeletionError is returned instead of propagating a mass deletion: the
-// team directory missing or emptied, or more than half the known files gone
-// at once. Nothing was deleted on the server.
+// MassDeletionError is returned when more than half the synced files are
+// gone from the team directory at once: their deletion was not sent to the
+// server (Report.HeldDeletions lists them), every other change was.
 type MassDeletionError struct {
-	Repo       string
-	Dir        string
-	Missing    int
-	Known      int
-	DirMissing bool
+	Repo    string
+	Dir     string
+	Missing int
+	Known   int
 }
 
 func (e *MassDeletionError) Error() string {
-	fix := fmt.Sprintf("to delete them there too, run: teammemd sync --allow-mass-delete --dir %s --repo %s",
-		shellQuote(e.Dir), shellQuote(e.Repo))
-	if e.DirMissing {
-		return fmt.Sprintf("team directory %s is missing but %d files were synced from it; refusing to delete them on the server (restore the directory, or %s)", e.Dir, e.Known, fix)
+	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir %s --repo %s)",
+		e.Missing, e.Known, e.Dir, shellQuote(e.Dir), shellQuote(e.Repo))
+}
+
+// DirMissingError is returned when the team directory of a repo synced
+// before is missing or not a directory: the engine touched nothing, and
+// deletes nothing on the server. Once the directory exists again, even
+// empty, the next sync restores the server's notes into it.
+type DirMissingError struct {
+	Dir string
+	// Synced is how many files were synced from the directory.
+	Synced int
+	// NotDir is set when something other than a directory is in its place.
+	NotDir bool
+}
+
+func (e *DirMissingError) Error() string {
+	what, synced := "is missing", "files were"
+	if e.NotDir {
+		what = "is not a directory"
 	}
-	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or %s)", e.Missing, e.Known, e.Dir, fix)
+	if e.Synced == 1 {
+		synced = "file was"
+	}
+	return fmt.Sprintf("team directory %s %s, but %d %s synced from it: nothing is synced or deleted on the server until it exists again (recreate it and the notes are restored from the server)",
+		e.Dir, what, e.Synced, synced)
 }
 
 // shellQuote returns s as one POSIX shell word, quoted only when needed.

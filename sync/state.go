@@ -36,10 +36,19 @@ type State struct {
 	Tombstones map[string]int64 `json:"tombstones,omitempty"`
 	// Rejected maps key to a permanent refusal of that exact content.
 	Rejected map[string]Rejection `json:"rejected,omitempty"`
+	// HeldDeletions lists the local deletions the mass deletion guard held
+	// back. They stay held until sent with AllowMassDelete or the files are
+	// back, also once the files synced since make them half or fewer.
+	HeldDeletions []string `json:"heldDeletions,omitempty"`
 	// Conflicts lists the conflict copies kept so far.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// Index caches the hash of each local file by size, mtime and inode.
 	Index map[string]IndexEntry `json:"index"`
+	// PullAgain is set when a pull left a server change unapplied for a
+	// reason that may pass (a file it could not read, a directory of the
+	// user's in the way): the next pull fetches in full even if the repo
+	// has not changed.
+	PullAgain bool `json:"pullAgain,omitempty"`
 }
 
 // Rejection is a server's permanent (4xx) refusal of one key's content;
@@ -106,15 +115,7 @@ func decodeState(data []byte) (*State, error) {
 
 func validChecksum(s string) bool {
 	hex, ok := strings.CutPrefix(s, api.ChecksumPrefix)
-	if !ok || len(hex) != 64 {
-		return false
-	}
-	for i := 0; i < len(hex); i++ {
-		if c := hex[i]; !('0' <= c && c <= '9') && !('a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return ok && len(hex) == 64 && isHex(hex)
 }
 
 // stateStore reads and writes one repo's state file.

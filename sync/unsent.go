@@ -8,10 +8,12 @@ import (
 )
 
 // Unsent lists the keys a push would send or delete, judged from the saved
-// state and the team directory alone: it asks no server, scans for no
-// secrets and saves nothing, so it also answers while the server is away.
-// On a repo never synced it lists every syncable file; with no team
-// directory, nothing. A key whose name holds a secret is listed redacted.
+// state and the team directory alone (deletions the mass deletion guard
+// holds back are not listed): it asks no server, scans for no secrets and
+// writes nothing, so it also answers while the server is away or the disk
+// is full. On a repo never synced it lists every syncable file; with no
+// team directory, nothing. A key whose name holds a secret is listed
+// redacted.
 func (e *Engine) Unsent() ([]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -27,16 +29,12 @@ func (e *Engine) Unsent() ([]string, error) {
 		return nil, err
 	}
 	defer td.close()
-	local, skipped, err := td.scanLocal(st.Index, e.now())
+	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
+	local, _, err := s.scan()
 	if err != nil {
 		return nil, e.shownErr(err)
 	}
-	s := &session{Engine: e, st: st, td: td, rep: &Report{}}
-	unsyncable := make(map[string]bool, len(skipped))
-	for _, sk := range skipped {
-		unsyncable[sk.Key] = true
-	}
-	out := s.localDeletes(local, unsyncable)
+	out, _ := s.deletions(local)
 	for k, le := range local {
 		if s.changed(k, le) {
 			out = append(out, k)

@@ -2,7 +2,11 @@
 // debounced batches: recursive fsnotify watches that follow new and removed
 // subdirectories, editor and hidden files ignored, a trailing debounce with a
 // maximum wait, and periodic safety rescans, falling back to rescans alone
-// when the system runs out of notification watches.
+// when the system runs out of notification watches. The watched directory
+// itself may be missing, removed, moved away or replaced, by a symlink to
+// another directory for one: its parent is watched too, a missing directory
+// is polled for, and the tree is watched afresh, following the symlink,
+// whenever the directory changes.
 package watch
 
 import (
@@ -10,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -73,24 +76,29 @@ type Watcher struct {
 	opts    Options
 	log     *slog.Logger
 	batches chan Batch
+	recheck chan struct{}
 }
 
-// New returns a watcher for dir, which must be an existing directory. Call
-// Run to start watching.
+// New returns a watcher for dir. Call Run to start watching. The directory
+// need not exist yet: Run waits for it.
 func New(dir string, opts Options) (*Watcher, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("watch %s: not a directory", abs)
-	}
 	opts = opts.withDefaults()
-	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch)}, nil
+	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), recheck: make(chan struct{}, 1)}, nil
+}
+
+// Recheck asks the watcher to look at the watched directory itself again,
+// as when its user found it missing: a change that sent no notification
+// (the target of a symlink removed, say) is then noticed, and a missing
+// directory is polled for until it is back.
+func (w *Watcher) Recheck() {
+	select {
+	case w.recheck <- struct{}{}:
+	default:
+	}
 }
 
 // Batches delivers the debounced changes. It is never closed; stop reading
@@ -113,7 +121,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}()
 	defer func() { <-done }()
 
-	t := &tree{root: w.dir, log: w.log, dirs: map[string]bool{}, events: events}
+	t := &tree{root: w.dir, parent: filepath.Dir(w.dir), log: w.log, dirs: map[string]bool{}, events: events}
 	notifier, err := fsnotify.NewBufferedWatcher(1024)
 	if err != nil {
 		w.log.Warn("file notification unavailable, falling back to rescans",
@@ -122,17 +130,30 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}
 	t.notifier = notifier
 	defer notifier.Close()
-	if err := t.addTree(ctx, w.dir, false); err != nil && !t.exhausted {
+	if err := t.attach(ctx); err != nil && !t.exhausted {
 		return fmt.Errorf("watch %s: %w", w.dir, err)
 	}
 	return w.loop(ctx, t, notifier)
 }
 
-// loop forwards notifications until ctx is done, rescanning periodically.
+// loop forwards notifications until ctx is done, rescanning periodically
+// and, while the directory is missing, polling for it every debounce
+// interval.
 func (w *Watcher) loop(ctx context.Context, t *tree, n *fsnotify.Watcher) error {
 	ticker := time.NewTicker(w.rescanInterval(t))
 	defer ticker.Stop()
+	poll := time.NewTicker(w.opts.Debounce)
+	poll.Stop()
+	defer poll.Stop()
+	polling := false
 	for {
+		if t.missing != polling {
+			polling = t.missing
+			poll.Stop()
+			if polling {
+				poll.Reset(w.opts.Debounce)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -150,6 +171,10 @@ func (w *Watcher) loop(ctx context.Context, t *tree, n *fsnotify.Watcher) error 
 		case <-ticker.C:
 			t.rescan(ctx)
 			ticker.Reset(w.rescanInterval(t))
+		case <-w.recheck:
+			t.checkRoot(ctx)
+		case <-poll.C:
+			t.checkRoot(ctx)
 		}
 	}
 }

@@ -200,17 +200,6 @@ func TestWatcherPeriodicRescan(t *testing.T) {
 	}
 }
 
-func TestNewRejectsMissingDir(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f")
-	writeFile(t, file, "x")
-	for _, p := range []string{filepath.Join(dir, "missing"), file} {
-		if _, err := New(p, Options{}); err == nil {
-			t.Errorf("New(%q) error = nil, want an error", p)
-		}
-	}
-}
-
 func TestRelPath(t *testing.T) {
 	root := filepath.FromSlash("/r/team")
 	tests := []struct {

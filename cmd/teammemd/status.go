@@ -80,11 +80,14 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	}
 	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), live)
 	if r.State != "" {
-		fmt.Fprintf(b, "  state:      %s\n", p(r.State))
+		fmt.Fprintf(b, "  state:      %s%s\n", p(r.State), causeSuffix(stateHints[r.State]))
 	}
 	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
 	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
 	fmt.Fprintf(b, "  pending:    %s\n", listOrNone(r.Pending))
+	if r.Missing != "" {
+		fmt.Fprintf(b, "  directory missing: %s\n", p(r.Missing))
+	}
 	if r.Suppressed != "" {
 		fmt.Fprintf(b, "  pushes stopped: %s (edit the files, reload the config, or let the repo change on the server to retry)\n", p(r.Suppressed))
 	}
@@ -94,9 +97,26 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	for _, h := range heldBack(r.Blocked) {
 		fmt.Fprintf(b, "  held back:  %s (secret found: %s)\n", p(h.path), strings.Join(h.rules, ", "))
 	}
+	for _, h := range r.Held {
+		fmt.Fprintf(b, "  held back:  %s (%s)\n", p(h.Path), p(h.Reason))
+	}
+	if len(r.HeldDeletions) > 0 {
+		fmt.Fprintf(b, "  deletions held back: %s%s\n", p(strings.Join(r.HeldDeletions, ", ")), causeSuffix(r.MassDeletion))
+	}
 	for _, c := range r.Conflict {
 		fmt.Fprintf(b, "  conflict copy: %s\n", p(c))
 	}
+}
+
+// stateHints say what a state means for the user, for the states that
+// need more than their name.
+var stateHints = map[string]string{
+	daemon.StateMissing:  "the team directory is missing; syncing resumes once it exists again",
+	daemon.StateRetrying: "a pull, push or change wait failed and is retried; see next retry",
+	daemon.StateStopped:  "pushes are stopped; see pushes stopped",
+	daemon.StateFailed:   "the last pull or push failed; edit a file or reload the config to try again",
+	daemon.StatePending:  "changes wait to be pushed",
+	daemon.StateHeld:     "in sync but for what is held back; see held back",
 }
 
 // retryWhen says when a retry is due: "now" once it is.

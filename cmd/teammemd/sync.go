@@ -125,6 +125,12 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 	for _, b := range r.Blocked {
 		fmt.Fprintf(w, "blocked   %s: %s\n", p(b.Key), blockedWhy(b))
 	}
+	for _, h := range r.Held {
+		fmt.Fprintf(w, "held      %s: %s\n", h.Key, h.Reason)
+	}
+	for _, k := range r.HeldDeletions {
+		fmt.Fprintf(w, "held      %s: deleted here, not deleted on the server (see below)\n", k)
+	}
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict  %s: the %s version was kept at %s\n", p(c.Key), c.Source, p(c.Path))
 	}

@@ -185,3 +185,48 @@ func TestTokenPrecedence(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncHeldBackMassDeletion deletes three of four synced notes and adds
+// one: sync pushes the new note, holds the deletions back, says why and
+// exits non-zero; with --allow-mass-delete it deletes them.
+func TestSyncHeldBackMassDeletion(t *testing.T) {
+	srv := servertest.Start(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	note := func(name string) string { return filepath.Join(dir, name) }
+	for _, k := range []string{"a.md", "b.md", "c.md", "d.md"} {
+		if err := os.WriteFile(note(k), []byte(k+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	args := []string{"sync", "--dir", dir, "--repo", "acme/app", "--server", srv.URL, "--config", cfg}
+	if _, stderr, code := runCLI(t, args...); code != 0 {
+		t.Fatalf("first sync exit %d, stderr %q, want 0", code, stderr)
+	}
+	for _, k := range []string{"a.md", "b.md", "c.md"} {
+		if err := os.Remove(note(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(note("new.md"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, args...)
+	if code == 0 || !strings.Contains(stderr, "refusing to delete them on the server") || !strings.Contains(stderr, "teammemd sync --allow-mass-delete --dir "+dir) {
+		t.Errorf("sync after deleting 3 of 4: exit %d, stderr %q; want non-zero, saying why and how to delete them", code, stderr)
+	}
+	for _, want := range []string{"pushed    new.md", "held      a.md: deleted here, not deleted on the server"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("sync after deleting 3 of 4 printed %q, want %q", stdout, want)
+		}
+	}
+	stdout, stderr, code = runCLI(t, append(args, "--allow-mass-delete")...)
+	if code != 0 || !strings.Contains(stdout, "removed   a.md") {
+		t.Errorf("sync --allow-mass-delete: exit %d, stdout %q, stderr %q; want 0 and a.md removed", code, stdout, stderr)
+	}
+}

@@ -231,11 +231,10 @@ func (d *Daemon) stopStale(want map[string]Spec) {
 	}
 }
 
-// start opens a repo's parts and runs it in its own goroutine.
+// start opens a repo's parts and runs it in its own goroutine. The team
+// directory is not created here: the engine creates it on a first sync,
+// and one that synced before and is missing now waits for it to be back.
 func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create team directory: %w", err)
-	}
 	eng, waiter, err := d.opts.Open(ctx, s)
 	if err != nil {
 		return nil, err

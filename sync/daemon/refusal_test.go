@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,10 +15,9 @@ import (
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
-// TestRefusedDeletionLiftsWhenSyncedElsewhere checks that a refused mass
-// deletion, pushed by "teammemd sync --allow-mass-delete" in another
-// process, stops being reported as pending and suppressed without another
-// edit.
+// TestRefusedDeletionLiftsWhenSyncedElsewhere checks that a mass deletion
+// held back, then pushed by "teammemd sync --allow-mass-delete" in another
+// process, stops being reported as held back without another edit.
 func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
 	srv := servertest.Start(t)
 	dir, state := t.TempDir(), t.TempDir()
@@ -35,9 +35,10 @@ func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the deletion refused", func() bool {
+	eventually(t, "the deletions held back", func() bool {
 		r, _ := n.repoStatus(dir)
-		return strings.Contains(r.Suppressed, "teammemd sync --allow-mass-delete --dir "+dir+" --repo "+slug) && len(r.Pending) == 2
+		return r.State == StateHeld && strings.Contains(r.MassDeletion, "teammemd sync --allow-mass-delete --dir "+dir+" --repo "+slug) &&
+			slices.Equal(r.HeldDeletions, []string{"MEMORY.md", "b.md"}) && len(r.Pending) == 0 && r.Suppressed == ""
 	})
 
 	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
@@ -57,6 +58,6 @@ func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
 	}
 	eventually(t, "the refusal lifted", func() bool {
 		r, _ := n.repoStatus(dir)
-		return r.Suppressed == "" && len(r.Pending) == 0 && r.State == StateIdle
+		return r.MassDeletion == "" && len(r.HeldDeletions) == 0 && len(r.Pending) == 0 && r.State == StateIdle
 	})
 }

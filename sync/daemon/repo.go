@@ -73,9 +73,6 @@ type repo struct {
 	pullReq chan chan error // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
 	own     *ownWrites      // what pulls wrote; the worker's alone
-	// refusedAt is the engine's checksum when a mass deletion was refused,
-	// "" when none is; the worker's alone.
-	refusedAt string
 }
 
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
@@ -114,7 +111,7 @@ func (r *repo) poke() {
 // flush makes a last push so that no change waiting in the debounce is lost
 // at shutdown, bounded by the flush timeout.
 func (r *repo) flush(ctx context.Context) {
-	if r.status.snapshot().Suppressed != "" {
+	if st := r.status.snapshot(); st.Suppressed != "" || st.Missing != "" {
 		return
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.FlushTimeout)
@@ -126,57 +123,6 @@ func (r *repo) flush(ctx context.Context) {
 		return
 	}
 	r.log.Info("flushed pending changes", "pushed", len(rep.Pushed))
-}
-
-// work is the only goroutine that calls the engine.
-func (r *repo) work(ctx context.Context) error {
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	defer retry.Stop()
-	bo := backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}
-	waiting := false // a retry is scheduled
-	pushNow := func() {
-		retry.Stop()
-		waiting = false
-		if d, again := r.push(ctx, &bo); again {
-			retry.Reset(d)
-			waiting = true
-		}
-	}
-	r.noteUnsent()
-	if err := r.pull(ctx); err == nil {
-		pushNow()
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case b := <-r.watcher.Batches():
-			if r.own.only(b) {
-				r.log.Debug(msgOwnWrites, "paths", len(b.Paths))
-				continue
-			}
-			r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
-			r.noteChanges(b)
-			r.unsuppress()
-			if !waiting {
-				pushNow()
-			}
-		case reply := <-r.pullReq:
-			err := r.pull(ctx)
-			reply <- err
-			if err == nil && r.changedSinceRefusal() {
-				r.log.Info("repo changed since the refused deletion; pushing again")
-				r.unsuppress()
-				pushNow()
-			}
-		case <-r.kick:
-			r.unsuppress()
-			pushNow()
-		case <-retry.C:
-			pushNow()
-		}
-	}
 }
 
 // noteChanges records a batch's paths as pending.
@@ -217,77 +163,7 @@ func (r *repo) traced(ctx context.Context, source string) context.Context {
 }
 
 func (r *repo) unsuppress() {
-	r.refusedAt = ""
 	r.status.update(func(s *RepoStatus) { s.Suppressed = "" })
-}
-
-// changedSinceRefusal reports whether a mass deletion was refused and the
-// repo has changed since, as when another process synced it with the
-// deletion allowed: the refusal may no longer hold.
-func (r *repo) changedSinceRefusal() bool {
-	return r.refusedAt != "" && r.checksum() != r.refusedAt
-}
-
-// push runs one push. It returns the delay before a retry when the failure
-// was transient.
-func (r *repo) push(ctx context.Context, bo *backoff) (time.Duration, bool) {
-	if r.status.snapshot().Suppressed != "" {
-		return 0, false
-	}
-	r.status.setOp(StatePushing)
-	rep, err := r.eng.Push(r.traced(ctx, retryPush))
-	r.status.setOp("")
-	if ctx.Err() != nil {
-		return 0, false
-	}
-	r.recordPush(rep, err)
-	if err != nil {
-		r.noteUnsent()
-	}
-	switch {
-	case err == nil:
-		r.status.clearRetry(retryPush)
-		bo.reset()
-		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
-			r.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
-		}
-		r.release(len(rep.Pushed) + len(rep.SoftDeleted))
-		return 0, false
-	case permanent(err):
-		r.log.Warn("push refused; waiting for the files or the config to change", "err", err)
-		r.noteRefusal(err)
-		r.status.clearRetry(retryPush)
-		r.status.update(func(s *RepoStatus) { s.Suppressed = err.Error() })
-		return 0, false
-	default:
-		d := bo.next()
-		r.log.Warn("push failed; will retry", "err", err, "retryIn", d)
-		r.status.setRetry(retryPush, time.Now().Add(d), err.Error())
-		return d, true
-	}
-}
-
-// pull runs one pull and records it.
-func (r *repo) pull(ctx context.Context) error {
-	r.status.setOp(StatePulling)
-	rep, err := r.eng.Pull(r.traced(ctx, retryPull))
-	r.status.setOp("")
-	r.status.clearRetry(retryPull)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	r.recordPull(rep, err)
-	r.own.note(rep)
-	if err != nil {
-		r.log.Warn("pull failed", "err", err)
-		r.noteUnsent()
-		return err
-	}
-	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
-		r.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
-	}
-	r.release(len(rep.Pulled) + len(rep.Deleted))
-	return nil
 }
 
 // release hands memory back to the system after a sync that moved n
@@ -298,22 +174,9 @@ func (r *repo) release(n int) {
 	}
 }
 
-// noteRefusal remembers the repo's checksum when err refused a mass
-// deletion, so a change of the repo underneath lifts the suppression.
-func (r *repo) noteRefusal(err error) {
-	var mass *memsync.MassDeletionError
-	if errors.As(err, &mass) {
-		r.refusedAt = r.checksum()
-	}
-}
-
 // permanent reports whether err is a refusal that retrying the same content
-// cannot fix: a 4xx other than 409, 412 and 429, or a refused mass deletion.
+// cannot fix: a 4xx other than 409, 412 and 429.
 func permanent(err error) bool {
-	var mass *memsync.MassDeletionError
-	if errors.As(err, &mass) {
-		return true
-	}
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		return false

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,29 +10,45 @@ import (
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
-// recordPush folds a push's outcome into the status.
+// recordPush folds a push's outcome into the status. A push that held
+// deletions back sent everything else, so it counts as done.
 func (r *repo) recordPush(rep memsync.Report, err error) {
 	now := time.Now()
+	var mass *memsync.MassDeletionError
+	done := err == nil || errors.As(err, &mass)
+	if done {
+		r.status.setHeld(retryPush, rep.Held)
+	}
 	r.status.update(func(s *RepoStatus) {
-		s.LastPush = &OpResult{Time: now, OK: err == nil, Result: pushSummary(rep, err)}
+		s.LastPush = &OpResult{Time: now, OK: done, Result: pushSummary(rep, err, done)}
 		addConflicts(s, rep.Conflicts)
-		if err != nil {
+		if !done {
 			return
 		}
+		s.Missing = ""
 		s.Pending = nil
 		s.Blocked = blockedFiles(rep.Blocked)
+		s.HeldDeletions = rep.HeldDeletions
+		s.MassDeletion = ""
+		if mass != nil {
+			s.MassDeletion = err.Error()
+		}
 	})
 }
 
 // recordPull folds a pull's outcome into the status.
 func (r *repo) recordPull(rep memsync.Report, err error) {
 	now := time.Now()
+	if err == nil {
+		r.status.setHeld(retryPull, rep.Held)
+	}
 	r.status.update(func(s *RepoStatus) {
 		s.LastPull = &OpResult{Time: now, OK: err == nil, Result: pullSummary(rep, err)}
 		if err == nil {
 			// The server answers; the change wait that follows is held
 			// open until the repo changes, so it cannot say so sooner.
 			s.Live = true
+			s.Missing = ""
 		}
 		addConflicts(s, rep.Conflicts)
 	})
@@ -59,11 +76,12 @@ func blockedFiles(bs []memsync.Blocked) []Blocked {
 	return out
 }
 
-func pushSummary(rep memsync.Report, err error) string {
-	if err != nil {
+func pushSummary(rep memsync.Report, err error, done bool) string {
+	if !done {
 		return "failed: " + err.Error()
 	}
-	parts := counts(map[string]int{"pushed": len(rep.Pushed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
+	parts := counts(map[string]int{"pulled": len(rep.Pulled), "pushed": len(rep.Pushed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked),
+		"held back": len(rep.Held) + len(rep.HeldDeletions), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
 	if parts == "" {
 		return "up to date"
 	}
@@ -77,7 +95,7 @@ func pullSummary(rep memsync.Report, err error) string {
 	if rep.NotModified {
 		return "up to date"
 	}
-	parts := counts(map[string]int{"pulled": len(rep.Pulled), "deleted": len(rep.Deleted), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
+	parts := counts(map[string]int{"pulled": len(rep.Pulled), "deleted": len(rep.Deleted), "held back": len(rep.Held), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
 	if parts == "" {
 		return "up to date"
 	}
@@ -87,7 +105,7 @@ func pullSummary(rep memsync.Report, err error) string {
 // counts renders the non-zero counts in a fixed order.
 func counts(m map[string]int) string {
 	var parts []string
-	for _, k := range []string{"pulled", "pushed", "deleted", "blocked", "conflicts", "skipped"} {
+	for _, k := range []string{"pulled", "pushed", "deleted", "blocked", "held back", "conflicts", "skipped"} {
 		if n := m[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}

@@ -2,8 +2,11 @@ package daemon
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // Status is what GET /status returns: the daemon and each of its repos.
@@ -37,7 +40,18 @@ type RepoStatus struct {
 	LastPush *OpResult `json:"lastPush,omitempty"`
 	Pending  []string  `json:"pending"`
 	Blocked  []Blocked `json:"blocked"`
-	Conflict []string  `json:"conflicts"`
+	// Held lists files held back for a reason other than a secret, such
+	// as a file that cannot be read, each with the reason and the fix.
+	Held     []Held   `json:"held"`
+	Conflict []string `json:"conflicts"`
+	// HeldDeletions lists files deleted here whose deletion is not sent,
+	// because too many synced files vanished at once; MassDeletion says so
+	// and names the command that sends them.
+	HeldDeletions []string `json:"heldDeletions"`
+	MassDeletion  string   `json:"massDeletion,omitempty"`
+	// Missing says that the team directory is missing or not a
+	// directory: nothing syncs until it is back.
+	Missing string `json:"missing,omitempty"`
 	// Suppressed is why pushes are stopped until the files or the config
 	// change, empty when they are not.
 	Suppressed string `json:"suppressed,omitempty"`
@@ -48,14 +62,19 @@ type RepoStatus struct {
 	RetryCause string     `json:"retryCause,omitempty"`
 }
 
-// The values of RepoStatus.State, in the order they take precedence.
+// The values of RepoStatus.State, in the order they take precedence: each
+// is derived from what is true of the repo, not from the last operation
+// alone, so idle means nothing is pending, held back or failing.
 const (
 	StatePulling  = "pulling"  // a pull runs (and may be retrying)
 	StatePushing  = "pushing"  // a push runs (and may be retrying)
-	StateRetrying = "retrying" // a failure was recorded; see NextRetry
+	StateMissing  = "missing"  // the team directory is missing; see Missing
+	StateRetrying = "retrying" // a failure is retried; see NextRetry
 	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
 	StateStarting = "starting" // no pull has finished yet
-	StateFailed   = "failed"   // the last pull or push failed
+	StateFailed   = "failed"   // the last pull or push failed, no retry is due
+	StatePending  = "pending"  // files wait to be pushed; see Pending
+	StateHeld     = "held"     // files or deletions are held back
 	StateIdle     = "idle"     // in sync, waiting for changes
 )
 
@@ -86,12 +105,48 @@ type Blocked struct {
 	RuleID string `json:"ruleId"`
 }
 
+// Held is a file held back for a reason other than a secret.
+type Held struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
 // statusBox holds one repo's status for readers on other goroutines.
 type statusBox struct {
 	mu      sync.Mutex
 	s       RepoStatus
 	op      string               // StatePulling or StatePushing while one runs
 	retries map[string]retryNote // by source; State and NextRetry derive from them
+	held    map[string][]Held    // by the operation that held them; Held merges them
+}
+
+// setHeld records the files an operation (retryPull or retryPush) held
+// back, replacing what it held back before.
+func (b *statusBox) setHeld(source string, held []memsync.Held) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held == nil {
+		b.held = map[string][]Held{}
+	}
+	b.held[source] = nil
+	for _, h := range held {
+		b.held[source] = append(b.held[source], Held{Path: h.Key, Reason: h.Reason})
+	}
+}
+
+// heldFiles merges the files held back by every operation, one entry per
+// file, sorted.
+func (b *statusBox) heldFiles() []Held {
+	out := []Held{}
+	for _, hs := range b.held {
+		for _, h := range hs {
+			if !slices.ContainsFunc(out, func(o Held) bool { return o.Path == h.Path }) {
+				out = append(out, h)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Held) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // setOp records the operation under way, "" when none.
@@ -132,6 +187,8 @@ func (b *statusBox) snapshot() RepoStatus {
 	s.Pending = slices.Clone(s.Pending)
 	s.Blocked = slices.Clone(s.Blocked)
 	s.Conflict = slices.Clone(s.Conflict)
+	s.HeldDeletions = slices.Clone(s.HeldDeletions)
+	s.Held = b.heldFiles()
 	if s.LastPull != nil {
 		p := *s.LastPull
 		s.LastPull = &p
@@ -150,6 +207,9 @@ func (b *statusBox) snapshot() RepoStatus {
 	}
 	if s.Conflict == nil {
 		s.Conflict = []string{}
+	}
+	if s.HeldDeletions == nil {
+		s.HeldDeletions = []string{}
 	}
 	return s
 }
@@ -179,6 +239,8 @@ func (b *statusBox) state(s RepoStatus) string {
 	switch {
 	case b.op != "":
 		return b.op
+	case s.Missing != "":
+		return StateMissing
 	case s.NextRetry != nil:
 		return StateRetrying
 	case s.Suppressed != "":
@@ -187,6 +249,10 @@ func (b *statusBox) state(s RepoStatus) string {
 		return StateStarting
 	case !latest(s.LastPull, s.LastPush).OK:
 		return StateFailed
+	case len(s.Pending) > 0:
+		return StatePending
+	case len(s.Held) > 0 || len(s.Blocked) > 0 || len(s.HeldDeletions) > 0:
+		return StateHeld
 	}
 	return StateIdle
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/daemon"
+)
+
+// TestPrintStatusStuckStates checks that every stuck state says why and
+// what to do, in the text status and in --json.
+func TestPrintStatusStuckStates(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ok := &daemon.OpResult{Time: now.Add(-time.Minute), OK: true, Result: "up to date"}
+	mass := "3 of 4 synced files are gone from /t; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir /t --repo acme/app)"
+	tests := []struct {
+		name string
+		repo daemon.RepoStatus
+		text []string // what the text status says
+		json string   // and the JSON
+	}{
+		{"missing", daemon.RepoStatus{State: daemon.StateMissing, LastPull: ok, Missing: "team directory /t is missing"},
+			[]string{"state:      missing (the team directory is missing; syncing resumes once it exists again)", "directory missing: team directory /t is missing\n"},
+			`"missing":"team directory /t is missing"`},
+		{"unreadable", daemon.RepoStatus{State: daemon.StateHeld, LastPull: ok, Held: []daemon.Held{{Path: "note1.md", Reason: "cannot be read (permission denied); it syncs once it is readable"}}},
+			[]string{"state:      held (in sync but for what is held back; see held back)", "held back:  note1.md (cannot be read (permission denied); it syncs once it is readable)\n"},
+			`"held":[{"path":"note1.md","reason":"cannot be read (permission denied); it syncs once it is readable"}]`},
+		{"deletions", daemon.RepoStatus{State: daemon.StateHeld, LastPull: ok, HeldDeletions: []string{"a.md", "b.md", "c.md"}, MassDeletion: mass},
+			[]string{"deletions held back: a.md, b.md, c.md (" + mass + ")\n"},
+			`"heldDeletions":["a.md","b.md","c.md"],"massDeletion":"` + mass + `"`},
+		{"pending", daemon.RepoStatus{State: daemon.StatePending, LastPull: ok, Pending: []string{"a.md"}},
+			[]string{"state:      pending (changes wait to be pushed)", "pending:    a.md\n"}, `"pending":["a.md"]`},
+		{"failed", daemon.RepoStatus{State: daemon.StateFailed, LastPull: ok},
+			[]string{"state:      failed (the last pull or push failed; edit a file or reload the config to try again)"}, `"state":"failed"`},
+		{"idle", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok},
+			[]string{"state:      idle\n"}, `"state":"idle"`},
+	}
+	for _, tt := range tests {
+		tt.repo.Repo, tt.repo.Dir = "acme/app", "/t"
+		var b bytes.Buffer
+		if err := printStatus(&b, daemon.Status{Repos: []daemon.RepoStatus{tt.repo}}, now); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.text {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("printStatus(%s) = %q, want it to contain %q", tt.name, b.String(), want)
+			}
+		}
+		data, err := json.Marshal(tt.repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tt.json) {
+			t.Errorf("json.Marshal(%s) = %s, want it to contain %s", tt.name, data, tt.json)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package memsync
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// keepLocalIfEdited saves the local file as a conflict copy when it holds
+// an edit never pushed (its content differs from the last agreed version),
+// reading it afresh so an edit made since the scan is kept too. It returns
+// the copy, if one was made, for the caller to record, and the checksum of
+// the content copied.
+func (s *session) keepLocalIfEdited(k, base string) (*Conflict, string, error) {
+	data, err := s.td.read(k)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	sum := api.EntryChecksum(string(data))
+	if sum == base {
+		return nil, "", nil
+	}
+	c, err := s.saveConflict(k, "local", data)
+	if err != nil {
+		return nil, "", err
+	}
+	return &c, sum, nil
+}
+
+// settleAside decides what becomes of a local file of key's that the
+// engine moved to the name aside in dir: content whose checksum is in
+// known is removed; anything else (an edit) is kept as a conflict copy
+// first. A file that a writer still holds open, or whose copy fails,
+// stays where it is, and the next run's sweep judges it again.
+func (s *session) settleAside(dir *os.Root, key, aside string, known []string) (*Conflict, error) {
+	data, err := readSettled(dir, aside)
+	if errors.Is(err, errStillOpen) {
+		s.leftovers.Store(true)
+		s.log.Warn("file moved aside is still open for writing; judged on the next run", "key", s.Show(key))
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(known, api.EntryChecksum(string(data))) {
+		return nil, dir.Remove(aside)
+	}
+	c, err := s.saveConflict(key, "local", data)
+	if err != nil {
+		s.leftovers.Store(true)
+		return nil, err
+	}
+	return &c, dir.Remove(aside)
+}

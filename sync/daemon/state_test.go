@@ -1,0 +1,54 @@
+package daemon
+
+import (
+	"testing"
+	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// TestStateFromWhatIsTrue derives the state from each combination that
+// decides it: idle only when nothing is pending, held back, missing,
+// stopped or due for a retry.
+func TestStateFromWhatIsTrue(t *testing.T) {
+	now := time.Now()
+	ok := &OpResult{Time: now, OK: true, Result: "up to date"}
+	failed := &OpResult{Time: now.Add(time.Second), OK: false, Result: "failed: boom"}
+	tests := []struct {
+		name  string
+		op    string
+		retry bool
+		s     RepoStatus
+		want  string
+	}{
+		{"no pull yet", "", false, RepoStatus{}, StateStarting},
+		{"a pull runs", StatePulling, false, RepoStatus{LastPull: ok, Pending: []string{"a.md"}}, StatePulling},
+		{"a push runs", StatePushing, false, RepoStatus{LastPull: ok, Pending: []string{"a.md"}}, StatePushing},
+		{"a retry is due", "", true, RepoStatus{LastPull: ok, LastPush: failed}, StateRetrying},
+		{"pushes stopped", "", false, RepoStatus{LastPull: ok, LastPush: failed, Suppressed: "403 forbidden"}, StateStopped},
+		{"directory missing", "", true, RepoStatus{LastPull: failed, Missing: "team directory /t is missing"}, StateMissing},
+		{"a failure not retried", "", false, RepoStatus{LastPull: ok, LastPush: failed}, StateFailed},
+		{"files pending", "", false, RepoStatus{LastPull: ok, LastPush: ok, Pending: []string{"a.md"}}, StatePending},
+		{"a secret held back", "", false, RepoStatus{LastPull: ok, LastPush: ok, Blocked: []Blocked{{Path: "a.md", RuleID: "aws"}}}, StateHeld},
+		{"deletions held back", "", false, RepoStatus{LastPull: ok, LastPush: ok, HeldDeletions: []string{"a.md"}}, StateHeld},
+		{"in sync", "", false, RepoStatus{LastPull: ok, LastPush: ok}, StateIdle},
+	}
+	for _, tt := range tests {
+		b := &statusBox{s: tt.s, op: tt.op}
+		if tt.retry {
+			b.setRetry(retryPush, now.Add(time.Minute), "connection refused")
+		}
+		if got := b.snapshot().State; got != tt.want {
+			t.Errorf("state(%s) = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	b := &statusBox{s: RepoStatus{LastPull: ok, LastPush: ok}}
+	b.setHeld(retryPull, []memsync.Held{{Key: "a.md", Reason: "cannot be read"}})
+	if got := b.snapshot().State; got != StateHeld {
+		t.Errorf("state(a file held back by a pull) = %s, want %s", got, StateHeld)
+	}
+	b.setHeld(retryPull, nil)
+	if got := b.snapshot().State; got != StateIdle {
+		t.Errorf("state(the file readable again) = %s, want %s", got, StateIdle)
+	}
+}

@@ -1,0 +1,172 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// worker is the goroutine that alone calls the engine, with what it owes:
+// a retry scheduled after a failure, and whether the next attempt must
+// pull first.
+type worker struct {
+	*repo
+	retry   *time.Timer
+	waiting bool // a retry is scheduled
+	// pullOwed is set while the last pull failed, found the directory
+	// missing, or held files back: the next attempt pulls before it pushes.
+	pullOwed bool
+	bo       backoff
+}
+
+// work runs the worker until ctx is done: a start-up pull and push, then
+// one attempt per batch of changes, kick or due retry, and a pull whenever
+// the change wait asks.
+func (r *repo) work(ctx context.Context) error {
+	w := &worker{repo: r, retry: time.NewTimer(time.Hour), pullOwed: true,
+		bo: backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}}
+	w.retry.Stop()
+	defer w.retry.Stop()
+	r.noteUnsent()
+	w.attempt(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case b := <-r.watcher.Batches():
+			if r.own.only(b) {
+				r.log.Debug(msgOwnWrites, "paths", len(b.Paths))
+				continue
+			}
+			r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
+			r.noteChanges(b)
+			r.unsuppress()
+			if !w.waiting {
+				w.attempt(ctx)
+			}
+		case reply := <-r.pullReq:
+			reply <- w.pullForWait(ctx)
+		case <-r.kick:
+			r.unsuppress()
+			w.attempt(ctx)
+		case <-w.retry.C:
+			w.waiting = false
+			w.attempt(ctx)
+		}
+	}
+}
+
+// attempt pulls when a pull is owed, then pushes. A failure schedules the
+// next attempt.
+func (w *worker) attempt(ctx context.Context) {
+	w.retry.Stop()
+	w.waiting = false
+	if w.pullOwed && w.pull(ctx) != nil {
+		return
+	}
+	w.push(ctx)
+}
+
+// pullForWait pulls because the change wait saw the repo change, then
+// pushes when a push is due and no retry will make it: files are pending,
+// or deletions are held back and the change may have lifted the refusal
+// (a "teammemd sync --allow-mass-delete" elsewhere, say).
+func (w *worker) pullForWait(ctx context.Context) error {
+	err := w.pull(ctx)
+	if st := w.status.snapshot(); err == nil && !w.waiting && (len(st.Pending) > 0 || len(st.HeldDeletions) > 0) {
+		w.push(ctx)
+	}
+	return err
+}
+
+// pull runs one pull and records it; a failure is retried.
+func (w *worker) pull(ctx context.Context) error {
+	w.status.setOp(StatePulling)
+	rep, err := w.eng.Pull(w.traced(ctx, retryPull))
+	w.status.setOp("")
+	w.status.clearRetry(retryPull)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	w.recordPull(rep, err)
+	w.own.note(rep)
+	if err != nil {
+		w.pullOwed = true
+		w.noteUnsent()
+		w.failed(ctx, retryPull, err)
+		return err
+	}
+	w.pullOwed = len(rep.Held) > 0
+	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
+		w.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
+	}
+	w.release(len(rep.Pulled) + len(rep.Deleted))
+	return nil
+}
+
+// push runs one push and records it, unless pushes are stopped. Deletions
+// held back are not a failure: the rest was sent.
+func (w *worker) push(ctx context.Context) {
+	if w.status.snapshot().Suppressed != "" {
+		return
+	}
+	w.status.setOp(StatePushing)
+	rep, err := w.eng.Push(w.traced(ctx, retryPush))
+	w.status.setOp("")
+	if ctx.Err() != nil {
+		return
+	}
+	w.recordPush(rep, err)
+	w.own.note(rep) // an emptied directory's notes, written again
+	var mass *memsync.MassDeletionError
+	switch {
+	case err == nil || errors.As(err, &mass):
+		w.status.clearRetry(retryPush)
+		w.bo.reset()
+		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
+			w.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
+		}
+		if mass != nil {
+			w.log.Warn("deletions held back", "files", len(rep.HeldDeletions), "err", err)
+		}
+		w.release(len(rep.Pushed) + len(rep.SoftDeleted) + len(rep.Pulled))
+	case permanent(err):
+		w.noteUnsent()
+		w.log.Warn("push refused; waiting for the files or the config to change", "err", err)
+		w.status.clearRetry(retryPush)
+		w.status.update(func(s *RepoStatus) { s.Suppressed = err.Error() })
+	default:
+		w.noteUnsent()
+		w.failed(ctx, retryPush, err)
+	}
+}
+
+// failed schedules the retry of a failed pull or push with backoff, and
+// shows it in the status with its cause. A missing team directory is not
+// retried: the watcher reports it back, and the status says so meanwhile.
+func (w *worker) failed(ctx context.Context, source string, err error) {
+	var missing *memsync.DirMissingError
+	if errors.As(err, &missing) {
+		w.pullOwed = true
+		w.status.clearRetry(source)
+		if w.status.snapshot().Missing == "" {
+			w.log.Warn("team directory missing; syncing resumes when it is back", "err", err)
+		}
+		w.status.update(func(s *RepoStatus) { s.Missing = err.Error() })
+		w.watcher.Recheck()
+		return
+	}
+	d := w.bo.next()
+	if source == retryPull {
+		w.log.Warn("pull failed; will retry", "err", err, "retryIn", d)
+	} else {
+		w.log.Warn("push failed; will retry", "err", err, "retryIn", d)
+	}
+	w.status.setRetry(source, time.Now().Add(d), err.Error())
+	if ctx.Err() == nil {
+		w.retry.Reset(d)
+		w.waiting = true
+	}
+}

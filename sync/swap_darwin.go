@@ -1,0 +1,66 @@
+package memsync
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// exchange swaps the files named a and b in dir in one step
+// (renameatx_np RENAME_SWAP): neither name is ever missing and nothing is
+// overwritten. It returns errNoAtomicRename where the file system lacks it.
+func exchange(dir *os.Root, a, b string) error {
+	return renameAtx(dir, a, b, unix.RENAME_SWAP)
+}
+
+// renameNoReplace renames from to to in dir unless to exists
+// (renameatx_np RENAME_EXCL), failing with fs.ErrExist then.
+func renameNoReplace(dir *os.Root, from, to string) error {
+	err := renameAtx(dir, from, to, unix.RENAME_EXCL)
+	if errors.Is(err, errNoAtomicRename) {
+		return renameIfAbsent(dir, from, to)
+	}
+	return err
+}
+
+func renameAtx(dir *os.Root, from, to string, flags uint32) error {
+	err := withDirFD(dir, func(fd int) error { return unix.RenameatxNp(fd, from, fd, to, flags) })
+	switch {
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOTSUP):
+		return errNoAtomicRename
+	case err != nil:
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// readSettled reads name in dir. macOS has no file leases: an editor that
+// opened the file before the engine moved it and writes into it only
+// after the engine read it loses that write (RELIABILITY.md, Write path).
+func readSettled(dir *os.Root, name string) ([]byte, error) {
+	f, err := dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f)
+}
+
+// withDirFD runs fn on a descriptor of dir itself.
+func withDirFD(dir *os.Root, fn func(fd int) error) error {
+	d, err := dir.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	rc, err := d.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return opErr
+}

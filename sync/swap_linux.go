@@ -1,0 +1,106 @@
+package memsync
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// exchange swaps the files named a and b in dir in one step
+// (renameat2 RENAME_EXCHANGE): neither name is ever missing and nothing is
+// overwritten. It returns errNoAtomicRename where the file system lacks it.
+func exchange(dir *os.Root, a, b string) error {
+	return renameAt2(dir, a, b, unix.RENAME_EXCHANGE)
+}
+
+// renameNoReplace renames from to to in dir unless to exists
+// (renameat2 RENAME_NOREPLACE), failing with fs.ErrExist then.
+func renameNoReplace(dir *os.Root, from, to string) error {
+	err := renameAt2(dir, from, to, unix.RENAME_NOREPLACE)
+	if errors.Is(err, errNoAtomicRename) {
+		return renameIfAbsent(dir, from, to)
+	}
+	return err
+}
+
+func renameAt2(dir *os.Root, from, to string, flags uint) error {
+	err := withDirFD(dir, func(fd int) error { return unix.Renameat2(fd, from, fd, to, flags) })
+	switch {
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+		return errNoAtomicRename
+	case err != nil:
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// settleTries and settleFirstWait bound how long readSettled waits for a
+// writer to close a file: about half a second in all.
+const (
+	settleTries     = 10
+	settleFirstWait = time.Millisecond
+	settleMaxWait   = 100 * time.Millisecond
+)
+
+// readSettled reads name in dir once no process holds it open for writing:
+// it takes a read lease (F_SETLEASE), which the kernel grants only then, so
+// an editor that opened the file before the engine moved it and writes
+// into it afterwards is waited for instead of losing its write. It returns
+// errStillOpen if a writer keeps the file open past the wait. Where leases
+// are not available (another user's file, a file system without them) it
+// reads the file as it is.
+func readSettled(dir *os.Root, name string) ([]byte, error) {
+	f, err := dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	wait := settleFirstWait
+	for range settleTries {
+		err = setLease(f, unix.F_RDLCK)
+		if !errors.Is(err, unix.EAGAIN) {
+			break
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, settleMaxWait)
+	}
+	switch {
+	case errors.Is(err, unix.EAGAIN):
+		return nil, errStillOpen
+	case err == nil:
+		defer setLease(f, unix.F_UNLCK)
+	}
+	return readAll(f)
+}
+
+func setLease(f *os.File, kind int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { _, opErr = unix.FcntlInt(fd, unix.F_SETLEASE, kind) }); err != nil {
+		return err
+	}
+	return opErr
+}
+
+// withDirFD runs fn on a descriptor of dir itself.
+func withDirFD(dir *os.Root, fn func(fd int) error) error {
+	d, err := dir.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	rc, err := d.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return opErr
+}
