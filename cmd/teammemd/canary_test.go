@@ -114,7 +114,7 @@ func TestCanaryNeverLeaves(t *testing.T) {
 	for {
 		var ok bool
 		st, ok = statusOf(t, sock)
-		if ok && len(st.Repos) == 1 && st.Repos[0].LastPush != nil && st.Repos[0].State == daemon.StateIdle {
+		if ok && len(st.Repos) == 1 && st.Repos[0].LastPush != nil && st.Repos[0].State == daemon.StateHeld {
 			break
 		}
 		if time.Now().After(deadline) {
