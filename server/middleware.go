@@ -59,11 +59,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // instrument wraps next with the access log and the request metrics under
-// a fixed route name. The log never holds a header value, a query string or
-// a body.
+// a fixed route name, and names the store's identity in the response's
+// header. The log never holds a header value, a query string or a body.
 func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if id := s.identity.get(r.Context()); id != "" {
+			w.Header().Set(api.StoreIDHeader, id)
+		}
 		info := &reqInfo{route: route}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))

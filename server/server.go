@@ -106,6 +106,7 @@ type Server struct {
 	hashBodies *bodyCache
 	metrics    *metrics
 	waitSlots  *waitSlots
+	identity   *storeIdentity
 	handler    http.Handler
 	now        func() time.Time
 
@@ -160,6 +161,10 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.waker == nil {
 		s.waker = wake.NewBroker()
+	}
+	s.identity = &storeIdentity{now: func() time.Time { return s.now() }}
+	if id, ok := opts.Store.(storeIdentifier); ok {
+		s.identity.src = id
 	}
 	s.handler = s.routes(gatherer)
 	return s, nil
