@@ -17,6 +17,14 @@ func (r *repo) live(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if r.eng.StoreChanged() {
+			// The answer, whatever it was, named a new store identity: the
+			// server's database was restored or replaced. Re-baseline now.
+			if err := r.requestPull(ctx); err != nil && !sleep(ctx, bo.next()) {
+				return nil
+			}
+			continue
+		}
 		if err != nil {
 			failing = true
 			r.setLive(false)
