@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,5 +115,68 @@ func TestAdminNewStoreIDSQLite(t *testing.T) {
 	if code != 0 || after == before || !strings.Contains(stdout, "new store identity "+after) {
 		t.Errorf("admin new-store-id --data = exit %d, stdout %q, stderr %q; identity %s before, %s after, want a new one named",
 			code, stdout, stderr, before, after)
+	}
+}
+
+// pgTool finds a PostgreSQL client program, or skips the test without it
+// (fails when the PostgreSQL tests are required).
+func pgTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv(pgtest.RequireEnv) == "1" {
+			t.Fatalf("%s not found, and %s=1: %v", name, pgtest.RequireEnv, err)
+		}
+		t.Skipf("%s not found: %v", name, err)
+	}
+	return path
+}
+
+// TestPostgresBackupRestore follows the README's backup and restore of a
+// PostgreSQL database: pg_dump, pg_restore into an empty database, then
+// "teammemd admin new-store-id". The restored database holds what the
+// backup held, takes writes, and names a new identity.
+func TestPostgresBackupRestore(t *testing.T) {
+	isolateConfig(t)
+	src := pgtest.Database(t)
+	seedLeakPostgres(t, src)
+	dump := filepath.Join(t.TempDir(), "teammemd.dump")
+	if out, err := exec.Command(pgTool(t, "pg_dump"), "--format=custom", "--file", dump, src).CombinedOutput(); err != nil {
+		t.Fatalf("pg_dump: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, src, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Apply(ctx, store.Write{Repo: "acme/app", Entries: map[string]string{"late.md": "after the backup"}, Subject: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	dst := pgtest.Database(t)
+	if out, err := exec.Command(pgTool(t, "pg_restore"), "--no-owner", "--exit-on-error", "--dbname", dst, dump).CombinedOutput(); err != nil {
+		t.Fatalf("pg_restore: %v\n%s", err, out)
+	}
+	if got, want := pgStoreID(t, dst), pgStoreID(t, src); got != want {
+		t.Fatalf("restored identity = %s, want the backup's %s before new-store-id", got, want)
+	}
+	if _, stderr, code := runCLI(t, "admin", "new-store-id", "--store", dst); code != 0 {
+		t.Fatalf("admin new-store-id: exit %d, %s", code, stderr)
+	}
+	if got := pgStoreID(t, dst); got == pgStoreID(t, src) {
+		t.Errorf("identity after new-store-id = %s, the backup's; want a new one", got)
+	}
+	st, err = postgres.Open(ctx, dst, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Apply(ctx, store.Write{Repo: "acme/app", Entries: map[string]string{"c.md": "c"}, Subject: "ann"}); err != nil {
+		t.Fatalf("write to the restored database: %v", err)
+	}
+	snap, err := st.Snapshot(ctx, "acme/app", true)
+	if err != nil || snap.Version != 4 || snap.Entries["late.md"] != "" || snap.Entries["a.md"] != "notes\n" {
+		t.Errorf("restored repo = v%d %v, %v; want the backup's three versions, then c.md at 4", snap.Version, snap.Entries, err)
 	}
 }

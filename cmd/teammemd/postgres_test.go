@@ -236,6 +236,44 @@ func TestTwoReplicas(t *testing.T) {
 
 	current := raceIfMatch(t, replicas, token)
 	waitAcrossReplicas(t, replicas, token, current)
+	sameStoreIDAcrossReplicas(t, replicas, db)
+}
+
+// storeIDOf returns the store identity a replica names in /livez's header.
+func storeIDOf(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/livez")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get(api.StoreIDHeader)
+}
+
+// sameStoreIDAcrossReplicas checks that both replicas name the database's
+// identity, and, after "teammemd admin new-store-id", the new one within
+// a few seconds.
+func sameStoreIDAcrossReplicas(t *testing.T, replicas []*replica, db string) {
+	t.Helper()
+	want := pgStoreID(t, db)
+	for i, r := range replicas {
+		if got := storeIDOf(t, r.base); got != want {
+			t.Errorf("replica %d names store %q, want the database's %q", i, got, want)
+		}
+	}
+	if _, stderr, code := runCLI(t, "admin", "new-store-id", "--store", db); code != 0 {
+		t.Fatalf("admin new-store-id: exit %d, %s", code, stderr)
+	}
+	fresh := pgStoreID(t, db)
+	for i, r := range replicas {
+		deadline := time.Now().Add(30 * time.Second)
+		for storeIDOf(t, r.base) != fresh {
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d still names store %q 30 s after new-store-id, want %q", i, storeIDOf(t, r.base), fresh)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 }
 
 // raceIfMatch has writers race through both replicas with the same
