@@ -64,6 +64,9 @@ type Waker struct {
 	// beforeConnect, when set, is called before each connection attempt;
 	// tests use it to hold the waker disconnected.
 	beforeConnect func(ctx context.Context)
+	// afterCheck, when set, is called after each check; tests use it to
+	// count checks.
+	afterCheck func()
 }
 
 // NewWaker returns a Waker on the store's database; Run makes it listen.
@@ -146,9 +149,12 @@ func (w *Waker) session(ctx context.Context) (bool, error) {
 // repos at once (for what was committed while not listening) and then
 // every checkEvery, until the connection fails or ctx is done.
 func (w *Waker) listen(ctx context.Context, conn *pgx.Conn) error {
-	for {
-		if err := w.check(ctx, conn); err != nil {
+	for first := true; ; first = false {
+		if err := w.check(ctx, conn, first); err != nil {
 			return err
+		}
+		if w.afterCheck != nil {
+			w.afterCheck()
 		}
 		next := time.Now().Add(w.checkEvery)
 		for time.Now().Before(next) {
@@ -181,9 +187,14 @@ func (w *Waker) notified(payload string) {
 }
 
 // check reads the versions of the repos that have waiters and wakes those
-// whose version differs from the one last seen, or that were not looked at
-// before (their waits began since the last check).
-func (w *Waker) check(ctx context.Context, conn *pgx.Conn) error {
+// whose version differs from the one last seen. The first check after
+// connecting also wakes the repos it has not looked at before: their waits
+// may have begun while nothing listened. Later, such a repo's waits began
+// while the waker listened, so every change since reached it as a
+// notification, and the check only notes the repo's version: waking 10,000
+// waits of a repo each time it gains its first waiter would cost them all a
+// turn for nothing.
+func (w *Waker) check(ctx context.Context, conn *pgx.Conn, first bool) error {
 	repos := w.Repos()
 	current := make(map[string]int64, len(repos))
 	if len(repos) > 0 {
@@ -207,7 +218,7 @@ func (w *Waker) check(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	for _, repo := range repos {
-		if seen, ok := w.seen[repo]; !ok || seen != current[repo] {
+		if seen, ok := w.seen[repo]; (ok && seen != current[repo]) || (!ok && first) {
 			w.Publish(repo)
 		}
 	}

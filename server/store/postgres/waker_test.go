@@ -152,3 +152,40 @@ func TestWakerFallbackCheck(t *testing.T) {
 	pgtest.Exec(t, db, "UPDATE repos SET version = version + 1 WHERE slug = 'acme/app'")
 	awaitWake(t, changed, "version moved without a notification")
 }
+
+// TestWakerNoSpuriousWake subscribes to a repo while the waker listens:
+// the checks that follow leave the wait alone, since any change would have
+// reached the waker as a notification, and a write then wakes it.
+func TestWakerNoSpuriousWake(t *testing.T) {
+	db := pgtest.Database(t)
+	s := openURL(t, db)
+	write(t, s, "acme/app", "a.md", "a")
+	w := s.NewWaker(WakerOptions{CheckEvery: 10 * time.Millisecond})
+	checks := make(chan struct{}, 100)
+	w.afterCheck = func() {
+		select {
+		case checks <- struct{}{}:
+		default:
+		}
+	}
+	runWaker(t, w)
+	awaitCheck := func() {
+		t.Helper()
+		select {
+		case <-checks:
+		case <-time.After(wakeTimeout):
+			t.Fatal("no check within the timeout")
+		}
+	}
+	awaitCheck()
+	changed, release := w.Subscribe("acme/app")
+	defer release()
+	for range 3 {
+		awaitCheck()
+	}
+	if isClosed(changed) {
+		t.Fatal("a check woke a wait that began while the waker listened, with no change")
+	}
+	write(t, s, "acme/app", "b.md", "b")
+	awaitWake(t, changed, "write after the checks")
+}
