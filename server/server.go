@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
@@ -107,6 +108,8 @@ type Server struct {
 	metrics    *metrics
 	waitSlots  *waitSlots
 	identity   *storeIdentity
+	hashReads  singleflight.Group // reads of a repo's hashes shared by change waits
+	lot        parkLot            // parked change waits
 	handler    http.Handler
 	now        func() time.Time
 
@@ -155,6 +158,7 @@ func New(opts Options) (*Server, error) {
 		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),
 		now:        time.Now,
 		stopping:   make(chan struct{}),
+		lot:        parkLot{repos: map[string]*parkedRepo{}},
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second
@@ -228,6 +232,7 @@ func (s *Server) shutdown(hs *http.Server, serveErr <-chan error) error {
 	sctx, cancel := context.WithTimeout(context.Background(), s.stopTO)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	s.closeLot(sctx)
 	if err != nil {
 		s.log.Warn("shutdown timed out, closing connections", "error", err)
 		err = hs.Close()

@@ -19,6 +19,7 @@ type Broker struct {
 type topic struct {
 	ch   chan struct{}
 	subs int
+	memo any // what Remember kept until the next change; nil for none
 }
 
 // NewBroker returns a Broker with no waiters.
@@ -60,6 +61,30 @@ func (b *Broker) Publish(repo string) {
 	if ok {
 		close(t.ch)
 	}
+}
+
+// Remember keeps v for the waiters on repo that hold ch, a channel
+// Subscribe returned, until the repo's next change or until none wait: a
+// value such as the repo's state read after subscribing, which every
+// waiter that subscribes before the next change may share. It does
+// nothing once ch is closed.
+func (b *Broker) Remember(repo string, ch <-chan struct{}, v any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.topics[repo]; ok && t.ch == ch {
+		t.memo = v
+	}
+}
+
+// Recall returns what Remember kept for ch, false when nothing was kept or
+// the repo changed since.
+func (b *Broker) Recall(repo string, ch <-chan struct{}) (any, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.topics[repo]; ok && t.ch == ch && t.memo != nil {
+		return t.memo, true
+	}
+	return nil, false
 }
 
 // Repos returns the repos that have waiters, in no particular order.

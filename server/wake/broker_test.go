@@ -48,3 +48,34 @@ func TestBroker(t *testing.T) {
 	}
 	b.Publish("acme/none") // no waiters: nothing to do
 }
+
+// TestBrokerRemember keeps a value for the waiters of one change: those
+// that subscribe before the next change recall it, a waiter of an earlier
+// change never does, and the next change forgets it.
+func TestBrokerRemember(t *testing.T) {
+	b := NewBroker()
+	first, releaseFirst := b.Subscribe("acme/a")
+	defer releaseFirst()
+	if _, ok := b.Recall("acme/a", first); ok {
+		t.Error("Recall() before Remember = true, want false")
+	}
+	b.Remember("acme/a", first, "v1")
+	second, releaseSecond := b.Subscribe("acme/a")
+	defer releaseSecond()
+	if v, ok := b.Recall("acme/a", second); !ok || v != "v1" {
+		t.Errorf("Recall(a later waiter of the same change) = %v, %v, want v1", v, ok)
+	}
+	if _, ok := b.Recall("acme/b", second); ok {
+		t.Error("Recall(another repo) = true, want false")
+	}
+	b.Publish("acme/a")
+	next, releaseNext := b.Subscribe("acme/a")
+	defer releaseNext()
+	if _, ok := b.Recall("acme/a", next); ok {
+		t.Error("Recall() after the next change = true, want false")
+	}
+	b.Remember("acme/a", first, "stale")
+	if _, ok := b.Recall("acme/a", next); ok {
+		t.Error("Remember(a closed channel) kept its value for the next change")
+	}
+}
