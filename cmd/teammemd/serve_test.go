@@ -23,7 +23,7 @@ import (
 )
 
 // isolateConfig keeps the test away from the user's config and environment.
-func isolateConfig(t *testing.T) {
+func isolateConfig(t testing.TB) {
 	t.Helper()
 	for _, name := range []string{"TEAMMEMD_CONFIG", "TEAMMEMD_LISTEN", "TEAMMEMD_DATA", "TEAMMEMD_STORE", "NOTIFY_SOCKET"} {
 		t.Setenv(name, "")
@@ -78,7 +78,7 @@ func awaitLog(t *testing.T, lines <-chan string, errc <-chan error, msg string) 
 	}
 }
 
-func writeConfig(t *testing.T, text string) string {
+func writeConfig(t testing.TB, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
