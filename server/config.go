@@ -52,9 +52,16 @@ type Config struct {
 	History Retention `toml:"history"`
 	// ScanSecrets refuses PUTs whose values hold a secret; true when unset.
 	ScanSecrets *bool `toml:"scan_secrets"`
+	// TLSCert and TLSKey are PEM files of the certificate (with its chain)
+	// and private key to serve HTTPS with; both empty serves plain HTTP.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
 	// Auth says which credentials the server accepts ([server.auth]).
 	Auth auth.Config `toml:"auth"`
 }
+
+// TLS reports whether the server serves HTTPS.
+func (c Config) TLS() bool { return c.TLSCert != "" }
 
 // RateLimit is a token bucket per authenticated subject.
 type RateLimit struct {
@@ -124,6 +131,9 @@ func (c Config) Validate() error {
 		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 			return fmt.Errorf("listen %q: %w", c.Listen, err)
 		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("tls_cert and tls_key go together: set both to serve HTTPS, or neither")
 	}
 	if err := validateLimits(c.Limits); err != nil {
 		return fmt.Errorf("limits: %w", err)

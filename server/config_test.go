@@ -47,6 +47,9 @@ prune_interval = "10m"`, true},
 		{"subject's share of a default server", "max_waiters_per_subject = 10000", true},
 		{"negative keep_for", "[history]\nkeep_for = \"-1h\"", false},
 		{"fast pruning", "[history]\nprune_interval = \"1ms\"", false},
+		{"tls", "tls_cert = \"/etc/teammemd/cert.pem\"\ntls_key = \"/etc/teammemd/key.pem\"", true},
+		{"tls cert without key", "tls_cert = \"/etc/teammemd/cert.pem\"", false},
+		{"tls key without cert", "tls_key = \"/etc/teammemd/key.pem\"", false},
 	}
 	for _, tt := range tests {
 		var c Config

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -19,30 +20,34 @@ const (
 	maxHistoryLimit     = 500
 )
 
-// serveHistory lists the revisions of one entry, newest first, a page at a
-// time; the cursor is the version below which the next page starts.
+// serveHistory lists the revisions of one entry, or without a key of every
+// entry of the repo, newest first, a page at a time; the cursor is where
+// the next page starts: a version, and for the whole repo the key too.
 func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	q, repo, err := repoQuery(r)
 	if err != nil {
 		return err
 	}
 	key := q.Get(api.ParamKey)
-	if err := api.ValidateKey(key, s.limits); err != nil {
-		return err
+	if _, given := q[api.ParamKey]; given {
+		if err := api.ValidateKey(key, s.limits); err != nil {
+			return err
+		}
 	}
 	limit, err := intParam(q.Get(api.ParamLimit), defaultHistoryLimit, maxHistoryLimit, "limit")
 	if err != nil {
 		return err
 	}
-	before, err := intParam(q.Get(api.ParamCursor), 0, 1<<62, "cursor")
+	hq, err := historyCursor(q.Get(api.ParamCursor), key == "")
 	if err != nil {
 		return err
 	}
 	if !p.Allows(repo, store.LevelRead) {
 		return denied(p, repo, store.LevelRead)
 	}
-	revs, err := s.store.History(r.Context(), store.HistoryQuery{Repo: repo, Key: key, Before: int64(before), Limit: limit + 1})
-	if errors.Is(err, store.ErrNotFound) || (err == nil && len(revs) == 0 && before == 0) {
+	hq.Repo, hq.Key, hq.Limit = repo, key, limit+1
+	revs, err := s.store.History(r.Context(), hq)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && len(revs) == 0 && hq.Before == 0) {
 		return api.NewError(http.StatusNotFound, api.CodeNotFound, "this repo has no history for this key")
 	}
 	if err != nil {
@@ -50,6 +55,20 @@ func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Pri
 	}
 	s.writeJSON(w, http.StatusOK, historyPage(repo, key, revs, limit))
 	return nil
+}
+
+// historyCursor parses a history page's cursor: a version, and for the
+// whole repo's history "version:key".
+func historyCursor(raw string, wholeRepo bool) (store.HistoryQuery, error) {
+	version, key, hasKey := strings.Cut(raw, ":")
+	if hasKey && !wholeRepo {
+		return store.HistoryQuery{}, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "cursor must be a version")
+	}
+	before, err := intParam(version, 0, 1<<62, "cursor")
+	if err != nil {
+		return store.HistoryQuery{}, err
+	}
+	return store.HistoryQuery{Before: int64(before), BeforeKey: key}, nil
 }
 
 // intParam parses a positive integer query parameter; empty means def.
@@ -72,10 +91,17 @@ func historyPage(repo, key string, revs []store.Revision, limit int) api.History
 	if len(revs) > limit {
 		revs = revs[:limit]
 		page.NextCursor = strconv.FormatInt(revs[limit-1].Version, 10)
+		if key == "" {
+			page.NextCursor += ":" + revs[limit-1].Key
+		}
 	}
 	for _, rev := range revs {
+		shown := ""
+		if key == "" {
+			shown = rev.Key
+		}
 		page.Revisions = append(page.Revisions, api.Revision{
-			Version: rev.Version, Checksum: rev.Checksum, Deleted: rev.Deleted,
+			Key: shown, Version: rev.Version, Checksum: rev.Checksum, Deleted: rev.Deleted,
 			Subject: rev.Subject, Time: rev.Time.UTC(), Content: rev.Content,
 		})
 	}

@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -65,7 +66,10 @@ func TestHistoryErrors(t *testing.T) {
 		{"unknown key", memQuery(repo, "key", "b.md"), 404, api.CodeNotFound},
 		{"unknown repo", memQuery("acme/none", "key", "a.md"), 404, api.CodeNotFound},
 		{"bad key", memQuery(repo, "key", "../a.md"), 400, api.CodeInvalidKey},
-		{"no key", memQuery(repo), 400, api.CodeInvalidKey},
+		{"empty key", memQuery(repo, "key", ""), 400, api.CodeInvalidKey},
+		{"repo cursor for one key", memQuery(repo, "key", "a.md", "cursor", "2:a.md"), 400, api.CodeInvalidRequest},
+		{"bad repo cursor", memQuery(repo, "cursor", "x:a.md"), 400, api.CodeInvalidRequest},
+		{"unknown repo, every key", memQuery("acme/none"), 404, api.CodeNotFound},
 		{"bad limit", memQuery(repo, "key", "a.md", "limit", "0"), 400, api.CodeInvalidRequest},
 		{"bad cursor", memQuery(repo, "key", "a.md", "cursor", "x"), 400, api.CodeInvalidRequest},
 		{"bad slug", "repo=acme&key=a.md", 400, api.CodeInvalidRequest},
@@ -75,5 +79,39 @@ func TestHistoryErrors(t *testing.T) {
 		if r.status != tt.want || r.errorCode() != tt.code {
 			t.Errorf("%s: history = %d %q, want %d %q", tt.name, r.status, r.errorCode(), tt.want, tt.code)
 		}
+	}
+}
+
+// TestRepoHistoryPaging: without a key the history lists every entry's
+// revisions, newest first, each with its key, and a page may end inside
+// one version: the next page starts with the rest of it.
+func TestRepoHistoryPaging(t *testing.T) {
+	s := servertest.Start(t)
+	put(t, s, repo, map[string]string{"a.md": "a1", "b.md": "b1", "c.md": "c1"})
+	put(t, s, repo, map[string]string{"a.md": "a2"})
+	put(t, s, repo, nil, "b.md")
+	var got []string
+	cursor := ""
+	for page := 0; page < 10; page++ {
+		q := memQuery(repo, "limit", "2")
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		r := do(t, s.URL, req{path: api.HistoryPath, query: q, token: s.Token})
+		if r.status != http.StatusOK {
+			t.Fatalf("repo history page %d = %d %s, want 200", page, r.status, r.body)
+		}
+		var h api.HistoryResponse
+		decode(t, r, &h)
+		for _, rev := range h.Revisions {
+			got = append(got, strconv.FormatInt(rev.Version, 10)+" "+rev.Key+" "+strconv.FormatBool(rev.Deleted))
+		}
+		if cursor = h.NextCursor; cursor == "" {
+			break
+		}
+	}
+	want := []string{"3 b.md true", "2 a.md false", "1 a.md false", "1 b.md false", "1 c.md false"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("repo history = %q, want %q", got, want)
 	}
 }

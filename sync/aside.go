@@ -2,8 +2,10 @@ package memsync
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -11,16 +13,29 @@ import (
 
 // keepLocalIfEdited saves the local file as a conflict copy when it holds
 // an edit never pushed (its content differs from the last agreed version),
-// reading it afresh so an edit made since the scan is kept too. It returns
-// the copy, if one was made, for the caller to record, and the checksum of
-// the content copied.
-func (s *session) keepLocalIfEdited(k, base string) (*Conflict, string, error) {
+// reading it afresh so an edit made since the scan is kept too. An edit is
+// read again once no program holds the file open for writing (readSettled
+// in dir, its directory), so an editor saving in place is never copied
+// half-written; one that keeps it open fails the write with errStillOpen,
+// and the next pull tries again. It returns the copy, if one was made, for
+// the caller to record, and the checksum of the content copied.
+func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, string, error) {
 	data, err := s.td.read(k)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", err
+	}
+	if api.EntryChecksum(string(data)) == base {
+		return nil, "", nil
+	}
+	data, err = readSettled(dir, path.Base(k))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w; the next pull tries again", s.Show(k), err)
 	}
 	sum := api.EntryChecksum(string(data))
 	if sum == base {

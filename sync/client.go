@@ -215,10 +215,13 @@ func (c *Client) do(ctx context.Context, rq request, out any) (int, error) {
 		if resp != nil {
 			resp.Body.Close()
 		}
+		if schemeMismatch(err) {
+			return 0, c.notServer(schemeMismatchReason)
+		}
 		return 0, fmt.Errorf("%s %s: %w", rq.method, api.Path, err)
 	}
 	defer resp.Body.Close()
-	return resp.StatusCode, decodeResponse(resp, out)
+	return resp.StatusCode, c.decodeResponse(resp, out)
 }
 
 // noteStoreID records the store identity a response names; a response
@@ -275,7 +278,10 @@ func (c *Client) authorize(req *retryablehttp.Request) error {
 	return nil
 }
 
-func decodeResponse(resp *http.Response, out any) error {
+// decodeResponse decodes a 2xx body into out, or returns the error a
+// non-2xx answer carries; an answer no teammemd server gives is a
+// *NotServerError.
+func (c *Client) decodeResponse(resp *http.Response, out any) error {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
 		return fmt.Errorf("read response: %w", err)
@@ -287,12 +293,15 @@ func decodeResponse(resp *http.Response, out any) error {
 	case resp.StatusCode == http.StatusNotModified:
 		return nil
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		if err := c.foreignError(resp, data); err != nil {
+			return err
+		}
 		return api.ParseError(resp.StatusCode, data)
 	}
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(out); err != nil {
-		return fmt.Errorf("decode %d response: %w", resp.StatusCode, err)
+		return c.notServer(fmt.Sprintf("HTTP %d with %s that is not the protocol's JSON (%v)", resp.StatusCode, bodyKind(resp, data), err))
 	}
-	return nil
+	return c.checkBody(resp, data, out)
 }
 
 // jitterBackoff waits exponentially longer between attempts (min * 2^n,

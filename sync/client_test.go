@@ -42,8 +42,12 @@ func scriptedServer(t *testing.T, statuses ...int) (*httptest.Server, *atomic.In
 		case http.StatusTooManyRequests:
 			w.Header().Set("Retry-After", "0")
 		}
+		code := "c"
+		if status == http.StatusNotFound {
+			code = api.CodeNotFound // a repo never written, as a teammemd server says it
+		}
 		w.WriteHeader(status)
-		w.Write([]byte(`{"type":"error","error":{"type":"x","message":"m","details":{"error_code":"c"}}}`))
+		w.Write([]byte(`{"type":"error","error":{"type":"x","message":"m","details":{"error_code":"` + code + `"}}}`))
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &n

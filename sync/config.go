@@ -2,8 +2,10 @@ package memsync
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"path/filepath"
+	"strings"
 )
 
 // ClientConfig is the [client] section of teammemd's config file: where the
@@ -15,6 +17,38 @@ type ClientConfig struct {
 	TokenFile string `toml:"token_file"`
 	// StateDir is the state root (default $XDG_STATE_HOME/teammemd).
 	StateDir string `toml:"state_dir"`
+	// AllowInsecure lets the client send its token over plain http:// to a
+	// host that is not loopback (see CheckServer).
+	AllowInsecure bool `toml:"allow_insecure"`
+	// ShareUserNotes pushes notes of type user, which Claude Code's rules
+	// make personal; by default they are held back.
+	ShareUserNotes bool `toml:"share_user_notes"`
+}
+
+// CheckServer refuses a server URL over which the token would cross the
+// network in the clear: plain http:// to a host other than localhost or a
+// loopback address, unless AllowInsecure is set.
+func (c ClientConfig) CheckServer(server string) error {
+	u, err := url.Parse(server)
+	if err != nil {
+		return fmt.Errorf("server URL %q: %w", server, err)
+	}
+	if u.Scheme != "http" || c.AllowInsecure || isLoopbackHost(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("refusing to send the API token to %s over plain http://: %s is not a loopback address, "+
+		"so anyone on the network path could read the token; use an https:// server URL, "+
+		"or set allow_insecure = true in the [client] section of the config if the network is trusted", server, u.Hostname())
+}
+
+// isLoopbackHost reports whether host is localhost or a loopback address.
+// Other names are not resolved: what they resolve to can change.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // Validate checks the section; every field is optional.

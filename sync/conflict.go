@@ -93,10 +93,9 @@ func (s *session) recordConflict(c Conflict) {
 }
 
 // Conflicts returns every conflict copy recorded for the repo, oldest
-// first.
+// first, as the saved state lists them. The state file is replaced
+// atomically, so it reads without waiting for a sync under way.
 func (e *Engine) Conflicts() ([]Conflict, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	store := stateStore{path: e.state.path}
 	st, _, err := store.loadReadOnly(e.cfg.Repo, e.client.Host())
 	if err != nil {

@@ -44,6 +44,9 @@ type Config struct {
 	StateDir string
 	// AllowMassDelete lets a push delete more than half the known keys.
 	AllowMassDelete bool
+	// ShareUserNotes lets notes of type user (personal by Claude Code's
+	// rules) be pushed; without it they are held back.
+	ShareUserNotes bool
 }
 
 // Options are the parts an Engine uses.
@@ -82,6 +85,8 @@ type Engine struct {
 	// leftovers is set when a run leaves a file aside that the next run's
 	// sweep must judge.
 	leftovers atomic.Bool
+	// guards are the guards' verdicts by key (under mu).
+	guards map[string]guardEntry
 }
 
 // New returns an engine for cfg.

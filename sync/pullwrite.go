@@ -95,7 +95,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir) writeOutcome {
 	if o.err == nil && w.present {
 		var c *Conflict
 		var sum string
-		c, sum, o.err = s.keepLocalIfEdited(w.key, w.base)
+		c, sum, o.err = s.keepLocalIfEdited(dir.root, w.key, w.base)
 		if c != nil {
 			o.conflicts = append(o.conflicts, *c)
 			known = append(known, sum)

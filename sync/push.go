@@ -41,6 +41,9 @@ func (s *session) push(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if s.rep.OverCap != nil {
+			s.rep.OverCap.Local = len(local)
+		}
 		if len(uploads) == 0 && len(deletes) == 0 {
 			return held
 		}
@@ -119,6 +122,7 @@ func (s *session) fitCap(ups []upload, deletes int) []upload {
 	}
 	room := limit - (len(s.st.ServerChecksums) - deletes)
 	out := ups[:0]
+	s.rep.OverCap = nil
 	for _, u := range ups {
 		if _, exists := s.st.ServerChecksums[u.Key]; exists {
 			out = append(out, u)
@@ -130,6 +134,10 @@ func (s *session) fitCap(ups []upload, deletes int) []upload {
 			continue
 		}
 		s.skipOnce(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries", limit))
+		if s.rep.OverCap == nil {
+			s.rep.OverCap = &OverCap{MaxEntries: limit}
+		}
+		s.rep.OverCap.Files++
 	}
 	return out
 }

@@ -38,6 +38,9 @@ func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes
 			out = append(out, u)
 		}
 	}
+	if err := s.noteWarnings(local); err != nil {
+		return nil, err
+	}
 	return s.fitCap(out, len(deletes)), nil
 }
 
@@ -133,6 +136,9 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 	}
 	if len(c.findings) > 0 {
 		s.block(k, c)
+		return upload{}, false
+	}
+	if s.holdPersonal(k, c.data) {
 		return upload{}, false
 	}
 	v := string(c.data)

@@ -38,6 +38,13 @@ type Report struct {
 	Conflicts []Conflict
 	// Skipped lists keys that did not sync, with the reason.
 	Skipped []Skipped
+	// OverCap, when set, counts the files left unsent because the
+	// server's entry limit leaves no room for them (each is also in
+	// Skipped).
+	OverCap *OverCap
+	// Warnings lists what Claude Code will cut or misread in the team
+	// directory's notes (see CheckNote), after a push; they block nothing.
+	Warnings []Warning
 	// PUTs counts the PUT requests sent.
 	PUTs int
 	// NotModified is true when the pull found nothing new (304).
@@ -82,6 +89,20 @@ type Conflict struct {
 	Time   time.Time `json:"time"`
 }
 
+// OverCap is how many of the local files a push left out for the server's
+// entry limit.
+type OverCap struct {
+	// Files were left out, of Local syncable files in the team directory.
+	Files, Local int
+	// MaxEntries is the server's limit.
+	MaxEntries int
+}
+
+func (o *OverCap) Error() string {
+	return fmt.Sprintf("%d of %d files were not pushed: the server holds at most %d entries per repo "+
+		"(delete or merge notes, or ask the server's admin to raise max_entries)", o.Files, o.Local, o.MaxEntries)
+}
+
 // Skipped is a key that did not sync and why.
 type Skipped struct {
 	Key    string
@@ -97,6 +118,7 @@ func (r *Report) sort() {
 	slices.SortFunc(r.Blocked, func(a, b Blocked) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Held, func(a, b Held) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(r.Warnings, func(a, b Warning) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
 }
 

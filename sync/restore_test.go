@@ -3,144 +3,161 @@ package memsync
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
+	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
-// kept returns every content p holds: its team files and its conflict
-// copies.
-func kept(t testing.TB, p *peer) []string {
+// removeFile deletes a file of the team directory, as a user would.
+func (p *peer) remove(t testing.TB, key string) {
 	t.Helper()
-	var out []string
-	for _, root := range []string{p.dir, filepath.Join(p.state, "conflicts")} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if errors.Is(err, fs.ErrNotExist) && path == root {
-				return nil
-			}
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			out = append(out, string(data))
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+	if err := os.Remove(filepath.Join(p.dir, filepath.FromSlash(key))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRestoreFirstVersion: a note written, overwritten twice and deleted
+// comes back at its first version on a teammate's machine: a new
+// revision on the server, the file in both team directories.
+func TestRestoreFirstVersion(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b := newPeer(t, srv.URL, srv.Token, nil)
+	a.write(t, "MEMORY.md", "- [deploy](deploy.md)\n")
+	a.write(t, "other.md", "other\n")
+	for _, v := range []string{"first\n", "second\n", "third\n"} {
+		a.write(t, "deploy.md", v)
+		a.sync(t)
+	}
+	a.remove(t, "deploy.md")
+	a.sync(t)
+	b.sync(t)
+	ctx := context.Background()
+	revs, err := b.eng.History(ctx, "deploy.md")
+	if err != nil {
+		t.Fatalf("History(deploy.md) error = %v", err)
+	}
+	if len(revs) != 4 || !revs[0].Deleted || revs[3].Content == nil || *revs[3].Content != "first\n" {
+		t.Fatalf("History(deploy.md) = %+v, want a deletion and 3 writes, the oldest last", revs)
+	}
+	first, err := b.eng.Revision(ctx, "deploy.md", revs[3].Version)
+	if err != nil {
+		t.Fatalf("Revision(deploy.md, %d) error = %v", revs[3].Version, err)
+	}
+	rep, err := b.eng.Restore(ctx, "deploy.md", *first.Content)
+	if err != nil {
+		t.Fatalf("Restore(deploy.md) error = %v", err)
+	}
+	if len(rep.Pushed) != 1 || rep.Pushed[0] != "deploy.md" {
+		t.Errorf("Restore(deploy.md).Pushed = %v, want [deploy.md]", rep.Pushed)
+	}
+	if got := b.read(t, "deploy.md"); got != "first\n" {
+		t.Errorf("b's deploy.md = %q, want %q", got, "first\n")
+	}
+	if got := serverEntries(t, srv)["deploy.md"]; got != "first\n" {
+		t.Errorf("server deploy.md = %q, want %q", got, "first\n")
+	}
+	after, err := b.eng.History(ctx, "deploy.md")
+	if err != nil || len(after) != 5 || after[0].Deleted || after[0].Version <= revs[0].Version {
+		t.Errorf("History(deploy.md) after restore = %d revisions (%v), want 5, the newest a write", len(after), err)
+	}
+	a.sync(t)
+	if got := a.read(t, "deploy.md"); got != "first\n" {
+		t.Errorf("a's deploy.md after sync = %q, want %q", got, "first\n")
+	}
+}
+
+// TestRestoreKeepsLocalEdit: restoring over a file with an edit never
+// pushed keeps the edit as a conflict copy.
+func TestRestoreKeepsLocalEdit(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	a.write(t, "n.md", "one\n")
+	a.sync(t)
+	a.write(t, "n.md", "two\n")
+	a.sync(t)
+	a.write(t, "n.md", "unpushed edit\n")
+	rep, err := a.eng.Restore(context.Background(), "n.md", "one\n")
+	if err != nil {
+		t.Fatalf("Restore(n.md) error = %v", err)
+	}
+	if len(rep.Conflicts) != 1 {
+		t.Fatalf("Restore(n.md).Conflicts = %+v, want the unpushed edit kept", rep.Conflicts)
+	}
+	if data, err := os.ReadFile(rep.Conflicts[0].Path); err != nil || string(data) != "unpushed edit\n" {
+		t.Errorf("conflict copy = %q, %v, want %q", data, err, "unpushed edit\n")
+	}
+	if got := serverEntries(t, srv)["n.md"]; got != "one\n" {
+		t.Errorf("server n.md = %q, want %q", got, "one\n")
+	}
+}
+
+// TestRestoreSecretNotPushed: a revision that holds a secret by today's
+// rules is written locally but not pushed, and says so.
+func TestRestoreSecretNotPushed(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, realScanner(t))
+	a.write(t, "n.md", "clean\n")
+	a.sync(t)
+	leak := scantest.AWSNote(scantest.AWSKey())
+	rep, err := a.eng.Restore(context.Background(), "n.md", leak)
+	var np *NotPushedError
+	if !errors.As(err, &np) {
+		t.Fatalf("Restore(n.md, a secret) error = %v, want *NotPushedError", err)
+	}
+	if len(rep.Blocked) != 1 {
+		t.Errorf("Restore(n.md, a secret).Blocked = %+v, want n.md", rep.Blocked)
+	}
+	if got := serverEntries(t, srv)["n.md"]; got != "clean\n" {
+		t.Errorf("server n.md = %q, want it unchanged", got)
+	}
+	if got := a.read(t, "n.md"); got != leak {
+		t.Errorf("local n.md = %q, want the restored content kept", got)
+	}
+}
+
+// TestRestoreRefusesUnsyncableKey: a key the engine never syncs is refused
+// before anything is written.
+func TestRestoreRefusesUnsyncableKey(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	for _, key := range []string{"../x.md", ".hidden.md", "image.png"} {
+		if _, err := a.eng.Restore(context.Background(), key, "x"); err == nil {
+			t.Errorf("Restore(%q) = nil, want an error", key)
 		}
 	}
-	return out
-}
-
-// TestRestoreLosesNothing syncs a teammate's notes, restores the server's
-// database from a backup taken before some of them (versions go back, a
-// note the backup holds deleted was written again since, a note is newer
-// than the backup, a note is not in it at all) with a new store identity,
-// while the teammate has an unsent edit and an unsent deletion. The next sync, or a push alone as
-// a daemon makes on a local change, re-baselines: every content the
-// teammate held is still in the team directory or a conflict copy, the
-// notes the server lacks or deleted are pushed again, the server's versions
-// win where it holds the note otherwise, and the deletion is sent.
-func TestRestoreLosesNothing(t *testing.T) {
-	ops := []struct {
-		name string
-		run  func(e *Engine) (Report, error)
-	}{
-		{"Sync", func(e *Engine) (Report, error) { return e.Sync(context.Background()) }},
-		{"Push", func(e *Engine) (Report, error) { return e.Push(context.Background()) }},
-	}
-	for _, op := range ops {
-		t.Run(op.name, func(t *testing.T) { testRestore(t, op.run) })
+	entries, _ := os.ReadDir(a.dir)
+	if len(entries) != 0 {
+		t.Errorf("team directory holds %d entries, want none", len(entries))
 	}
 }
 
-func testRestore(t *testing.T, op func(e *Engine) (Report, error)) {
+// TestRepoHistory lists every key's revisions, each naming its key.
+func TestRepoHistory(t *testing.T) {
 	srv := servertest.Start(t)
-	x := newPeer(t, srv.URL, srv.Token, nil)
-	x.write(t, "a.md", "a1")
-	x.write(t, "d.md", "d1")
-	x.write(t, "e.md", "e1")
-	x.write(t, "f.md", "f1")
-	x.sync(t)
-	if err := os.Remove(filepath.Join(x.dir, "e.md")); err != nil {
-		t.Fatal(err)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	a.write(t, "a.md", "a\n")
+	a.write(t, "b.md", "b\n")
+	a.write(t, "c.md", "c\n")
+	a.sync(t)
+	a.remove(t, "a.md")
+	a.sync(t)
+	revs, err := a.eng.History(context.Background(), "")
+	if err != nil {
+		t.Fatalf("History(whole repo) error = %v", err)
 	}
-	x.sync(t)
-	backup := srv.Backup(t)
-
-	x.write(t, "a.md", "a2")
-	x.write(t, "d.md", "d2, newer than the backup")
-	x.write(t, "e.md", "e2, written again after the backup")
-	x.write(t, "b.md", "b1, not in the backup")
-	x.sync(t)
-	x.write(t, "a.md", "a3, an edit not yet sent")
-	if err := os.Remove(filepath.Join(x.dir, "f.md")); err != nil { // a deletion not yet sent
-		t.Fatal(err)
+	var got []string
+	for _, r := range revs {
+		got = append(got, r.Key)
 	}
-	before := kept(t, x)
-
-	srv.Restore(t, backup)
-	rep, err := op(x.eng)
-	if err != nil || !rep.Rebaselined {
-		t.Errorf("after the restore: Rebaselined = %v, error %v; want true, nil", rep.Rebaselined, err)
+	if strings.Join(got, " ") != "a.md a.md b.md c.md" || !revs[0].Deleted {
+		t.Errorf("History(whole repo) keys = %v, want a.md (deleted) a.md b.md c.md", got)
 	}
-	after := kept(t, x)
-	for _, content := range before {
-		if !slices.Contains(after, content) {
-			t.Errorf("after the restore %q is neither in the team directory nor a conflict copy", content)
-		}
-	}
-	wantServer := map[string]string{"a.md": "a1", "d.md": "d1", "e.md": "e2, written again after the backup", "b.md": "b1, not in the backup"}
-	if got := serverEntries(t, srv); !maps.Equal(got, wantServer) {
-		t.Errorf("server after the restore and a sync = %v, want %v", got, wantServer)
-	}
-	if rep := x.sync(t); !rep.NotModified || rep.PUTs != 0 || len(rep.Conflicts) != 0 || rep.Rebaselined {
-		t.Errorf("next Sync = %+v, want 304, no PUT, no conflict, no re-baseline", rep)
-	}
-}
-
-// TestRestoreSameContent restores a backup that holds exactly what the
-// teammate synced last, with a new store identity: the sync re-baselines
-// and changes nothing, no conflict copy, no PUT.
-func TestRestoreSameContent(t *testing.T) {
-	srv := servertest.Start(t)
-	x := newPeer(t, srv.URL, srv.Token, nil)
-	x.write(t, "a.md", "a1")
-	x.write(t, "b.md", "b1")
-	x.sync(t)
-	backup := srv.Backup(t)
-	srv.Restore(t, backup)
-	rep := x.sync(t)
-	if !rep.Rebaselined || len(rep.Conflicts) != 0 || rep.PUTs != 0 || len(rep.Pulled) != 0 {
-		t.Errorf("Sync after restoring the same content = %+v, want a re-baseline that changes nothing", rep)
-	}
-	if x.eng.StoreChanged() {
-		t.Error("StoreChanged() = true after the re-baseline, want false")
-	}
-}
-
-// TestStoreIDAdopted gives a state synced before servers named their
-// store (no storeId in it) the server's identity without a re-baseline.
-func TestStoreIDAdopted(t *testing.T) {
-	srv := servertest.Start(t)
-	x := newPeer(t, srv.URL, srv.Token, nil)
-	x.write(t, "a.md", "a1")
-	x.sync(t)
-	st, _, err := x.eng.state.loadReadOnly(testRepo, x.eng.client.Host())
-	if err != nil || st.StoreID == "" {
-		t.Fatalf("state after a sync: storeId %q, %v; want the server's", st.StoreID, err)
-	}
-	st.StoreID = ""
-	if err := (&stateStore{path: x.eng.state.path}).save(st); err != nil {
-		t.Fatal(err)
-	}
-	y := &peer{dir: x.dir, state: x.state, eng: newTestEngine(t, srv.URL, srv.Token, x.dir, x.state, nil)}
-	if rep := y.sync(t); rep.Rebaselined || !rep.NotModified {
-		t.Errorf("Sync of a state without storeId = %+v, want 304 and no re-baseline", rep)
+	if _, err := a.eng.History(context.Background(), "never.md"); !errors.Is(err, ErrNoHistory) {
+		t.Errorf("History(never.md) error = %v, want ErrNoHistory", err)
 	}
 }

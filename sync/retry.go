@@ -31,6 +31,9 @@ type Retry struct {
 	// Cause is why it failed: the network error or the HTTP status. It
 	// never holds the token or a body.
 	Cause string
+	// Status is the HTTP status of the failed attempt, 0 when no answer
+	// came (a network error).
+	Status int
 	// Wait is how long the client waits before the next attempt.
 	Wait time.Duration
 }
@@ -58,19 +61,23 @@ type retryReport struct {
 	op, repo string
 	attempts int
 	cause    string // the last retried failure's
+	status   int    // the last retried failure's HTTP status, 0 for none
 }
 
 // check is the retry policy; it keeps the cause of a failure it retries.
 // A redirect to another origin is refused for good: the server will send
-// the same one again.
+// the same one again; so is plain HTTP answering https://.
 func (r *retryReport) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	var redirect *RedirectError
-	if errors.As(err, &redirect) {
+	if errors.As(err, &redirect) || schemeMismatch(err) {
 		return false, nil
 	}
 	retry, cerr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	if retry {
-		r.cause = retryCause(resp, err)
+		r.cause, r.status = retryCause(resp, err), 0
+		if err == nil && resp != nil {
+			r.status = resp.StatusCode
+		}
 	}
 	return retry, cerr
 }
@@ -79,7 +86,7 @@ func (r *retryReport) check(ctx context.Context, resp *http.Response, err error)
 // is called only when another attempt follows.
 func (r *retryReport) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	wait := jitterBackoff(minWait, maxWait, attempt, resp)
-	rt := Retry{Op: r.op, Repo: r.repo, Attempt: attempt + 1, Attempts: r.attempts, Cause: r.cause, Wait: wait}
+	rt := Retry{Op: r.op, Repo: r.repo, Attempt: attempt + 1, Attempts: r.attempts, Cause: r.cause, Status: r.status, Wait: wait}
 	r.log.Warn("request failed; retrying", "repo", rt.Repo, "op", rt.Op, "attempt", rt.Attempt,
 		"attempts", rt.Attempts, "cause", rt.Cause, "retryIn", rt.Wait)
 	if r.trace != nil {

@@ -26,7 +26,7 @@ const maxReasonBytes = 1000
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return usageError{errors.New("admin: want a subcommand: history, purge, purges or new-store-id")}
+		return usageError{errors.New("admin: want a subcommand: history, purge, purges, audit or new-store-id")}
 	}
 	if isHelp(args[0]) {
 		adminUsage(stdout)
@@ -39,11 +39,13 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runAdminPurge(ctx, args[1:], stdout, stderr)
 	case "purges":
 		return runAdminPurges(ctx, args[1:], stdout, stderr)
+	case "audit":
+		return runAdminAudit(ctx, args[1:], stdout, stderr)
 	case "new-store-id":
 		return runAdminNewStoreID(ctx, args[1:], stdout, stderr)
 	}
 	adminUsage(stderr)
-	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge, purges or new-store-id)", args[0])}
+	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge, purges, audit or new-store-id)", args[0])}
 }
 
 // adminUsage lists the admin subcommands.
@@ -54,6 +56,7 @@ subcommands:
   history   list the revisions of one entry: version, time, author, checksum, content size
   purge     drop the content of revisions of one entry from the history for good
   purges    list the audit log of purges: when, who, repo, key, versions, why
+  audit     list who wrote, deleted, restored or purged what, and when (never the content)
   new-store-id
             give the database a new identity, the last step of restoring a
             backup: every daemon then re-baselines with a full pull

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
@@ -144,4 +145,20 @@ func tokenID(server, file string, explicit bool) string {
 	}
 	sum := sha256.Sum256([]byte(tok))
 	return hex.EncodeToString(sum[:8])
+}
+
+// skipInsecure moves the repos whose server would get the token over plain
+// http:// beyond loopback from the plan's repos to its skipped ones, with
+// the reason.
+func skipInsecure(plan daemon.Plan, c memsync.ClientConfig) daemon.Plan {
+	var keep []daemon.Spec
+	for _, s := range plan.Specs {
+		if err := c.CheckServer(s.Server); err != nil {
+			plan.Skipped = append(plan.Skipped, daemon.Skipped{Source: s.Source, Reason: err.Error()})
+			continue
+		}
+		keep = append(keep, s)
+	}
+	plan.Specs = keep
+	return plan
 }

@@ -69,6 +69,15 @@ func loadConfig(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("read config: %w", err)
 	}
+	return decodeConfig(path, data)
+}
+
+// decodeConfig decodes and validates the config file at path, read as data.
+func decodeConfig(path string, data []byte) (Config, error) {
+	var cfg Config
+	if err := checkDurationForms(string(data)); err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		return cfg, fmt.Errorf("config %s: %w", path, err)

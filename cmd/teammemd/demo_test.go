@@ -10,17 +10,27 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets the demo start this test binary as teammemd child processes.
+// TestMain lets the demo start this test binary as teammemd child
+// processes, and the scripts run it as the teammemd command.
 func TestMain(m *testing.M) {
 	if os.Getenv(demoEnv) == "1" {
-		ctx, stop := signalContext()
-		err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
-		os.Exit(exitCode(ctx, err, os.Stderr))
+		runAsMain()
 	}
-	os.Exit(m.Run())
+	code := testscript.RunMain(m, map[string]func() int{"teammemd": func() int { runAsMain(); return 0 }})
+	removeBuiltBinary()
+	os.Exit(code)
+}
+
+// runAsMain runs teammemd as main does and exits.
+func runAsMain() {
+	ctx, stop := signalContext()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(ctx, err, os.Stderr))
 }
 
 func TestDemo(t *testing.T) {

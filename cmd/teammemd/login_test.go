@@ -147,7 +147,7 @@ func TestDeviceLoginThenSync(t *testing.T) {
 func TestDaemonPicksUpNewLogin(t *testing.T) {
 	w := newLoginWorld(t)
 	w.login(t, alice)
-	cfg := writeConfig(t, "[daemon]\ndebounce = \"50ms\"\nmax_wait = \"200ms\"\n")
+	cfg := writeConfig(t, "[daemon]\ndebounce = \"100ms\"\nmax_wait = \"200ms\"\n")
 	team := t.TempDir()
 	args := []string{"--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--config", cfg,
 		"--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock")}

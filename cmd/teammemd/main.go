@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 
@@ -27,20 +28,37 @@ type command struct {
 var commands = map[string]command{
 	"version":       {"print the version", runVersion},
 	"demo":          {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
+	"doctor":        {"check the config, token, server, repos and this machine, with a fix for each problem", runDoctor},
 	"run":           {"run the sync daemon for one repo or every configured repo", runDaemon},
 	"status":        {"show what the running sync daemon is doing", runStatus},
 	"serve":         {"run the team memory server", runServe},
 	"token":         {"create, list and revoke the server's API tokens", runToken},
-	"admin":         {"list an entry's revisions, purge their content from the server, list purges", runAdmin},
+	"admin":         {"list an entry's revisions, purge their content from the server, list purges, audit who changed what", runAdmin},
 	"migrate-store": {"copy the server's SQLite database into PostgreSQL and verify it", runMigrateStore},
 	"sync":          {"pull then push one repo's team memory once", runSync},
+	"history":       {"list the revisions of a note, or of every note, from the server", runHistory},
+	"show":          {"print a revision of a note: KEY[@VERSION]", runShow},
+	"diff":          {"show what changed in a note: KEY [V1 [V2]], against the local file by default", runDiff},
+	"restore":       {"bring back a deleted or overwritten note as a new revision", runRestore},
+	"conflicts":     {"list the conflict copies of each repo, or settle one (resolve)", runConflicts},
+	"lint":          {"check the team directory's notes as Claude Code will read them (exit 1 on a finding)", runLint},
 	"scan":          {"scan files and directories for secrets", runScan},
+	"service":       {"install, check or remove the sync daemon as your user service", runService},
 	"login":         {"log in to a server with your organisation's identity", runLogin},
 	"logout":        {"forget the login to a server", runLogout},
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is what "teammemd version" prints and the daemon reports. A
+// build may set it with -ldflags "-X main.version=..."; left empty, it comes
+// from the build info.
+var version string
+
+func init() {
+	if version == "" {
+		info, _ := debug.ReadBuildInfo()
+		version = buildVersion(info)
+	}
+}
 
 func main() {
 	ctx, stop := signalContext()
@@ -169,4 +187,33 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// buildVersion derives the version from the build info: the module
+// version (a release tag, or a pseudo-version from the commit), else the
+// commit and its time, else "(devel)".
+func buildVersion(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, when, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.time":
+			when = " (" + s.Value + ")"
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	return rev + dirty + when
 }

@@ -40,25 +40,37 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if (f.dir == "") != (f.repo == "") {
-		return usageError{errors.New("--dir and --repo go together")}
-	}
 	log, err := newLogger(stderr, f.logFormat)
 	if err != nil {
 		return usageError{err}
 	}
+	return reportIn(ctx, log, "run failed", startDaemon(ctx, f, log))
+}
+
+// startDaemon loads the config and runs the daemon it describes.
+func startDaemon(ctx context.Context, f runFlags, log *slog.Logger) error {
+	if (f.dir == "") != (f.repo == "") {
+		return usageError{errors.New("--dir and --repo go together")}
+	}
 	cfg, err := loadConfig(f.config)
 	if err != nil {
-		return err
+		return notConfigured(err)
 	}
 	return serveDaemon(ctx, f, cfg, log)
 }
 
+// exitNotConfigured is run's exit status when it has nothing to sync or a
+// config it cannot use: EX_CONFIG of sysexits.h, listed in the user unit's
+// RestartPreventExitStatus=, since restarting cannot help.
+const exitNotConfigured = 78
+
+func notConfigured(err error) error { return exitError{code: exitNotConfigured, err: err} }
+
 // serveDaemon builds the daemon, runs it and reloads it on SIGHUP.
 func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) error {
-	plan, err := planFor(f, cfg)
+	plan, err := daemonPlan(ctx, f, cfg)
 	if err != nil {
-		return err
+		return notConfigured(err)
 	}
 	sockPath := cmp.Or(f.socket, daemon.SocketPath(runtimeDir()))
 	ln, err := daemon.Listen(sockPath)
@@ -78,7 +90,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(state, sc, rules, log),
+		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, log),
 		Watch:         watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
 		Control:       ln,
 		Version:       version,
@@ -97,6 +109,9 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	g.Go(func() error { return d.Run(gctx, plan) })
 	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, rules, log) })
 	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, log) })
+	if cfg.Daemon.DiscoverClaudeProjects && f.dir == "" {
+		g.Go(func() error { return daemon.WatchProjects(gctx, claudeHome(), log, rediscover(gctx, d, f, rules, log)) })
+	}
 	err = g.Wait()
 	log.Info("daemon stopped")
 	return err
@@ -115,7 +130,11 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 		case <-hup:
 		}
 		notify(log, "RELOADING=1")
-		if err := reload(ctx, d, f, rules); err != nil && ctx.Err() == nil {
+		err := reload(ctx, d, f, rules)
+		if ctx.Err() == nil {
+			d.NoteReload(err)
+		}
+		if err != nil && ctx.Err() == nil {
 			log.Error("reload failed; keeping the running repos", "err", err)
 		}
 		if ctx.Err() == nil {
@@ -130,7 +149,7 @@ func reload(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules
 	if err != nil {
 		return err
 	}
-	plan, err := planFor(f, cfg)
+	plan, err := daemonPlan(ctx, f, cfg)
 	if err != nil {
 		return err
 	}
@@ -146,27 +165,42 @@ func notify(log *slog.Logger, state string) {
 	}
 }
 
-// planFor lists the repos to run, with the watcher timing and a digest of
-// each repo's token, so a reload restarts what changed.
-func planFor(f runFlags, cfg Config) (daemon.Plan, error) {
-	plan, err := reposFor(f, cfg)
+// daemonPlan is the plan the daemon runs: planFor, where discovery asks
+// the server about a project whose team directory does not exist yet and
+// creates it when the server holds the repo.
+func daemonPlan(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
+	rule := newTokenRule(f.client, cfg.Client)
+	return planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.explicit(s.TokenFile)) })
+}
+
+// planFor lists the repos to run without asking a server: a discovered
+// project with no team directory is listed as skipped.
+func planFor(f runFlags, cfg Config) (daemon.Plan, error) { return planWith(f, cfg, nil) }
+
+// planWith lists the repos to run, with the watcher timing and a digest of
+// each repo's token, so a reload restarts what changed; hasRepo, when set,
+// is how discovery asks a server whether it holds a repo.
+func planWith(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (daemon.Plan, error) {
+	plan, err := reposFor(f, cfg, hasRepo)
 	if err != nil {
 		return plan, err
 	}
+	plan = skipInsecure(plan, cfg.Client)
 	plan.Watch = &watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan}
 	rule := newTokenRule(f.client, cfg.Client)
 	for i := range plan.Specs {
 		file := plan.Specs[i].TokenFile
 		plan.Specs[i].TokenID = tokenID(plan.Specs[i].Server, file, rule.explicit(file))
+		plan.Specs[i].CredentialFile = credentialFile(plan.Specs[i].Server, file, rule.explicit(file))
 	}
 	return plan, nil
 }
 
 // reposFor lists the repos to run: the one named by --dir and --repo, or the
 // config's [daemon] repos and discovered Claude Code projects.
-func reposFor(f runFlags, cfg Config) (daemon.Plan, error) {
+func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (daemon.Plan, error) {
 	client := f.client.resolve(cfg.Client)
-	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, ClaudeHome: claudeHome()}
+	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, ClaudeHome: claudeHome(), HasRepo: hasRepo}
 	if f.dir != "" {
 		dir, err := filepath.Abs(f.dir)
 		if err != nil {
@@ -179,7 +213,7 @@ func reposFor(f runFlags, cfg Config) (daemon.Plan, error) {
 		return daemon.Plan{Specs: []daemon.Spec{spec}}, nil
 	}
 	plan := daemon.BuildPlan(cfg.Daemon, def)
-	if len(plan.Specs) > 0 || len(plan.Skipped) > 0 {
+	if len(plan.Specs) > 0 || len(plan.Skipped) > 0 || cfg.Daemon.DiscoverClaudeProjects {
 		return plan, nil
 	}
 	return checkoutPlan(def)
@@ -202,8 +236,8 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 }
 
 // engineOpener builds each repo's client and engine; the secret scanner is
-// shared.
-func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
+// shared. shareUserNotes is [client] share_user_notes at start-up.
+func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
 	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
 		ts, err := tokenSource(s.Server, s.TokenFile, rules.explicit(s.TokenFile))
 		if err != nil {
@@ -214,7 +248,7 @@ func engineOpener(stateDir string, sc *scan.Scanner, rules *tokenRules, log *slo
 			return nil, nil, err
 		}
 		eng, err := memsync.New(
-			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir},
+			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir, ShareUserNotes: shareUserNotes},
 			memsync.Options{Client: client, Scanner: sc, Logger: log},
 		)
 		if err != nil {
@@ -266,4 +300,57 @@ func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duratio
 			}
 		}
 	}
+}
+
+// credentialFile is the file a repo's token comes from, whose change may
+// fix a token the server rejected: the login's or the token file; "" when
+// the token is $TEAMMEMD_TOKEN itself.
+func credentialFile(server, file string, explicit bool) string {
+	if usesLogin(server, file, explicit) {
+		path, _ := loginStore().Path(server)
+		return path
+	}
+	if !explicit && os.Getenv(envToken) != "" {
+		return ""
+	}
+	return file
+}
+
+// rediscoverTimeout bounds the hash probe discovery makes for one project.
+const rediscoverTimeout = time.Minute
+
+// rediscover returns what WatchProjects calls when Claude Code's projects
+// changed: the config is read again and the plan applied, leaving the
+// repos kept alone. A failure is logged and the running repos kept.
+func rediscover(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules, log *slog.Logger) func() {
+	return func() {
+		cfg, err := loadConfig(f.config)
+		if err == nil {
+			var plan daemon.Plan
+			if plan, err = daemonPlan(ctx, f, cfg); err == nil {
+				plan.Rediscovered = true
+				rules.set(newTokenRule(f.client, cfg.Client))
+				log.Info("claude projects changed; discovering repos", "repos", len(plan.Specs))
+				err = d.Reload(ctx, plan)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Error("discovery failed; keeping the running repos", "err", err)
+		}
+	}
+}
+
+// serverHasRepo asks s's server whether it holds s.Repo, with one retry.
+func serverHasRepo(ctx context.Context, s daemon.Spec, explicit bool) (bool, error) {
+	ts, err := tokenSource(s.Server, s.TokenFile, explicit)
+	if err != nil {
+		return false, err
+	}
+	c, err := memsync.NewClient(s.Server, ts, memsync.WithUserAgent("teammemd/"+version), memsync.WithRetry(1, time.Second, 2*time.Second))
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, rediscoverTimeout)
+	defer cancel()
+	return daemon.HasRepo(ctx, c, s.Repo)
 }

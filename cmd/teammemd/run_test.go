@@ -62,17 +62,20 @@ func TestRunUsageErrors(t *testing.T) {
 	t.Setenv("TEAMMEMD_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("TEAMMEMD_SERVER", "")
-	tests := [][]string{
-		{"--dir", "x"},
-		{"--log-format", "xml"},
-		{"--dir", "x", "--repo", "acme/app"},
-		{},
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--dir", "x"}, 2},
+		{[]string{"--log-format", "xml"}, 2},
+		{[]string{"--dir", "x", "--repo", "acme/app"}, exitNotConfigured},
+		{[]string{}, exitNotConfigured},
 	}
-	for _, args := range tests {
+	for _, tt := range tests {
 		var stderr bytes.Buffer
-		err := runDaemon(context.Background(), args, &bytes.Buffer{}, &stderr)
-		if exitCode(context.Background(), err, &stderr) != 2 {
-			t.Errorf("run %v = %v, want a usage error (exit 2)", args, err)
+		err := runDaemon(context.Background(), tt.args, &bytes.Buffer{}, &stderr)
+		if got := exitCode(context.Background(), err, &stderr); got != tt.want {
+			t.Errorf("run %v = %v, exit %d, want exit %d", tt.args, err, got, tt.want)
 		}
 	}
 }
@@ -187,8 +190,8 @@ func TestRunDiscoversCheckout(t *testing.T) {
 
 	t.Chdir(t.TempDir())
 	_, stderr, code := runCLI(t, append([]string{"run"}, args...)...)
-	if code != 2 || !strings.Contains(stderr, "nothing to sync") || !strings.Contains(stderr, "find git repository") {
-		t.Errorf("run outside a checkout exit %d, stderr %q, want 2, nothing to sync and why discovery failed", code, stderr)
+	if code != exitNotConfigured || !strings.Contains(stderr, "nothing to sync") || !strings.Contains(stderr, "find git repository") {
+		t.Errorf("run outside a checkout exit %d, stderr %q, want %d, nothing to sync and why discovery failed", code, stderr, exitNotConfigured)
 	}
 
 	t.Chdir(checkout)

@@ -23,25 +23,30 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	storeURL := fs.String("store", "", "PostgreSQL database shared by replicas, a postgres://user:password@host/db `URL` (default $TEAMMEMD_STORE or [server] store; unset, the SQLite database in --data)")
 	migrateOnly := fs.Bool("migrate-only", false, "create or migrate the database schema, then exit")
 	configPath := fs.String("config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with the certificate (and chain) in this PEM `file` (default $"+envTLSCert+", [server] tls_cert); SIGHUP reloads it")
+	tlsKey := fs.String("tls-key", "", "private key `file` of --tls-cert, PEM (default $"+envTLSKey+", [server] tls_key)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
 	}
-	cfg, err := loadConfig(*configPath)
-	if err != nil {
-		return err
-	}
-	sc, loc, err := serveConfig(cfg.Server, *listen, *data, *storeURL)
-	if err != nil {
-		return usageError{err}
-	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	if *migrateOnly {
-		return migrateStore(ctx, loc, log)
+	start := func() error {
+		cfg, err := loadConfig(*configPath)
+		if err != nil {
+			return err
+		}
+		sc, loc, err := serveConfig(withTLSFlags(cfg.Server, *tlsCert, *tlsKey), *listen, *data, *storeURL)
+		if err != nil {
+			return usageError{err}
+		}
+		if *migrateOnly {
+			return migrateStore(ctx, loc, log)
+		}
+		return serve(ctx, sc, loc, cfg.Scan, log)
 	}
-	return serve(ctx, sc, loc, cfg.Scan, log)
+	return reportIn(ctx, log, "serve failed", start())
 }
 
 // serveConfig applies flags > environment > file > defaults to the listen
@@ -95,7 +100,7 @@ func serve(ctx context.Context, sc server.Config, loc location, scanCfg scan.Con
 	opts := server.Options{
 		Store: st, Auth: authn, Logger: log, Version: version,
 		Limits: sc.Limits, OrganizationID: sc.OrganizationID, RateLimit: sc.RateLimit,
-		MaxWaiters: sc.MaxWaiters, MaxWaitersPerSubject: sc.MaxWaitersPerSubject, History: sc.History, Ready: ready(log),
+		MaxWaiters: sc.MaxWaiters, MaxWaitersPerSubject: sc.MaxWaitersPerSubject, History: sc.History, Ready: ready(log, sc.TLS()),
 	}
 	if sc.ScanEnabled() {
 		// A key is whatever the client chose: no path allowlist may decide
@@ -114,10 +119,11 @@ func serve(ctx context.Context, sc server.Config, loc location, scanCfg scan.Con
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", sc.Listen)
+	ln, stopReload, err := listen(ctx, sc, log)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return err
 	}
+	defer stopReload()
 	err = runServer(ctx, srv, ln, waker)
 	if nerr := sdNotify("STOPPING=1"); nerr != nil {
 		log.Warn("notify systemd", "error", nerr)
@@ -147,9 +153,9 @@ func runServer(ctx context.Context, srv *server.Server, ln net.Listener, waker *
 }
 
 // ready logs the listen address and tells systemd the server is up.
-func ready(log *slog.Logger) func(net.Addr) {
+func ready(log *slog.Logger, tls bool) func(net.Addr) {
 	return func(addr net.Addr) {
-		log.Info("listening", "addr", addr.String())
+		log.Info("listening", "addr", addr.String(), "tls", tls)
 		if err := sdNotify("READY=1"); err != nil {
 			log.Warn("notify systemd", "error", err)
 		}

@@ -59,6 +59,7 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 	}
 	fmt.Fprintf(&b, "teammemd daemon %s running (pid %d, up %s), %d %s\n",
 		st.Version, st.PID, now.Sub(st.Started).Round(time.Second), len(st.Repos), noun)
+	printReloadError(&b, st.ReloadError)
 	for _, r := range st.Repos {
 		printRepo(&b, r, now)
 	}
@@ -74,17 +75,16 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	p := api.Printable
 	fmt.Fprintf(b, "\n%s\n", p(r.Repo))
 	fmt.Fprintf(b, "  directory:  %s\n", p(r.Dir))
-	live := "connected"
-	if !r.Live {
-		live = "not connected"
-	}
-	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), live)
+	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), reachLine(r, now))
 	if r.State != "" {
 		fmt.Fprintf(b, "  state:      %s%s\n", p(r.State), causeSuffix(stateHints[r.State]))
 	}
 	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
 	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
 	fmt.Fprintf(b, "  pending:    %s\n", listOrNone(r.Pending))
+	if r.Halted != "" {
+		fmt.Fprintf(b, "  stopped:    %s\n", p(r.Halted))
+	}
 	if r.Missing != "" {
 		fmt.Fprintf(b, "  directory missing: %s\n", p(r.Missing))
 	}
@@ -103,20 +103,51 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	if len(r.HeldDeletions) > 0 {
 		fmt.Fprintf(b, "  deletions held back: %s%s\n", p(strings.Join(r.HeldDeletions, ", ")), causeSuffix(r.MassDeletion))
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(b, "  warning:    %s: %s\n", p(w.Path), p(w.Message))
+	}
+	if n := len(r.Conflict); n > 0 {
+		fmt.Fprintf(b, "  conflicts:  %d unresolved (teammemd conflicts lists them; teammemd conflicts resolve KEY --keep local|server|FILE settles one)\n", n)
+	}
 	for _, c := range r.Conflict {
 		fmt.Fprintf(b, "  conflict copy: %s\n", p(c))
 	}
 }
 
+// reachLine says whether the server answers: connected, or unreachable
+// since the first request that failed to reach it, with when it last
+// answered.
+func reachLine(r daemon.RepoStatus, now time.Time) string {
+	last := "never reached"
+	if r.LastContact != nil {
+		last = "last contact " + ago(*r.LastContact, now)
+	}
+	switch {
+	case r.UnreachableSince != nil:
+		at := r.UnreachableSince.In(now.Location()).Format(time.TimeOnly)
+		return "unreachable since " + at + ", " + ago(*r.UnreachableSince, now) + "; " + last
+	case r.Live && r.LastContact != nil:
+		return "connected, " + last
+	case r.Live:
+		return "connected"
+	}
+	return "not connected"
+}
+
+// ago says how long before now t was, to the second.
+func ago(t, now time.Time) string { return now.Sub(t).Round(time.Second).String() + " ago" }
+
 // stateHints say what a state means for the user, for the states that
 // need more than their name.
 var stateHints = map[string]string{
-	daemon.StateMissing:  "the team directory is missing; syncing resumes once it exists again",
-	daemon.StateRetrying: "a pull, push or change wait failed and is retried; see next retry",
-	daemon.StateStopped:  "pushes are stopped; see pushes stopped",
-	daemon.StateFailed:   "the last pull or push failed; edit a file or reload the config to try again",
-	daemon.StatePending:  "changes wait to be pushed",
-	daemon.StateHeld:     "in sync but for what is held back; see held back",
+	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
+	daemon.StateUnauthorized: "the server rejected the token: syncing resumes when the token file changes or the config is reloaded",
+	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",
+	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
+	daemon.StateStopped:      "pushes are stopped; see pushes stopped",
+	daemon.StateFailed:       "the last pull or push failed; edit a file or reload the config to try again",
+	daemon.StatePending:      "changes wait to be pushed",
+	daemon.StateHeld:         "in sync but for what is held back; see held back",
 }
 
 // retryWhen says when a retry is due: "now" once it is.
@@ -175,4 +206,11 @@ func listOrNone(xs []string) string {
 		shown[i] = api.Printable(x)
 	}
 	return strings.Join(shown, ", ")
+}
+
+// printReloadError says that the last reload failed, and why.
+func printReloadError(b *strings.Builder, reason string) {
+	if reason != "" {
+		fmt.Fprintf(b, "last reload failed: %s\n  (the running repos were kept; fix the config and reload again)\n", reason)
+	}
 }

@@ -12,6 +12,35 @@ import (
 
 // TestPrintStatusStuckStates checks that every stuck state says why and
 // what to do, in the text status and in --json.
+// The server line says when the server last answered, and since when it
+// has not, as soon as a request failed to reach it.
+func TestPrintStatusContact(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ago time.Duration) *time.Time { t := now.Add(-ago); return &t }
+	tests := []struct {
+		name string
+		repo daemon.RepoStatus
+		want string
+	}{
+		{"connected", daemon.RepoStatus{Live: true, LastContact: at(5 * time.Second)}, "server:     http://s (connected, last contact 5s ago)\n"},
+		{"unreachable", daemon.RepoStatus{LastContact: at(20 * time.Second), UnreachableSince: at(10 * time.Second)},
+			"server:     http://s (unreachable since 03:03:55, 10s ago; last contact 20s ago)\n"},
+		{"never reached", daemon.RepoStatus{UnreachableSince: at(3 * time.Second)},
+			"server:     http://s (unreachable since 03:04:02, 3s ago; never reached)\n"},
+		{"starting", daemon.RepoStatus{}, "server:     http://s (not connected)\n"},
+	}
+	for _, tt := range tests {
+		tt.repo.Repo, tt.repo.Dir, tt.repo.Server = "acme/app", "/t", "http://s"
+		var b bytes.Buffer
+		if err := printStatus(&b, daemon.Status{Repos: []daemon.RepoStatus{tt.repo}}, now); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("printStatus(%s) = %q, want it to contain %q", tt.name, b.String(), tt.want)
+		}
+	}
+}
+
 func TestPrintStatusStuckStates(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ok := &daemon.OpResult{Time: now.Add(-time.Minute), OK: true, Result: "up to date"}
@@ -35,6 +64,14 @@ func TestPrintStatusStuckStates(t *testing.T) {
 			[]string{"state:      pending (changes wait to be pushed)", "pending:    a.md\n"}, `"pending":["a.md"]`},
 		{"failed", daemon.RepoStatus{State: daemon.StateFailed, LastPull: ok},
 			[]string{"state:      failed (the last pull or push failed; edit a file or reload the config to try again)"}, `"state":"failed"`},
+		{"wrong server", daemon.RepoStatus{State: "wrong-server", LastPull: ok, Halted: "the server at http://s/x does not answer as a teammemd server: HTTP 404"},
+			[]string{"state:      wrong-server (the server URL does not lead to a teammemd server: fix it and reload the config)",
+				"stopped:    the server at http://s/x does not answer as a teammemd server: HTTP 404\n"},
+			`"state":"wrong-server"`},
+		{"unauthorized", daemon.RepoStatus{State: "unauthorized", LastPull: ok, Halted: "the server rejected the token (bad token): run teammemd login"},
+			[]string{"state:      unauthorized (the server rejected the token: syncing resumes when the token file changes or the config is reloaded)",
+				"stopped:    the server rejected the token (bad token): run teammemd login\n"},
+			`"halted":"the server rejected the token (bad token): run teammemd login"`},
 		{"idle", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok},
 			[]string{"state:      idle\n"}, `"state":"idle"`},
 	}

@@ -60,7 +60,10 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printReport(stdout, rep, false)
 		return explainSyncError(err)
 	}
-	printReport(stdout, rep, true)
+	printReport(stdout, rep, rep.OverCap == nil)
+	if rep.OverCap != nil {
+		return rep.OverCap
+	}
 	return nil
 }
 
@@ -70,6 +73,9 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	client := f.client.resolve(cfg.Client)
 	if client.Server == "" {
 		return nil, nil, errNoServer
+	}
+	if err := cfg.Client.CheckServer(client.Server); err != nil {
+		return nil, nil, err
 	}
 	ts, err := tokenSource(client.Server, client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
 	if err != nil {
@@ -85,7 +91,8 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 		return nil, nil, err
 	}
 	eng, err := memsync.New(
-		memsync.Config{Dir: dir, Repo: repo, Server: client.Server, StateDir: client.StateDir, AllowMassDelete: f.allowMassDelete},
+		memsync.Config{Dir: dir, Repo: repo, Server: client.Server, StateDir: client.StateDir, AllowMassDelete: f.allowMassDelete,
+			ShareUserNotes: cfg.Client.ShareUserNotes},
 		memsync.Options{Client: hc, Scanner: sc, Logger: log},
 	)
 	return eng, sc, err
@@ -136,6 +143,9 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped   %s: %s\n", p(s.Key), p(s.Reason))
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "warning   %s: %s\n", p(wn.Key), wn.Message)
 	}
 	if done && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
 		fmt.Fprintln(w, "up to date")

@@ -230,3 +230,26 @@ func TestSyncHeldBackMassDeletion(t *testing.T) {
 		t.Errorf("sync --allow-mass-delete: exit %d, stdout %q, stderr %q; want 0 and a.md removed", code, stdout, stderr)
 	}
 }
+
+// sync against a URL that does not lead to a teammemd server fails and
+// says so, with the hint, instead of a bare status.
+func TestSyncWrongServerURL(t *testing.T) {
+	srv := servertest.Start(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	var stdout, stderr bytes.Buffer
+	args := []string{"sync", "--dir", dir, "--repo", "acme/app", "--server", srv.URL + "/teammemd", "--config", cfg}
+	err := run(context.Background(), args, &stdout, &stderr)
+	want := "the server at " + srv.URL + "/teammemd does not answer as a teammemd server"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "without a path") {
+		t.Errorf("run(sync) = %v, want an error saying %q with the hint", err, want)
+	}
+	if strings.Contains(stdout.String(), "up to date") {
+		t.Errorf("run(sync) printed %q, want no \"up to date\"", stdout.String())
+	}
+}

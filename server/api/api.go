@@ -11,7 +11,8 @@ import "time"
 const (
 	// Path is the collection route: full pull, hash probe, push and change wait.
 	Path = "/api/claude_code/team_memory"
-	// HistoryPath lists the recorded revisions of one entry (extension).
+	// HistoryPath lists the recorded revisions of one entry, or of a whole
+	// repo (extension).
 	HistoryPath = Path + "/history"
 )
 
@@ -75,6 +76,8 @@ type PutResponse struct {
 
 // Revision is one recorded change of one entry (extension).
 type Revision struct {
+	// Key is set in the history of a whole repo.
+	Key      string    `json:"key,omitempty"`
 	Version  int64     `json:"version"`
 	Checksum string    `json:"checksum,omitempty"`
 	Deleted  bool      `json:"deleted,omitempty"`
@@ -86,7 +89,9 @@ type Revision struct {
 }
 
 // HistoryResponse is the body of GET .../history?repo=<slug>&key=<key>,
-// newest revision first. NextCursor, when set, fetches the next older page.
+// newest revision first, or without key of the whole repo's history, each
+// revision naming its key. NextCursor, when set, fetches the next older
+// page.
 type HistoryResponse struct {
 	Repo       string     `json:"repo"`
 	Key        string     `json:"key"`

@@ -77,3 +77,14 @@ func Printable(s string) string {
 func unprintable(r rune) bool {
 	return unicode.IsControl(r) || unicode.In(r, unicode.Bidi_Control, unicode.Zl, unicode.Zp)
 }
+
+// IsRedacted reports whether shown is the form RedactKey gives a key, as
+// opposed to a key shown as itself.
+func IsRedacted(shown string) bool {
+	before, sum, ok := strings.Cut(shown, redactMark)
+	if !ok || utf8.RuneCountInString(before) > redactPrefix || len(sum) != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(sum)
+	return err == nil && strings.ToLower(sum) == sum
+}

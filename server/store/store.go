@@ -85,22 +85,29 @@ type Result struct {
 
 // Revision is one recorded change of one key.
 type Revision struct {
-	Version  int64
-	Checksum string // empty for a deletion
-	Deleted  bool
-	Subject  string
-	Time     time.Time
+	// Repo and Key name the entry changed.
+	Repo, Key string
+	Version   int64
+	Checksum  string // empty for a deletion
+	Deleted   bool
+	Subject   string
+	Time      time.Time
 	// Content is the value written, nil for a deletion or once pruned.
 	Content *string
 }
 
-// HistoryQuery selects revisions of one key, newest first.
+// HistoryQuery selects revisions, newest first: of one key, of every key
+// of a repo when Key is empty (by version, then key), or of every repo
+// when Repo is empty too (by repo, then as for one repo).
 type HistoryQuery struct {
 	Repo, Key string
 	// Before, when positive, returns only revisions with a version below it
-	// (the paging cursor).
-	Before int64
-	Limit  int
+	// (the paging cursor); with Key empty and BeforeKey set, also those of
+	// version Before whose key sorts after BeforeKey. It applies within one
+	// repo only.
+	Before    int64
+	BeforeKey string
+	Limit     int
 }
 
 // Purge asks for the content of revisions of one key to be dropped for
@@ -162,7 +169,9 @@ type Store interface {
 	// Apply performs w atomically: all of it or none of it. A write that
 	// changes nothing returns the current state without bumping the version.
 	Apply(ctx context.Context, w Write) (Result, error)
-	// History lists revisions of one key, newest first.
+	// History lists revisions of one key, of one repo or of every repo,
+	// newest first (see HistoryQuery). A repo never written returns
+	// ErrNotFound; with Repo empty, no repo is no revision.
 	History(ctx context.Context, q HistoryQuery) ([]Revision, error)
 	// PruneHistory drops the content (not the record) of revisions that are
 	// neither among the newest keep of their key nor newer than olderThan.

@@ -11,12 +11,12 @@ import (
 // Config is the [daemon] section of the teammemd config file.
 type Config struct {
 	// Debounce is the quiet time after the last write before a push
-	// (default 2s).
+	// (default 2s, 100ms to 1m).
 	Debounce time.Duration `toml:"debounce"`
 	// MaxWait caps how long a continuously edited directory waits before a
-	// push anyway (default 10s).
+	// push anyway (default 10s, 100ms to 10m).
 	MaxWait time.Duration `toml:"max_wait"`
-	// Rescan is the interval of the safety rescan (default 5m).
+	// Rescan is the interval of the safety rescan (default 5m, 10s to 24h).
 	Rescan time.Duration `toml:"rescan"`
 	// DiscoverClaudeProjects adds every Claude Code project memory directory
 	// ($CLAUDE_CONFIG_DIR or ~/.claude, projects/*/memory/team) whose project
@@ -40,9 +40,13 @@ type RepoConfig struct {
 
 // Validate checks the section for values that cannot work.
 func (c Config) Validate() error {
-	for name, d := range map[string]time.Duration{"debounce": c.Debounce, "max_wait": c.MaxWait, "rescan": c.Rescan} {
-		if d < 0 {
-			return fmt.Errorf("daemon.%s must not be negative, got %s", name, d)
+	for _, b := range []durationBound{
+		{"debounce", c.Debounce, 100 * time.Millisecond, time.Minute},
+		{"max_wait", c.MaxWait, 100 * time.Millisecond, 10 * time.Minute},
+		{"rescan", c.Rescan, 10 * time.Second, 24 * time.Hour},
+	} {
+		if err := b.check(); err != nil {
+			return err
 		}
 	}
 	if c.MaxWait > 0 && c.MaxWait < c.Debounce {
@@ -67,6 +71,22 @@ func (r RepoConfig) Validate() error {
 		if err := api.ValidateSlug(r.Repo); err != nil {
 			return fmt.Errorf("repo %q: %w", r.Repo, err)
 		}
+	}
+	return nil
+}
+
+// durationBound is the range a [daemon] duration must lie in when it is set
+// (zero takes the default): below it the watcher would spin a core, above
+// it edits would wait for hours.
+type durationBound struct {
+	name     string
+	d        time.Duration
+	min, max time.Duration
+}
+
+func (b durationBound) check() error {
+	if b.d != 0 && (b.d < b.min || b.d > b.max) {
+		return fmt.Errorf("daemon.%s must be between %s and %s, got %s", b.name, b.min, b.max, b.d)
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Options struct {
 	WaitTimeout time.Duration
 	// FlushTimeout bounds the last push at shutdown or removal.
 	FlushTimeout time.Duration
+	// CredentialCheck is how often a repo whose token the server rejected
+	// reads its token file for a change.
+	CredentialCheck time.Duration
 	// Control, when set, serves the status API.
 	Control net.Listener
 	Version string
@@ -71,6 +74,7 @@ func (o *Options) setDefaults() {
 	o.MaxBackoff = max(cmp.Or(o.MaxBackoff, DefaultMaxBackoff), o.MinBackoff)
 	o.WaitTimeout = cmp.Or(o.WaitTimeout, DefaultWaitTimeout)
 	o.FlushTimeout = cmp.Or(o.FlushTimeout, DefaultFlushTimeout)
+	o.CredentialCheck = cmp.Or(o.CredentialCheck, DefaultCredentialCheck)
 	o.Watch.Logger = o.Logger
 }
 
@@ -82,22 +86,29 @@ type Plan struct {
 	// Watch, when set, replaces Options.Watch: a plan whose timing differs
 	// from the running repos' restarts them with the new timing.
 	Watch *watch.Options
+	// Rediscovered marks a plan made because Claude Code's projects
+	// changed, not a reload: the repos kept are left alone, without the
+	// fresh attempt a reload gives them.
+	Rediscovered bool
 }
 
 // Daemon supervises one repo runner per Spec.
 type Daemon struct {
 	opts    Options
 	reload  chan reloadRequest
+	restart chan *running // a repo to open again
 	started time.Time
 	watch   watch.Options // the current timing; the supervisor's alone
 
-	mu      sync.Mutex // guards repos and skipped for Status
-	repos   map[string]*running
-	skipped []Skipped
+	mu        sync.Mutex // guards repos, skipped and reloadErr for Status
+	repos     map[string]*running
+	skipped   []Skipped
+	reloadErr string // why the last reload failed; see NoteReload
 }
 
 // running is a started repo.
 type running struct {
+	spec   Spec // as planned
 	r      *repo
 	watch  watch.Options // the timing its watcher runs with
 	cancel context.CancelFunc
@@ -117,7 +128,7 @@ func New(opts Options) (*Daemon, error) {
 	}
 	opts.setDefaults()
 	return &Daemon{
-		opts: opts, reload: make(chan reloadRequest), watch: opts.Watch,
+		opts: opts, reload: make(chan reloadRequest), restart: make(chan *running), watch: opts.Watch,
 		repos: map[string]*running{}, started: time.Now(),
 	}, nil
 }
@@ -166,6 +177,8 @@ func (d *Daemon) supervise(ctx context.Context, plan Plan) error {
 			d.opts.Logger.Info("reloading repos", "repos", len(req.plan.Specs))
 			d.apply(ctx, req.plan)
 			close(req.done)
+		case run := <-d.restart:
+			d.reopen(ctx, run)
 		}
 	}
 }
@@ -187,7 +200,9 @@ func (d *Daemon) apply(ctx context.Context, plan Plan) {
 		run, ok := d.repos[k]
 		d.mu.Unlock()
 		if ok {
-			run.r.poke()
+			if !plan.Rediscovered {
+				run.r.poke()
+			}
 			continue
 		}
 		if ctx.Err() != nil {
@@ -235,6 +250,7 @@ func (d *Daemon) stopStale(want map[string]Spec) {
 // directory is not created here: the engine creates it on a first sync,
 // and one that synced before and is missing now waits for it to be back.
 func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
+	planned := s
 	eng, waiter, err := d.opts.Open(ctx, s)
 	if err != nil {
 		return nil, err
@@ -246,7 +262,13 @@ func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
 	s.Dir = w.Dir()
 	r := newRepo(s, eng, waiter, w, &d.opts)
 	rctx, cancel := context.WithCancel(ctx)
-	run := &running{r: r, watch: d.watch, cancel: cancel, done: make(chan struct{})}
+	run := &running{spec: planned, r: r, watch: d.watch, cancel: cancel, done: make(chan struct{})}
+	r.restart = func(ctx context.Context) {
+		select {
+		case d.restart <- run:
+		case <-ctx.Done():
+		}
+	}
 	go func() {
 		defer close(run.done)
 		if err := r.Run(rctx); err != nil {
@@ -262,8 +284,11 @@ func (d *Daemon) Status() Status {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st := Status{PID: os.Getpid(), Version: d.opts.Version, Started: d.started, Skipped: slices.Clone(d.skipped)}
+	st.ReloadError = d.reloadErr
 	for _, run := range d.repos {
-		st.Repos = append(st.Repos, run.r.status.snapshot())
+		rs := run.r.status.snapshot()
+		run.r.noteConflicts(&rs)
+		st.Repos = append(st.Repos, rs)
 	}
 	slices.SortFunc(st.Repos, func(a, b RepoStatus) int {
 		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Dir, b.Dir))
@@ -276,3 +301,34 @@ func (d *Daemon) Status() Status {
 
 // SocketPath is the control socket inside runtimeDir.
 func SocketPath(runtimeDir string) string { return filepath.Join(runtimeDir, SocketName) }
+
+// reopen stops run and starts its spec again, opening its engine and
+// client anew, unless run is no longer the one running for its spec.
+func (d *Daemon) reopen(ctx context.Context, run *running) {
+	k := run.spec.key()
+	d.mu.Lock()
+	cur, ok := d.repos[k]
+	if ok && cur == run {
+		delete(d.repos, k)
+	}
+	d.mu.Unlock()
+	if !ok || cur != run {
+		return
+	}
+	run.cancel()
+	<-run.done
+	if ctx.Err() != nil {
+		return
+	}
+	next, err := d.start(ctx, run.spec)
+	if err != nil {
+		d.opts.Logger.Warn("cannot sync repo", "repo", run.spec.Repo, "dir", run.spec.Dir, "err", err)
+		d.mu.Lock()
+		d.skipped = append(d.skipped, Skipped{Source: run.spec.Source, Reason: err.Error()})
+		d.mu.Unlock()
+		return
+	}
+	d.mu.Lock()
+	d.repos[k] = next
+	d.mu.Unlock()
+}

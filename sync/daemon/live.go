@@ -12,10 +12,17 @@ func (r *repo) live(ctx context.Context) error {
 	bo := backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}
 	failing := false
 	for {
+		if !r.awaitResume(ctx) {
+			return nil
+		}
 		cur := r.checksum()
 		h, changed, err := r.waiter.Wait(r.traced(ctx, retryWait), r.spec.Repo, cur, r.opts.WaitTimeout)
 		if ctx.Err() != nil {
 			return nil
+		}
+		r.status.noteReach(err)
+		if err != nil && r.halt(err) {
+			continue
 		}
 		if r.eng.StoreChanged() {
 			// The answer, whatever it was, named a new store identity: the

@@ -2,13 +2,17 @@ package daemon
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -19,6 +23,10 @@ type Defaults struct {
 	TokenFile string
 	// ClaudeHome is $CLAUDE_CONFIG_DIR or ~/.claude, for project discovery.
 	ClaudeHome string
+	// HasRepo, when set, asks the server of s whether it holds s.Repo (a
+	// hash probe: 200 or 404), so that discovery creates the team
+	// directory of a project whose team already shares notes.
+	HasRepo func(s Spec) (bool, error)
 }
 
 // BuildPlan resolves the configured repos and, when enabled, the Claude Code
@@ -29,8 +37,7 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 	var p Plan
 	seen := map[string]bool{}
 	add := func(s Spec) {
-		s.Server = firstNonEmpty(s.Server, def.Server)
-		s.TokenFile = firstNonEmpty(s.TokenFile, def.TokenFile)
+		s = withDefaults(s, def)
 		if s.Server == "" {
 			p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: "no server: set [client] server or the repo's server"})
 			return
@@ -51,10 +58,16 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 		add(s)
 	}
 	if cfg.DiscoverClaudeProjects {
-		specs, skipped := claudeProjects(def.ClaudeHome)
+		projects, skipped := claudeProjects(def.ClaudeHome)
 		p.Skipped = append(p.Skipped, skipped...)
-		for _, s := range specs {
-			add(s)
+		for _, f := range projects {
+			if s := withDefaults(f.spec, def); f.needsTeam && s.Server != "" {
+				if err := createTeam(s, def); err != nil {
+					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error()})
+					continue
+				}
+			}
+			add(f.spec)
 		}
 	}
 	return p
@@ -80,40 +93,58 @@ func configuredSpec(rc RepoConfig) (Spec, error) {
 	return s, nil
 }
 
-// claudeProjects finds <home>/projects/*/memory/team directories and maps
-// each back to its repo through the working directory recorded in the
-// project's session transcripts.
-func claudeProjects(home string) ([]Spec, []Skipped) {
+// claudeProjects finds the Claude Code project directories under
+// <home>/projects and maps each back to its repo: by its name, which is
+// the checkout's path sanitized, or through the working directories its
+// session transcripts record. A project whose memory/team does not exist
+// yet is returned with needsTeam set. Those that map to no repo are
+// skipped, with the reason.
+func claudeProjects(home string) ([]found, []Skipped) {
 	if home == "" {
 		return nil, nil
 	}
-	teams, err := filepath.Glob(filepath.Join(home, "projects", "*", "memory", "team"))
-	if err != nil {
+	entries, err := os.ReadDir(filepath.Join(home, "projects"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, []Skipped{{Source: home, Reason: err.Error()}}
 	}
-	slices.Sort(teams)
-	var specs []Spec
+	var out []found
 	var skipped []Skipped
-	for _, team := range teams {
-		if fi, err := os.Stat(team); err != nil || !fi.IsDir() {
+	for _, e := range entries {
+		if !e.IsDir() {
 			continue
 		}
-		s, err := claudeProject(team)
+		project := filepath.Join(home, "projects", e.Name())
+		f, err := claudeProject(project)
 		if err != nil {
-			skipped = append(skipped, Skipped{Source: "claude project " + team, Reason: err.Error()})
+			skipped = append(skipped, Skipped{Source: "claude project " + project, Reason: err.Error()})
 			continue
 		}
-		specs = append(specs, s)
+		out = append(out, f)
 	}
-	return specs, skipped
+	return out, skipped
 }
 
-// claudeProject maps one project team directory to a spec.
-func claudeProject(team string) (Spec, error) {
-	project := filepath.Dir(filepath.Dir(team))
-	cwds := transcriptDirs(project)
+// found is a discovered project: its spec, and whether its team directory
+// is still to be created.
+type found struct {
+	spec      Spec
+	needsTeam bool
+}
+
+// claudeProject maps one project directory to a spec.
+func claudeProject(project string) (found, error) {
+	team := filepath.Join(project, "memory", "team")
+	fi, statErr := os.Stat(team)
+	switch {
+	case statErr == nil && !fi.IsDir():
+		return found{}, fmt.Errorf("%s is not a directory", team)
+	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
+		return found{}, fmt.Errorf("team directory: %w", statErr)
+	}
+	cwds := append(memsync.ProjectCheckouts(filepath.Base(project)), transcriptDirs(project)...)
 	if len(cwds) == 0 {
-		return Spec{}, errors.New("no session transcript records the project's working directory")
+		return found{}, errors.New("no directory on this machine has the project's name as its path, " +
+			"and no session transcript records the project's working directory")
 	}
 	var lastErr error
 	for _, cwd := range cwds {
@@ -123,11 +154,11 @@ func claudeProject(team string) (Spec, error) {
 			continue
 		}
 		if filepath.Clean(repo.Dir) == filepath.Clean(team) {
-			return Spec{Repo: repo.Slug, Dir: team, Source: "claude project " + project}, nil
+			return found{spec: Spec{Repo: repo.Slug, Dir: team, Source: "claude project " + project}, needsTeam: statErr != nil}, nil
 		}
 		lastErr = fmt.Errorf("working directory %s belongs to the team directory %s", cwd, repo.Dir)
 	}
-	return Spec{}, fmt.Errorf("cannot map the project to a repo: %w", lastErr)
+	return found{}, fmt.Errorf("cannot map the project to a repo: %w", lastErr)
 }
 
 // maxTranscripts and maxTranscriptLines bound the reading of transcripts.
@@ -182,9 +213,53 @@ func ParseTranscriptCwd(line []byte) string {
 	return filepath.Clean(rec.Cwd)
 }
 
+// withDefaults gives s the [client] server and token file unless it has
+// its own.
+func withDefaults(s Spec, def Defaults) Spec {
+	s.Server = firstNonEmpty(s.Server, def.Server)
+	s.TokenFile = firstNonEmpty(s.TokenFile, def.TokenFile)
+	return s
+}
+
+// createTeam creates the team directory of a discovered project whose repo
+// the server already holds, so a new teammate receives the team's notes;
+// otherwise it says why the project is not synced.
+func createTeam(s Spec, def Defaults) error {
+	if def.HasRepo == nil {
+		return fmt.Errorf("%s does not exist yet; create it to share this project's notes", s.Dir)
+	}
+	has, err := def.HasRepo(s)
+	if err != nil {
+		return fmt.Errorf("%s does not exist yet, and asking the server whether it holds %s failed: %w", s.Dir, s.Repo, err)
+	}
+	if !has {
+		return fmt.Errorf("%s does not exist yet and the server holds no notes for %s: create it to share this project's notes", s.Dir, s.Repo)
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return fmt.Errorf("create the team directory of %s, which the server holds: %w", s.Repo, err)
+	}
+	return nil
+}
+
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
 	}
 	return b
+}
+
+// Prober probes a repo's hashes on its server.
+type Prober interface {
+	Hashes(ctx context.Context, repo string) (api.HashesResponse, error)
+}
+
+// HasRepo reports whether the server behind c holds repo: a hash probe
+// answers 200, where a repo never written is a 404.
+func HasRepo(ctx context.Context, c Prober, repo string) (bool, error) {
+	_, err := c.Hashes(ctx, repo)
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code == api.CodeNotFound {
+		return false, nil
+	}
+	return err == nil, err
 }

@@ -48,6 +48,9 @@ type Spec struct {
 	TokenID string `json:"-"`
 	// Source says where the repo came from, for logs and status.
 	Source string `json:"source"`
+	// CredentialFile is the file whose change may fix a rejected token:
+	// the token file, or the login's; TokenFile when empty.
+	CredentialFile string `json:"-"`
 }
 
 // key identifies a spec across reloads.
@@ -77,6 +80,8 @@ type repo struct {
 	pullReq chan chan error // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
 	own     *ownWrites      // what pulls wrote; the worker's alone
+	// restart has the daemon open the repo again, reading its token anew.
+	restart func(ctx context.Context)
 }
 
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
@@ -99,6 +104,7 @@ func (r *repo) Run(ctx context.Context) error {
 	g.Go(func() error { return r.watcher.Run(gctx) })
 	g.Go(func() error { return r.live(gctx) })
 	g.Go(func() error { return r.work(gctx) })
+	g.Go(func() error { return r.watchCredential(gctx) })
 	err := g.Wait()
 	r.flush(ctx)
 	return err
@@ -115,7 +121,7 @@ func (r *repo) poke() {
 // flush makes a last push so that no change waiting in the debounce is lost
 // at shutdown, bounded by the flush timeout.
 func (r *repo) flush(ctx context.Context) {
-	if st := r.status.snapshot(); st.Suppressed != "" || st.Missing != "" {
+	if st := r.status.snapshot(); st.Suppressed != "" || st.Missing != "" || st.Halted != "" {
 		return
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.FlushTimeout)
@@ -162,7 +168,13 @@ func (r *repo) noteUnsent() {
 // source's requests in the status.
 func (r *repo) traced(ctx context.Context, source string) context.Context {
 	return memsync.WithRetryTrace(ctx, func(rt memsync.Retry) {
-		r.status.setRetry(source, time.Now().Add(rt.Wait), rt.Cause)
+		now := time.Now()
+		if unreachedStatus(rt.Status) {
+			r.status.unreachable(now)
+		} else {
+			r.status.contact(now)
+		}
+		r.status.setRetry(source, now.Add(rt.Wait), rt.Cause)
 	})
 }
 

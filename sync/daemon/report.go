@@ -28,6 +28,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 		s.Missing = ""
 		s.Pending = nil
 		s.Blocked = blockedFiles(rep.Blocked)
+		s.Warnings = warnings(rep.Warnings)
 		s.HeldDeletions = rep.HeldDeletions
 		s.MassDeletion = ""
 		if mass != nil {
@@ -60,6 +61,15 @@ func addConflicts(s *RepoStatus, cs []memsync.Conflict) {
 			s.Conflict = append(s.Conflict, c.Path)
 		}
 	}
+}
+
+// warnings turns the engine's warnings into the status's.
+func warnings(ws []memsync.Warning) []Warning {
+	out := make([]Warning, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, Warning{Path: w.Key, Message: w.Message})
+	}
+	return out
 }
 
 // blockedFiles lists one entry per file and rule, never the secret.

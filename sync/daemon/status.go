@@ -18,6 +18,9 @@ type Status struct {
 	// Skipped lists configured or discovered repos that are not running,
 	// with the reason.
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// ReloadError is why the last reload of the config failed, the running
+	// repos kept; empty once a reload works.
+	ReloadError string `json:"reloadError,omitempty"`
 }
 
 // Skipped is a repo the daemon could not start.
@@ -35,15 +38,26 @@ type RepoStatus struct {
 	State string `json:"state"`
 	// Live tells whether the server answered the last pull or change wait:
 	// the change wait is connected, or about to be.
-	Live     bool      `json:"live"`
-	LastPull *OpResult `json:"lastPull,omitempty"`
-	LastPush *OpResult `json:"lastPush,omitempty"`
-	Pending  []string  `json:"pending"`
-	Blocked  []Blocked `json:"blocked"`
+	Live bool `json:"live"`
+	// LastContact is when the server last answered a request.
+	LastContact *time.Time `json:"lastContact,omitempty"`
+	// UnreachableSince is when the first of the requests that have failed
+	// to reach the server since its last answer failed; nil while it
+	// answers.
+	UnreachableSince *time.Time `json:"unreachableSince,omitempty"`
+	LastPull         *OpResult  `json:"lastPull,omitempty"`
+	LastPush         *OpResult  `json:"lastPush,omitempty"`
+	Pending          []string   `json:"pending"`
+	Blocked          []Blocked  `json:"blocked"`
 	// Held lists files held back for a reason other than a secret, such
 	// as a file that cannot be read, each with the reason and the fix.
-	Held     []Held   `json:"held"`
+	Held []Held `json:"held"`
+	// Conflict lists the unresolved conflict copies: "teammemd conflicts"
+	// lists them, "teammemd conflicts resolve" settles one.
 	Conflict []string `json:"conflicts"`
+	// Warnings are what Claude Code will cut or misread in the notes, as
+	// the last push found them; they block nothing.
+	Warnings []Warning `json:"warnings"`
 	// HeldDeletions lists files deleted here whose deletion is not sent,
 	// because too many synced files vanished at once; MassDeletion says so
 	// and names the command that sends them.
@@ -52,6 +66,10 @@ type RepoStatus struct {
 	// Missing says that the team directory is missing or not a
 	// directory: nothing syncs until it is back.
 	Missing string `json:"missing,omitempty"`
+	// Halted is why the repo makes no request at all until its config or
+	// token changes (State wrong-server or unauthorized), with the fix;
+	// empty when it runs.
+	Halted string `json:"halted,omitempty"`
 	// Suppressed is why pushes are stopped until the files or the config
 	// change, empty when they are not.
 	Suppressed string `json:"suppressed,omitempty"`
@@ -66,16 +84,22 @@ type RepoStatus struct {
 // is derived from what is true of the repo, not from the last operation
 // alone, so idle means nothing is pending, held back or failing.
 const (
-	StatePulling  = "pulling"  // a pull runs (and may be retrying)
-	StatePushing  = "pushing"  // a push runs (and may be retrying)
-	StateMissing  = "missing"  // the team directory is missing; see Missing
-	StateRetrying = "retrying" // a failure is retried; see NextRetry
-	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
-	StateStarting = "starting" // no pull has finished yet
-	StateFailed   = "failed"   // the last pull or push failed, no retry is due
-	StatePending  = "pending"  // files wait to be pushed; see Pending
-	StateHeld     = "held"     // files or deletions are held back
-	StateIdle     = "idle"     // in sync, waiting for changes
+	StatePulling = "pulling" // a pull runs (and may be retrying)
+	StatePushing = "pushing" // a push runs (and may be retrying)
+	// StateWrongServer: the server URL leads to something other than a
+	// teammemd server; see Halted. Nothing is sent until a reload.
+	StateWrongServer = "wrong-server"
+	// StateUnauthorized: the server rejected the token; see Halted.
+	// Nothing is sent until the token file changes or a reload.
+	StateUnauthorized = "unauthorized"
+	StateMissing      = "missing"  // the team directory is missing; see Missing
+	StateRetrying     = "retrying" // a failure is retried; see NextRetry
+	StateStopped      = "stopped"  // pushes are stopped; see Suppressed
+	StateStarting     = "starting" // no pull has finished yet
+	StateFailed       = "failed"   // the last pull or push failed, no retry is due
+	StatePending      = "pending"  // files wait to be pushed; see Pending
+	StateHeld         = "held"     // files or deletions are held back
+	StateIdle         = "idle"     // in sync, waiting for changes
 )
 
 // Sources of a retry, each with its own schedule.
@@ -105,6 +129,12 @@ type Blocked struct {
 	RuleID string `json:"ruleId"`
 }
 
+// Warning is a note Claude Code will not read as meant, and why.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
 // Held is a file held back for a reason other than a secret.
 type Held struct {
 	Path   string `json:"path"`
@@ -118,6 +148,49 @@ type statusBox struct {
 	op      string               // StatePulling or StatePushing while one runs
 	retries map[string]retryNote // by source; State and NextRetry derive from them
 	held    map[string][]Held    // by the operation that held them; Held merges them
+	halt    string               // StateWrongServer or StateUnauthorized while halted
+	resumed chan struct{}        // closed when a halt is lifted; nil while running
+}
+
+// setHalt halts the repo in state with reason and drops every scheduled
+// retry; it reports whether the repo was running until now.
+func (b *statusBox) setHalt(state, reason string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	first := b.resumed == nil
+	if first {
+		b.resumed = make(chan struct{})
+	}
+	b.halt, b.s.Halted, b.s.Live = state, reason, false
+	b.retries = nil
+	return first
+}
+
+// clearHalt lifts a halt; it reports whether there was one.
+func (b *statusBox) clearHalt() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.resumed == nil {
+		return false
+	}
+	close(b.resumed)
+	b.resumed, b.halt, b.s.Halted = nil, "", ""
+	return true
+}
+
+// haltDone returns a channel closed when the halt is lifted, nil when the
+// repo is not halted.
+func (b *statusBox) haltDone() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.resumed
+}
+
+// haltKind is the state of the halt, "" when the repo runs.
+func (b *statusBox) haltKind() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.halt
 }
 
 // setHeld records the files an operation (retryPull or retryPush) held
@@ -187,6 +260,7 @@ func (b *statusBox) snapshot() RepoStatus {
 	s.Pending = slices.Clone(s.Pending)
 	s.Blocked = slices.Clone(s.Blocked)
 	s.Conflict = slices.Clone(s.Conflict)
+	s.Warnings = slices.Clone(s.Warnings)
 	s.HeldDeletions = slices.Clone(s.HeldDeletions)
 	s.Held = b.heldFiles()
 	if s.LastPull != nil {
@@ -197,6 +271,7 @@ func (b *statusBox) snapshot() RepoStatus {
 		p := *s.LastPush
 		s.LastPush = &p
 	}
+	s.LastContact, s.UnreachableSince = clonedTime(s.LastContact), clonedTime(s.UnreachableSince)
 	s.NextRetry, s.RetryCause = b.nextRetry()
 	s.State = b.state(s)
 	if s.Pending == nil {
@@ -207,6 +282,9 @@ func (b *statusBox) snapshot() RepoStatus {
 	}
 	if s.Conflict == nil {
 		s.Conflict = []string{}
+	}
+	if s.Warnings == nil {
+		s.Warnings = []Warning{}
 	}
 	if s.HeldDeletions == nil {
 		s.HeldDeletions = []string{}
@@ -239,6 +317,8 @@ func (b *statusBox) state(s RepoStatus) string {
 	switch {
 	case b.op != "":
 		return b.op
+	case b.halt != "":
+		return b.halt
 	case s.Missing != "":
 		return StateMissing
 	case s.NextRetry != nil:
@@ -263,4 +343,27 @@ func latest(pull, push *OpResult) *OpResult {
 		return push
 	}
 	return pull
+}
+
+// conflictLister is an engine that lists its unresolved conflict copies.
+type conflictLister interface {
+	Conflicts() ([]memsync.Conflict, error)
+}
+
+// noteConflicts replaces the conflict copies of s, those the repo's runs
+// kept, by those its state still lists: a copy settled since, by hand or
+// with "teammemd conflicts resolve", is gone from it.
+func (r *repo) noteConflicts(s *RepoStatus) {
+	cl, ok := r.eng.(conflictLister)
+	if !ok {
+		return
+	}
+	cs, err := cl.Conflicts()
+	if err != nil {
+		return // the state cannot be read: the runs' own list stands
+	}
+	s.Conflict = make([]string, 0, len(cs))
+	for _, c := range cs {
+		s.Conflict = append(s.Conflict, c.Path)
+	}
 }

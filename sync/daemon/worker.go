@@ -49,6 +49,7 @@ func (r *repo) work(ctx context.Context) error {
 		case reply := <-r.pullReq:
 			reply <- w.pullForWait(ctx)
 		case <-r.kick:
+			r.resume()
 			r.unsuppress()
 			w.attempt(ctx)
 		case <-w.retry.C:
@@ -63,6 +64,9 @@ func (r *repo) work(ctx context.Context) error {
 func (w *worker) attempt(ctx context.Context) {
 	w.retry.Stop()
 	w.waiting = false
+	if w.status.haltKind() != "" {
+		return
+	}
 	if w.pullOwed && w.pull(ctx) != nil {
 		return
 	}
@@ -90,6 +94,7 @@ func (w *worker) pull(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	w.status.noteReach(err)
 	w.recordPull(rep, err)
 	w.own.note(rep)
 	if err != nil {
@@ -121,6 +126,7 @@ func (w *worker) push(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
+	w.status.noteReach(err)
 	w.recordPush(rep, err)
 	w.own.note(rep) // an emptied directory's notes, written again
 	var mass *memsync.MassDeletionError
@@ -135,6 +141,9 @@ func (w *worker) push(ctx context.Context) {
 			w.log.Warn("deletions held back", "files", len(rep.HeldDeletions), "err", err)
 		}
 		w.release(len(rep.Pushed) + len(rep.SoftDeleted) + len(rep.Pulled))
+	case w.halt(err):
+		w.pullOwed = true
+		w.noteUnsent()
 	case permanent(err):
 		w.noteUnsent()
 		w.log.Warn("push refused; waiting for the files or the config to change", "err", err)
@@ -150,6 +159,10 @@ func (w *worker) push(ctx context.Context) {
 // shows it in the status with its cause. A missing team directory is not
 // retried: the watcher reports it back, and the status says so meanwhile.
 func (w *worker) failed(ctx context.Context, source string, err error) {
+	if w.halt(err) {
+		w.pullOwed = true
+		return
+	}
 	var missing *memsync.DirMissingError
 	if errors.As(err, &missing) {
 		w.pullOwed = true

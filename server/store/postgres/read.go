@@ -55,10 +55,21 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 	return snap, nil
 }
 
-// History implements store.Store. A repo never written returns
-// store.ErrNotFound; a key never written returns no revisions. A Limit of 0
-// or less lists them all.
+// History implements store.Store: the revisions of one key, of every key
+// of a repo, or of every repo, newest first (see store.HistoryQuery). A
+// repo never written returns store.ErrNotFound; a key never written returns
+// no revisions. A Limit of 0 or less lists them all.
 func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revision, error) {
+	var limit *int64
+	if q.Limit > 0 {
+		n := int64(q.Limit)
+		limit = &n
+	}
+	if q.Repo == "" {
+		return s.queryRevisions(ctx, `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, v.content
+			FROM revisions v JOIN repos r ON r.id = v.repo_id WHERE r.version > 0
+			ORDER BY r.slug, v.version DESC, v.key LIMIT $1`, limit)
+	}
 	var id, version int64
 	err := s.pool.QueryRow(ctx, `SELECT id, version FROM repos WHERE slug = $1 AND version > 0`, q.Repo).Scan(&id, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -71,39 +82,53 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revi
 	if before <= 0 {
 		before = version + 1
 	}
-	var limit *int64
-	if q.Limit > 0 {
-		n := int64(q.Limit)
-		limit = &n
+	if q.Key != "" {
+		return s.queryRevisions(ctx, `SELECT $1::text, key, version, checksum, subject, time, content FROM revisions
+			WHERE repo_id = $2 AND key = $3 AND version < $4 ORDER BY version DESC LIMIT $5`, q.Repo, id, q.Key, before, limit)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT version, checksum, subject, time, content FROM revisions
-		WHERE repo_id = $1 AND key = $2 AND version < $3 ORDER BY version DESC LIMIT $4`, id, q.Key, before, limit)
+	afterKey, lastVersion := q.BeforeKey, before
+	if q.Before <= 0 || q.BeforeKey == "" {
+		afterKey, lastVersion = "", before-1
+	}
+	return s.queryRevisions(ctx, `SELECT $1::text, key, version, checksum, subject, time, content FROM revisions
+		WHERE repo_id = $2 AND (version < $3 OR (version = $4 AND key > $5)) ORDER BY version DESC, key LIMIT $6`,
+		q.Repo, id, before, lastVersion, afterKey, limit)
+}
+
+// queryRevisions runs a query whose rows are revisions: repo, key,
+// version, checksum, subject, time and content.
+func (s *Store) queryRevisions(ctx context.Context, query string, args ...any) ([]store.Revision, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
-	defer rows.Close()
-	revs := []store.Revision{}
-	for rows.Next() {
-		var rev store.Revision
-		var sum *string
-		var ns int64
-		var content []byte
-		if err := rows.Scan(&rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
-			return nil, fmt.Errorf("read history: %w", err)
-		}
-		rev.Deleted = sum == nil
-		if sum != nil {
-			rev.Checksum = *sum
-		}
-		rev.Time = unixNano(ns)
-		if content != nil {
-			c := string(content)
-			rev.Content = &c
-		}
-		revs = append(revs, rev)
-	}
-	if err := rows.Err(); err != nil {
+	revs, err := pgx.CollectRows(rows, scanRevision)
+	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
+	if revs == nil {
+		revs = []store.Revision{}
+	}
 	return revs, nil
+}
+
+// scanRevision reads one revision row.
+func scanRevision(row pgx.CollectableRow) (store.Revision, error) {
+	var rev store.Revision
+	var sum *string
+	var ns int64
+	var content []byte
+	if err := row.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
+		return rev, err
+	}
+	rev.Deleted = sum == nil
+	if sum != nil {
+		rev.Checksum = *sum
+	}
+	rev.Time = unixNano(ns)
+	if content != nil {
+		c := string(content)
+		rev.Content = &c
+	}
+	return rev, nil
 }

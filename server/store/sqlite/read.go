@@ -87,19 +87,42 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revi
 		return nil, fmt.Errorf("begin read: %w", err)
 	}
 	defer tx.Rollback()
+	if q.Repo == "" {
+		return queryRevisions(ctx, tx, `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, v.content
+			FROM revisions v JOIN repos r ON r.id = v.repo_id ORDER BY r.slug, v.version DESC, v.key LIMIT ?`, limitArg(q.Limit))
+	}
 	st, err := readRepoRow(ctx, tx, q.Repo)
 	if err != nil {
 		return nil, err
 	}
-	before, limit := q.Before, int64(q.Limit)
+	before := q.Before
 	if before <= 0 {
 		before = st.version + 1
 	}
-	if limit <= 0 {
-		limit = -1 // no limit in SQLite
+	if q.Key != "" {
+		return queryRevisions(ctx, tx, `SELECT ?, key, version, checksum, subject, time, content FROM revisions
+			WHERE repo_id = ? AND key = ? AND version < ? ORDER BY version DESC LIMIT ?`, st.slug, st.id, q.Key, before, limitArg(q.Limit))
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT version, checksum, subject, time, content FROM revisions
-		WHERE repo_id = ? AND key = ? AND version < ? ORDER BY version DESC LIMIT ?`, st.id, q.Key, before, limit)
+	afterKey, lastVersion := q.BeforeKey, before
+	if q.Before <= 0 || q.BeforeKey == "" {
+		afterKey, lastVersion = "", before-1
+	}
+	return queryRevisions(ctx, tx, `SELECT ?, key, version, checksum, subject, time, content FROM revisions
+		WHERE repo_id = ? AND (version < ? OR (version = ? AND key > ?)) ORDER BY version DESC, key LIMIT ?`,
+		st.slug, st.id, before, lastVersion, afterKey, limitArg(q.Limit))
+}
+
+// limitArg is a LIMIT argument: n, or no limit for 0 or less.
+func limitArg(n int) int64 {
+	if n <= 0 {
+		return -1 // no limit in SQLite
+	}
+	return int64(n)
+}
+
+// queryRevisions runs a query whose rows are revisions.
+func queryRevisions(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]store.Revision, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
@@ -123,7 +146,7 @@ func scanRevision(rows *sql.Rows) (store.Revision, error) {
 	var sum sql.NullString
 	var ns int64
 	var content []byte
-	if err := rows.Scan(&rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
+	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
 		return rev, fmt.Errorf("read history: %w", err)
 	}
 	fillRevision(&rev, sum, ns, content)

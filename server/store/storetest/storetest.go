@@ -44,6 +44,8 @@ func Run(t *testing.T, open Opener) {
 		{"CanceledContext", testCanceledContext},
 		{"History", testHistory},
 		{"HistoryPaging", testHistoryPaging},
+		{"RepoHistory", testRepoHistory},
+		{"EveryRepoHistoryEmpty", testEveryRepoHistoryEmpty},
 		{"PruneHistory", testPruneHistory},
 		{"PurgeVersion", testPurgeVersion},
 		{"PurgeAllKeepsLive", testPurgeAllKeepsLive},

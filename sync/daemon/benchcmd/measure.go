@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/teammemd/teammemd/sync/daemon/daemonlab"
 	"github.com/teammemd/teammemd/watch"
 )
 
@@ -30,10 +31,10 @@ func measureEdits(ctx context.Context, p pair, n int) (editResult, error) {
 	for i := range n {
 		content := []byte(fmt.Sprintf("# team memory\nedit %d at %d\n", i, time.Now().UnixNano()))
 		start := time.Now()
-		if err := os.WriteFile(filepath.Join(p.a.dir, "MEMORY.md"), content, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(p.a.Dir, "MEMORY.md"), content, 0o644); err != nil {
 			return editResult{}, err
 		}
-		if err := waitContent(ctx, filepath.Join(p.b.dir, "MEMORY.md"), content, 60*time.Second); err != nil {
+		if err := waitContent(ctx, filepath.Join(p.b.Dir, "MEMORY.md"), content, 60*time.Second); err != nil {
 			return editResult{}, err
 		}
 		lat = append(lat, time.Since(start))
@@ -58,7 +59,7 @@ func measureBurst(ctx context.Context, p pair, files, size int) (burstResult, er
 	start := time.Now()
 	for i := range names {
 		names[i] = filepath.Join("burst", fmt.Sprintf("f%05d.md", i))
-		path := filepath.Join(p.a.dir, names[i])
+		path := filepath.Join(p.a.Dir, names[i])
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return burstResult{}, err
 		}
@@ -68,7 +69,7 @@ func measureBurst(ctx context.Context, p pair, files, size int) (burstResult, er
 	}
 	written := time.Now()
 	for _, name := range names {
-		if err := waitContent(ctx, filepath.Join(p.b.dir, name), body, 5*time.Minute); err != nil {
+		if err := waitContent(ctx, filepath.Join(p.b.Dir, name), body, 5*time.Minute); err != nil {
 			return burstResult{}, err
 		}
 	}
@@ -101,11 +102,11 @@ type idleResult struct {
 
 // measureIdle lets the daemon settle, then reads its resident memory and
 // the CPU it uses over window, as a percentage of one core.
-func measureIdle(ctx context.Context, n node, settle, window time.Duration) (idleResult, error) {
+func measureIdle(ctx context.Context, n *daemonlab.Daemon, settle, window time.Duration) (idleResult, error) {
 	if err := pause(ctx, settle); err != nil {
 		return idleResult{}, err
 	}
-	pid := n.proc.pid()
+	pid := n.Proc().Pid()
 	before, err := cpuTicks(pid)
 	if err != nil {
 		return idleResult{}, err

@@ -3,73 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
-
-// proc is one started process and its log file.
-type proc struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
-}
-
-// startProc starts bin with args and env, stdout and stderr to logPath.
-func startProc(logPath, bin string, env []string, args ...string) (*proc, error) {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	p := &proc{cmd: cmd, log: logPath, done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		defer f.Close()
-		_ = cmd.Wait() // the exit status of a stopped process is expected
-	}()
-	return p, nil
-}
-
-// pid is the process id.
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-// stop asks the process to exit (SIGTERM), kills it after 15s, and waits.
-func (p *proc) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM) // it may have exited meanwhile
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// logTail returns the end of the process's log, for error messages.
-func (p *proc) logTail() string {
-	data, err := os.ReadFile(p.log)
-	if err != nil {
-		return err.Error()
-	}
-	s := strings.TrimSpace(string(data))
-	if len(s) > 2000 {
-		s = "..." + s[len(s)-2000:]
-	}
-	return s
-}
 
 // userHZ is the unit of utime and stime in /proc/<pid>/stat: USER_HZ, 100
 // on every Linux architecture.

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// runConflicts lists the conflict copies of every repo, or with
+// "resolve" settles one.
+func runConflicts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "resolve" {
+		return runResolve(ctx, args[1:], stdout, stderr)
+	}
+	fs := newFlagSet("conflicts", stderr)
+	var cf clientFlags
+	cf.register(fs)
+	config := fs.String("config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("conflicts takes no arguments but resolve, got %q", fs.Args())}
+	}
+	cfg, err := loadConfig(*config)
+	if err != nil {
+		return err
+	}
+	repos, err := memsync.ConflictsIn(cf.resolve(cfg.Client).StateDir)
+	if err != nil {
+		return err
+	}
+	return printConflicts(stdout, repos)
+}
+
+// printConflicts writes one line per conflict copy: repo, key, when, the
+// side that lost, size and where the copy is.
+func printConflicts(w io.Writer, repos []memsync.RepoConflicts) error {
+	n := 0
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPO\tKEY\tWHEN\tLOST\tSIZE\tCOPY")
+	for _, r := range repos {
+		for _, c := range r.Conflicts {
+			n++
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", api.Printable(r.Repo), api.Printable(c.Key),
+				c.Time.UTC().Format("2006-01-02 15:04:05Z"), lostSide(c.Source), copySize(c.Path), api.Printable(c.Path))
+		}
+	}
+	if n == 0 {
+		_, err := fmt.Fprintln(w, "no conflict copies")
+		return err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nSettle one with: teammemd conflicts resolve KEY --keep local|server|FILE (in its checkout, or with --repo and --dir)")
+	return err
+}
+
+// lostSide says which version a copy keeps: the side that lost.
+func lostSide(source string) string {
+	if source == "local" {
+		return "local edit"
+	}
+	return source
+}
+
+// copySize is a copy's size in bytes, or why it has none.
+func copySize(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "missing"
+	}
+	return strconv.FormatInt(fi.Size(), 10)
+}
+
+// runResolve settles one conflict copy.
+func runResolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := repoCommand{name: "conflicts resolve"}
+	fs := c.flags(stderr)
+	keep := fs.String("keep", "", "what to keep: local (the conflict copy), server (the version the server holds) or a `FILE` (say, a merge of both)")
+	pos, err := parseLeading(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *keep == "" {
+		return usageError{errors.New("conflicts resolve takes one KEY (or the copy's path) and --keep local|server|FILE")}
+	}
+	eng, sc, err := c.engine(stderr)
+	if err != nil {
+		return err
+	}
+	cp, err := findCopy(eng, pos[0])
+	if err != nil {
+		return err
+	}
+	mode, kept, content, err := keptContent(*keep, cp)
+	if err != nil {
+		return err
+	}
+	rep, err := eng.Resolve(ctx, cp, mode, kept, content)
+	if ferr := sc.Flush(); ferr != nil {
+		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
+	}
+	printReport(stdout, rep, err == nil)
+	if err != nil {
+		return explainSyncError(err)
+	}
+	fmt.Fprintf(stdout, "resolved  %s: kept %s; removed %s\n", api.Printable(cp.Key), api.Printable(kept), api.Printable(cp.Path))
+	return nil
+}
+
+// findCopy returns the repo's conflict copy of key, or at path key. A key
+// with several copies must be named by the copy's path.
+func findCopy(eng *memsync.Engine, key string) (memsync.Conflict, error) {
+	all, err := eng.Conflicts()
+	if err != nil {
+		return memsync.Conflict{}, err
+	}
+	abs, _ := filepath.Abs(key)
+	var found []memsync.Conflict
+	for _, c := range all {
+		if c.Key == key || c.Path == abs {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return memsync.Conflict{}, fmt.Errorf("no conflict copy of %s in this repo (teammemd conflicts lists them)", key)
+	case 1:
+		return found[0], nil
+	}
+	msg := fmt.Sprintf("%s has %d conflict copies; name the one to settle by its path:", key, len(found))
+	for _, c := range found {
+		msg += "\n  " + api.Printable(c.Path)
+	}
+	return memsync.Conflict{}, usageError{errors.New(msg)}
+}
+
+// keptContent turns --keep into the engine's mode, what the log records,
+// and the content to push.
+func keptContent(keep string, c memsync.Conflict) (mode, kept string, content []byte, err error) {
+	switch keep {
+	case memsync.KeepServer:
+		return memsync.KeepServer, memsync.KeepServer, nil, nil
+	case memsync.KeepLocal:
+		data, err := os.ReadFile(c.Path)
+		if err != nil {
+			return "", "", nil, fmt.Errorf("read conflict copy: %w", err)
+		}
+		return memsync.KeepLocal, memsync.KeepLocal, data, nil
+	}
+	path, err := filepath.Abs(keep)
+	if err != nil {
+		return "", "", nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("--keep %s: not local, not server, and not a file that can be read: %w", keep, err)
+	}
+	return memsync.KeepFile, path, data, nil
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/login"
+)
+
+// doctorCase is the machine the doctor examines: a real server, a git
+// checkout, a config naming both and a token file, each of which a case
+// may spoil.
+type doctorCase struct {
+	srv       *servertest.Server
+	checkout  string
+	team      string
+	tokenFile string
+	server    string
+	extra     string // more config text
+	env       doctorEnv
+}
+
+func newDoctorCase(t *testing.T) *doctorCase {
+	t.Helper()
+	for _, name := range []string{"TEAMMEMD_TOKEN", "TEAMMEMD_SERVER", "TEAMMEMD_TOKEN_FILE", "TEAMMEMD_CONFIG", "TEAMMEMD_STATE_DIR"} {
+		t.Setenv(name, "")
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	c := &doctorCase{srv: servertest.Start(t)}
+	c.checkout, c.team = gitCheckout(t)
+	c.server = c.srv.URL
+	c.tokenFile = filepath.Join(t.TempDir(), "token")
+	writeFile(t, c.tokenFile, c.srv.Token+"\n", 0o600)
+	proc := t.TempDir()
+	writeFile(t, filepath.Join(proc, "max_user_watches"), "524288\n", 0o644)
+	writeFile(t, filepath.Join(proc, "max_user_instances"), "1024\n", 0o644)
+	c.env = doctorEnv{now: time.Now, inotifyDir: proc}
+	return c
+}
+
+func writeFile(t *testing.T, path, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run writes the config and runs the doctor on it.
+func (c *doctorCase) run(t *testing.T) (stdout string, code int) {
+	t.Helper()
+	cfg := fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n\n[[daemon.repo]]\ncheckout = %q\n%s", c.server, c.tokenFile, c.checkout, c.extra)
+	if c.server == "" {
+		cfg = strings.Replace(cfg, "server = \"\"\n", "", 1)
+	}
+	if c.tokenFile == "" {
+		cfg = strings.Replace(cfg, "token_file = \"\"\n", "", 1)
+	}
+	var out, errOut bytes.Buffer
+	ctx := context.Background()
+	err := runDoctorWith(ctx, c.env, []string{"--config", writeConfig(t, cfg)}, &out, &errOut)
+	return out.String(), exitCode(ctx, err, &errOut)
+}
+
+// On a machine where all is well every check passes, one line each.
+func TestDoctorHealthy(t *testing.T) {
+	c := newDoctorCase(t)
+	out, code := c.run(t)
+	if code != 0 {
+		t.Errorf("doctor on a healthy setup exit %d, want 0:\n%s", code, out)
+	}
+	for _, name := range []string{"config", "server", "token", "reachable", "teammemd", "auth", "repo", "team dir", "inotify", "clock"} {
+		if !strings.Contains(out, fmt.Sprintf("ok    %-9s ", name)) {
+			t.Errorf("doctor output lacks an ok line for %s:\n%s", name, out)
+		}
+	}
+	if strings.Contains(out, "FAIL") || strings.Contains(out, "skip") || strings.Contains(out, c.srv.Token) {
+		t.Errorf("doctor on a healthy setup:\n%s\nwant every check ok and the token never shown", out)
+	}
+}
+
+// Each thing that can be wrong fails its own check, with a fix, and the
+// doctor exits 1.
+func TestDoctorFindsEachProblem(t *testing.T) {
+	tests := []struct {
+		name, check, fix string
+		spoil            func(t *testing.T, c *doctorCase)
+	}{
+		{"bad config", "config", "configs/daemon.toml", func(t *testing.T, c *doctorCase) { c.extra = "[daemon]\nrescan = 300\n" }},
+		{"no server", "server", "pass --server URL", func(t *testing.T, c *doctorCase) { c.server = "" }},
+		{"plain http beyond loopback", "server", "allow_insecure = true", func(t *testing.T, c *doctorCase) {
+			c.server = "http://teammemd.invalid:8787"
+		}},
+		{"no token", "token", "--token-file", func(t *testing.T, c *doctorCase) { c.tokenFile = "" }},
+		{"token readable by others", "token", "chmod 600", func(t *testing.T, c *doctorCase) {
+			if err := os.Chmod(c.tokenFile, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"server down", "reachable", "start the server", func(t *testing.T, c *doctorCase) { c.server = closedPortURL(t) }},
+		{"untrusted certificate", "reachable", "not trusted", func(t *testing.T, c *doctorCase) {
+			dir := t.TempDir()
+			testCert(t, filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem"))
+			addr, _, stop := serveInProcess(t, "--data", t.TempDir(), "--tls-cert", filepath.Join(dir, "c.pem"), "--tls-key", filepath.Join(dir, "k.pem"))
+			t.Cleanup(stop)
+			c.server = "https://" + addr
+		}},
+		{"another web server", "teammemd", "base URL", func(t *testing.T, c *doctorCase) {
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprint(w, "<html>404 Not Found</html>")
+			}))
+			t.Cleanup(other.Close)
+			c.server = other.URL
+		}},
+		{"revoked token", "auth", "ask the server's admin for a new one", func(t *testing.T, c *doctorCase) {
+			writeFile(t, c.tokenFile, "tmd_not_a_token\n", 0o600)
+		}},
+		{"no grant", "repo", "covers acme/app", func(t *testing.T, c *doctorCase) {
+			tok := c.srv.CreateToken(t, "bob", store.Grant{Pattern: "other/**", Level: store.LevelWrite})
+			writeFile(t, c.tokenFile, tok+"\n", 0o600)
+		}},
+		{"not a checkout", "repo", "git checkout with a remote", func(t *testing.T, c *doctorCase) {
+			c.extra = fmt.Sprintf("\n[[daemon.repo]]\ncheckout = %q\n", t.TempDir())
+		}},
+		{"team dir writable by all", "team dir", "chmod go-w", func(t *testing.T, c *doctorCase) {
+			if err := os.Chmod(c.team, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"team dir a file", "team dir", "must be a directory", func(t *testing.T, c *doctorCase) {
+			if err := os.Remove(c.team); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, c.team, "", 0o600)
+		}},
+		{"few inotify watches", "inotify", "fs.inotify.max_user_watches=524288", func(t *testing.T, c *doctorCase) {
+			writeFile(t, filepath.Join(c.env.inotifyDir, "max_user_watches"), "100\n", 0o644)
+		}},
+		{"few inotify instances", "inotify", "fs.inotify.max_user_instances=1024", func(t *testing.T, c *doctorCase) {
+			writeFile(t, filepath.Join(c.env.inotifyDir, "max_user_instances"), "2\n", 0o644)
+		}},
+		{"clock off", "clock", "timedatectl set-ntp true", func(t *testing.T, c *doctorCase) {
+			c.env.now = func() time.Time { return time.Now().Add(10 * time.Minute) }
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newDoctorCase(t)
+			tt.spoil(t, c)
+			out, code := c.run(t)
+			line := failLine(out, tt.check)
+			if code != 1 || line == "" || !strings.Contains(line, "; fix: ") || !strings.Contains(line, tt.fix) {
+				t.Errorf("doctor with %s: exit %d, want 1 and a FAIL %s line with a fix naming %q:\n%s", tt.name, code, tt.check, tt.fix, out)
+			}
+		})
+	}
+}
+
+// failLine returns the FAIL line of check in out, "" when there is none.
+func failLine(out, check string) string {
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, fmt.Sprintf("FAIL  %-9s ", check)) {
+			return line
+		}
+	}
+	return ""
+}
+
+// closedPortURL is the URL of a loopback port nothing listens on.
+func closedPortURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
+
+// A login from teammemd login is a token source of its own: the doctor
+// names it and the server accepts its token.
+func TestDoctorWithLogin(t *testing.T) {
+	c := newDoctorCase(t)
+	rec := login.Record{Server: c.srv.URL, AccessToken: c.srv.Token, Expiry: time.Now().Add(time.Hour)}
+	if err := loginStore().Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	c.tokenFile = ""
+	out, code := c.run(t)
+	if code != 0 || !strings.Contains(out, "ok    token     the login to "+c.srv.URL) || !strings.Contains(out, "ok    auth ") {
+		t.Errorf("doctor with a login: exit %d, want 0 and the login named as the token:\n%s", code, out)
+	}
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/teammemd/teammemd/scan"
+	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// repoCommand parses the flags that name one repo, as sync's do, and
+// opens its engine.
+type repoCommand struct {
+	name string
+	f    syncFlags
+}
+
+// flags returns the command's flag set with --dir, --repo, --config and
+// the client flags registered.
+func (c *repoCommand) flags(stderr io.Writer) *flag.FlagSet {
+	fs := newFlagSet(c.name, stderr)
+	fs.StringVar(&c.f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
+	fs.StringVar(&c.f.repo, "repo", "", "repo slug, e.g. acme/app (default: from remote.origin.url)")
+	fs.StringVar(&c.f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
+	c.f.client.register(fs)
+	return fs
+}
+
+// engine builds the engine for the repo the flags name, and its scanner.
+func (c *repoCommand) engine(stderr io.Writer) (*memsync.Engine, *scan.Scanner, error) {
+	cfg, err := loadConfig(c.f.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, repo, err := syncTarget(c.f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return buildSyncEngine(c.f, cfg, dir, repo, stderr)
+}
+
+// runHistory lists the revisions of one key, or of the whole repo.
+func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := repoCommand{name: "history"}
+	fs := c.flags(stderr)
+	pos, err := parseLeading(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError{fmt.Errorf("history takes at most one key, got %q", pos)}
+	}
+	key := ""
+	if len(pos) == 1 {
+		key = pos[0]
+	}
+	eng, _, err := c.engine(stderr)
+	if err != nil {
+		return err
+	}
+	revs, err := eng.History(ctx, key)
+	if err != nil {
+		return explainSyncError(err)
+	}
+	return printHistory(stdout, revs, key == "")
+}
+
+// printHistory writes one line per revision, newest first: version, time,
+// author, size or "deleted", checksum, and the key for a whole repo.
+func printHistory(w io.Writer, revs []api.Revision, withKey bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := "VERSION\tTIME\tAUTHOR\tSIZE\tCHECKSUM"
+	if withKey {
+		head += "\tKEY"
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range revs {
+		line := fmt.Sprintf("%d\t%s\t%s\t%s\t%s", r.Version, r.Time.UTC().Format("2006-01-02 15:04:05Z"),
+			api.Printable(r.Subject), revSize(r), shortSum(r.Checksum))
+		if withKey {
+			line += "\t" + api.Printable(r.Key)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// revSize is a revision's size in bytes, "deleted", or "pruned" for one
+// whose content the server no longer keeps.
+func revSize(r api.Revision) string {
+	switch {
+	case r.Deleted:
+		return "deleted"
+	case r.Content == nil:
+		return "pruned"
+	}
+	return strconv.Itoa(len(*r.Content))
+}
+
+// shortSum shows the first 12 hex digits of a checksum, "-" for none.
+func shortSum(sum string) string {
+	hex := strings.TrimPrefix(sum, "sha256:")
+	if hex == "" {
+		return "-"
+	}
+	return hex[:min(12, len(hex))]
+}
+
+// runShow prints one revision of a key: KEY@VERSION, or KEY for the
+// newest.
+func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := repoCommand{name: "show"}
+	fs := c.flags(stderr)
+	pos, err := parseLeading(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{errors.New("show takes one KEY[@VERSION]")}
+	}
+	key, version, err := splitVersion(pos[0])
+	if err != nil {
+		return usageError{err}
+	}
+	eng, _, err := c.engine(stderr)
+	if err != nil {
+		return err
+	}
+	content, err := revisionContent(ctx, eng, key, version)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(stdout, content)
+	return err
+}
+
+// splitVersion splits KEY@VERSION; a key without "@digits" at its end is
+// the newest revision (version 0).
+func splitVersion(arg string) (string, int64, error) {
+	i := strings.LastIndexByte(arg, '@')
+	if i < 0 {
+		return arg, 0, nil
+	}
+	v, err := strconv.ParseInt(arg[i+1:], 10, 64)
+	if err != nil || v < 1 {
+		return arg, 0, nil // an @ that is part of the key
+	}
+	return arg[:i], v, nil
+}
+
+// revisionContent returns the content of a revision, or says why it has
+// none.
+func revisionContent(ctx context.Context, eng *memsync.Engine, key string, version int64) (string, error) {
+	rev, err := eng.Revision(ctx, key, version)
+	if err != nil {
+		return "", explainSyncError(err)
+	}
+	switch {
+	case rev.Deleted:
+		return "", fmt.Errorf("version %d of %s is its deletion: it has no content (teammemd history %s lists the others)", rev.Version, key, shellQuote(key))
+	case rev.Content == nil:
+		return "", fmt.Errorf("the server no longer keeps the content of version %d of %s (pruned by its retention, or purged)", rev.Version, key)
+	}
+	return *rev.Content, nil
+}
+
+// runDiff prints a unified diff of a key: the newest revision, or V1,
+// against the local file; or V1 against V2.
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := repoCommand{name: "diff"}
+	fs := c.flags(stderr)
+	pos, err := parseLeading(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 3 {
+		return usageError{errors.New("diff takes KEY [V1 [V2]]")}
+	}
+	key := pos[0]
+	versions, err := parseDiffVersions(pos[1:])
+	if err != nil {
+		return usageError{err}
+	}
+	eng, _, err := c.engine(stderr)
+	if err != nil {
+		return err
+	}
+	oldName, old, err := diffSide(ctx, eng, key, versions[0])
+	if err != nil {
+		return err
+	}
+	newName, cur, err := diffSide(ctx, eng, key, versions[1])
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(diff.Diff(oldName, []byte(old), newName, []byte(cur)))
+	return err
+}
+
+// parseDiffVersions returns the two sides: a version, 0 for the newest on
+// the left, and -1 for the local file on the right.
+func parseDiffVersions(args []string) ([2]int64, error) {
+	out := [2]int64{0, -1}
+	for i, a := range args {
+		v, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || v < 1 {
+			return out, fmt.Errorf("version %q: want a version number as teammemd history lists it", a)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// diffSide returns the name and content of one side of a diff: the local
+// file for version -1 (empty when missing), else a revision (empty for a
+// deletion).
+func diffSide(ctx context.Context, eng *memsync.Engine, key string, version int64) (string, string, error) {
+	if version < 0 {
+		data, err := eng.ReadLocal(key)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "local/" + key + " (missing)", "", nil
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("read local %s: %w", key, err)
+		}
+		return "local/" + key, string(data), nil
+	}
+	rev, err := eng.Revision(ctx, key, version)
+	if err != nil {
+		return "", "", explainSyncError(err)
+	}
+	name := fmt.Sprintf("%s@%d", key, rev.Version)
+	switch {
+	case rev.Deleted:
+		return name + " (deleted)", "", nil
+	case rev.Content == nil:
+		return "", "", fmt.Errorf("the server no longer keeps the content of version %d of %s (pruned by its retention, or purged)", rev.Version, key)
+	}
+	return name, *rev.Content, nil
+}

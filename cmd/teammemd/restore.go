@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// runRestore brings back a note from its history as a new revision.
+func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := repoCommand{name: "restore"}
+	fs := c.flags(stderr)
+	version := fs.Int64("version", 0, "the `version` to bring back, as teammemd history lists it (default: the last content before the newest revision)")
+	pos, err := parseLeading(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{errors.New("restore takes one KEY")}
+	}
+	key := pos[0]
+	eng, sc, err := c.engine(stderr)
+	if err != nil {
+		return err
+	}
+	rev, err := restorePoint(ctx, eng, key, *version)
+	if err != nil {
+		return err
+	}
+	rep, err := eng.Restore(ctx, key, *rev.Content)
+	if ferr := sc.Flush(); ferr != nil {
+		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
+	}
+	printReport(stdout, rep, err == nil)
+	if err != nil {
+		return explainSyncError(err)
+	}
+	if len(rep.Pushed) == 0 {
+		_, err = fmt.Fprintf(stdout, "%s already holds the content of version %d: no new revision\n", api.Printable(key), rev.Version)
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "restored  %s to version %d as a new revision\n", api.Printable(key), rev.Version)
+	return err
+}
+
+// restorePoint returns the revision to bring back: version, or the newest
+// revision with content after the newest one (the content a deletion or
+// the last write replaced).
+func restorePoint(ctx context.Context, eng *memsync.Engine, key string, version int64) (api.Revision, error) {
+	revs, err := eng.History(ctx, key)
+	if err != nil {
+		return api.Revision{}, explainSyncError(err)
+	}
+	for i, r := range revs {
+		switch {
+		case version != 0 && r.Version != version:
+			continue
+		case version == 0 && (i == 0 || r.Deleted):
+			continue
+		case r.Deleted:
+			return r, fmt.Errorf("version %d of %s is its deletion; pick a version with content from teammemd history %s", r.Version, key, shellQuote(key))
+		case r.Content == nil:
+			return r, fmt.Errorf("the server no longer keeps the content of version %d of %s (pruned by its retention, or purged)", r.Version, key)
+		}
+		return r, nil
+	}
+	if version != 0 {
+		return api.Revision{}, fmt.Errorf("%s has no version %d (teammemd history %s lists them)", key, version, shellQuote(key))
+	}
+	return api.Revision{}, fmt.Errorf("%s has no earlier content to restore", key)
+}
+
+// parseLeading parses args whose positional arguments may come before
+// the flags as well as after them: "restore KEY --version 3".
+func parseLeading(fs *flag.FlagSet, args []string) ([]string, error) {
+	var lead []string
+	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		lead, args = append(lead, args[0]), args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	return append(lead, fs.Args()...), nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// installFlags are the flags of "teammemd service install".
+type installFlags struct {
+	server, tokenFile, config, binary string
+	checkouts                         []string
+	tokenStdin, allowInsecure, dryRun bool
+}
+
+func (f *installFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.server, "server", "", "server `URL`, e.g. https://teammemd.example.com")
+	fs.StringVar(&f.tokenFile, "token-file", "", "`file` holding the API token (mode 0600); the config names it")
+	fs.BoolVar(&f.tokenStdin, "token-stdin", false, "read the API token from stdin and keep it in a 0600 token file")
+	fs.Func("checkout", "a git `directory` (checkout with a remote) to sync; repeat it for more", func(s string) error {
+		f.checkouts = append(f.checkouts, s)
+		return nil
+	})
+	fs.BoolVar(&f.allowInsecure, "allow-insecure", false, "allow a plain http:// server that is not loopback (sets [client] allow_insecure)")
+	fs.StringVar(&f.binary, "binary", "", "the teammemd `binary` the service runs (default: this one)")
+	fs.StringVar(&f.config, "config", "", "config `file` to use or write (default $TEAMMEMD_CONFIG, then "+filepath.Join(configDir(), "config.toml")+")")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print every file and command instead of writing and running them")
+}
+
+// serviceInstall writes the config (with what it lacks), the token file
+// and the unit, then enables and starts the service.
+func serviceInstall(ctx context.Context, env serviceEnv, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("service install", stderr)
+	var f installFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("service install takes no arguments, got %q", fs.Args())}
+	}
+	spec, err := installSpec(env, f)
+	if err != nil {
+		return err
+	}
+	plan, err := env.manager.plan(spec)
+	if err != nil {
+		return err
+	}
+	files, err := installConfig(env, f, spec.config, plan.reload, newPrompter(env, stderr))
+	if err != nil {
+		return err
+	}
+	for _, fw := range append(files, plan.unit) {
+		if err := fw.apply(f.dryRun, stdout); err != nil {
+			return err
+		}
+	}
+	if err := runCommands(ctx, env, plan.install, f.dryRun, stdout); err != nil {
+		return err
+	}
+	if f.dryRun {
+		fmt.Fprintln(stdout, "dry run: nothing was written or run")
+		return nil
+	}
+	fmt.Fprintf(stdout, "teammemd run is installed as a %s and started; teammemd service status shows how it does\n", plan.name)
+	return nil
+}
+
+// installSpec finds the home directory, the binary and the config path.
+func installSpec(env serviceEnv, f installFlags) (serviceSpec, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return serviceSpec{}, fmt.Errorf("find the home directory: %w", err)
+	}
+	bin, err := installBinary(f.binary)
+	if err != nil {
+		return serviceSpec{}, err
+	}
+	config, err := filepath.Abs(cmp.Or(f.config, os.Getenv("TEAMMEMD_CONFIG"), filepath.Join(configDir(), "config.toml")))
+	if err != nil {
+		return serviceSpec{}, fmt.Errorf("config path: %w", err)
+	}
+	return serviceSpec{home: home, uid: env.uid, binary: bin, config: config}, nil
+}
+
+// installBinary is the binary the service runs: path, else this one. It
+// must not be a temporary build of "go run".
+func installBinary(path string) (string, error) {
+	if path == "" {
+		exe, err := os.Executable()
+		if err == nil {
+			exe, err = filepath.EvalSymlinks(exe)
+		}
+		if err != nil {
+			return "", fmt.Errorf("find the teammemd binary: %w (pass --binary)", err)
+		}
+		path = exe
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("binary path: %w", err)
+	}
+	if inBuildCache(abs) {
+		return "", usageError{fmt.Errorf("%s is a temporary build, which go run deletes: "+
+			"install teammemd first (go install ./cmd/teammemd), then run that teammemd service install, or pass --binary", abs)}
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("binary: %w", err)
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return "", usageError{fmt.Errorf("binary %s is not an executable file", abs)}
+	}
+	return abs, nil
+}
+
+// inBuildCache reports whether path lies in a go-build directory, where
+// "go run" puts the binaries it runs.
+func inBuildCache(path string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(path), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// The refusals of an install that would leave the service nothing to do.
+var (
+	errInstallNoServer = usageError{errors.New("no server: pass --server URL (e.g. https://teammemd.example.com)")}
+	errInstallNoToken  = usageError{errors.New("no API token: pass --token-file FILE (a file holding the token, mode 0600), " +
+		"or --token-stdin to read it from stdin (printf %s \"$TEAMMEMD_TOKEN\" | teammemd service install --token-stdin ...), " +
+		"or log in first with teammemd login --server URL")}
+	errInstallNoRepo = usageError{errors.New("no repo to sync: pass --checkout DIR (a git checkout with a remote; repeat it for more)")}
+)

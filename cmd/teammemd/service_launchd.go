@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// launchdAgent runs the daemon as a launchd agent in the user's GUI domain.
+type launchdAgent struct{}
+
+const launchdLabel = "com.teammemd.daemon"
+
+// launchdPlist is the agent's property list from <plist> on, given the
+// program arguments and the log file; systemd/com.teammemd.daemon.plist is
+// this, for /usr/local/bin/teammemd and a home of /Users/you.
+const launchdPlist = `<plist version="1.0">
+<dict>
+  <key>Label</key>
+  <string>com.teammemd.daemon</string>
+  <key>ProgramArguments</key>
+  <array>
+%s  </array>
+  <key>RunAtLoad</key>
+  <true/>
+  <key>KeepAlive</key>
+  <dict>
+    <key>SuccessfulExit</key>
+    <false/>
+  </dict>
+  <key>ThrottleInterval</key>
+  <integer>30</integer>
+  <key>ProcessType</key>
+  <string>Background</string>
+  <key>StandardErrorPath</key>
+  <string>%s</string>
+</dict>
+</plist>
+`
+
+const launchdPrologue = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+`
+
+// launchdBody renders the plist from <plist> on for the program args.
+func launchdBody(logFile string, args ...string) string {
+	var b strings.Builder
+	for _, a := range args {
+		fmt.Fprintf(&b, "    <string>%s</string>\n", xmlText(a))
+	}
+	return fmt.Sprintf(launchdPlist, b.String(), xmlText(logFile))
+}
+
+func xmlText(s string) string {
+	var b bytes.Buffer
+	_ = xml.EscapeText(&b, []byte(s)) // a bytes.Buffer does not fail
+	return b.String()
+}
+
+func (launchdAgent) plan(s serviceSpec) (servicePlan, error) {
+	path := launchdPlistPath(s.home)
+	logFile := filepath.Join(s.home, "Library", "Logs", "teammemd.log")
+	domain := fmt.Sprintf("gui/%d", s.uid)
+	target := domain + "/" + launchdLabel
+	header := fmt.Sprintf(`<!--
+  teammemd sync daemon as a launchd agent, written by teammemd service install.
+  teammemd service status shows how it does; teammemd service uninstall
+  removes it and keeps the config, the token file and the synced data.
+  Reload after editing %s:
+    launchctl kill HUP %s
+  Log: %s
+-->
+`, xmlComment(s.config), target, xmlComment(logFile))
+	body := launchdBody(logFile, s.binary, "run", "--log-format", "json", "--config", s.config)
+	ctl := func(mayFail bool, args ...string) serviceCmd {
+		return serviceCmd{argv: append([]string{"launchctl"}, args...), mayFail: mayFail}
+	}
+	return servicePlan{
+		name:   "launchd agent",
+		unit:   fileWrite{path: path, data: []byte(launchdPrologue + header + body), mode: 0o644},
+		reload: "launchctl kill HUP " + target,
+		// bootout of an agent that is not loaded fails: that is fine.
+		install:   []serviceCmd{ctl(true, "bootout", target), ctl(false, "enable", target), ctl(false, "bootstrap", domain, path)},
+		uninstall: []serviceCmd{ctl(true, "bootout", target)},
+	}, nil
+}
+
+// launchdPlistPath is where launchd loads the user's agents from.
+func launchdPlistPath(home string) string {
+	return filepath.Join(home, "Library", "LaunchAgents", launchdLabel+".plist")
+}
+
+// xmlComment keeps s from ending an XML comment.
+func xmlComment(s string) string { return strings.ReplaceAll(s, "--", "- -") }
+
+var (
+	launchdRunning  = regexp.MustCompile(`(?m)^\s*state = running\s*$`)
+	launchdDisabled = regexp.MustCompile(`"` + regexp.QuoteMeta(launchdLabel) + `"\s*=>\s*(disabled|true)`)
+)
+
+func (launchdAgent) state(ctx context.Context, run commandRunner, s serviceSpec) serviceState {
+	domain := fmt.Sprintf("gui/%d", s.uid)
+	out, err := run.run(ctx, []string{"launchctl", "print", domain + "/" + launchdLabel})
+	st := serviceState{detail: "not loaded"}
+	if err == nil {
+		st.detail = "loaded"
+		st.running = launchdRunning.MatchString(out)
+		if st.running {
+			st.detail = "running"
+		}
+	}
+	disabled, err := run.run(ctx, []string{"launchctl", "print-disabled", domain})
+	st.enabled = err == nil && !launchdDisabled.MatchString(disabled)
+	return st
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/daemon"
+)
+
+// serviceUninstall stops and disables the service and removes its unit;
+// the config, the token file and the state stay.
+func serviceUninstall(ctx context.Context, env serviceEnv, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("service uninstall", stderr)
+	dry := fs.Bool("dry-run", false, "print every command and file removal instead of running it")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("service uninstall takes no arguments, got %q", fs.Args())}
+	}
+	plan, err := servicePlanHere(env)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(plan.unit.path); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stdout, "teammemd service is not installed (no %s); nothing to do\n", plan.unit.path)
+		return nil
+	}
+	if err := runCommands(ctx, env, plan.uninstall, *dry, stdout); err != nil {
+		return err
+	}
+	if *dry {
+		fmt.Fprintf(stdout, "would remove %s\n", plan.unit.path)
+	} else if err := os.Remove(plan.unit.path); err != nil {
+		return fmt.Errorf("remove the unit: %w", err)
+	} else {
+		fmt.Fprintf(stdout, "removed %s\n", plan.unit.path)
+	}
+	if err := runCommands(ctx, env, plan.afterUninstall, *dry, stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "kept the config, the token file and the state in %s and %s\n", configDir(), stateDir())
+	return nil
+}
+
+// servicePlanHere is the manager's plan for this user, for finding and
+// removing the unit: the binary and config do not matter there.
+func servicePlanHere(env serviceEnv) (servicePlan, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return servicePlan{}, fmt.Errorf("find the home directory: %w", err)
+	}
+	return env.manager.plan(serviceSpec{home: home, uid: env.uid, binary: "teammemd", config: filepath.Join(configDir(), "config.toml")})
+}
+
+// serviceStatus says whether the service is installed, enabled and
+// running, then what the daemon itself reports. It exits 3 unless the
+// service runs.
+func serviceStatus(ctx context.Context, env serviceEnv, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("service status", stderr)
+	socket := fs.String("socket", "", "the daemon's control socket (default "+daemon.SocketPath(runtimeDir())+")")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	plan, err := servicePlanHere(env)
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(plan.unit.path)
+	installed := statErr == nil
+	st := env.manager.state(ctx, env.runner, serviceSpec{uid: env.uid})
+	fmt.Fprintf(stdout, "%-10s %s %s\n", "service:", plan.name, plan.unit.path)
+	fmt.Fprintf(stdout, "%-10s %s\n", "installed:", yesNo(installed))
+	fmt.Fprintf(stdout, "%-10s %s\n", "enabled:", yesNo(installed && st.enabled))
+	fmt.Fprintf(stdout, "%-10s %s (%s)\n\n", "running:", yesNo(st.running), st.detail)
+	path := cmp.Or(*socket, daemon.SocketPath(runtimeDir()))
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ds, err := daemon.FetchStatus(sctx, path)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		fmt.Fprintf(stdout, "the daemon does not answer on %s\n", path)
+	case err != nil:
+		fmt.Fprintf(stdout, "the daemon's status: %v\n", err)
+	default:
+		if err := printStatus(stdout, ds, time.Now()); err != nil {
+			return err
+		}
+	}
+	if !installed || !st.running {
+		return exitError{code: exitDaemonDown}
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// service status says installed, enabled and running, from the manager,
+// then shows the daemon's own status; it exits 3 unless the service runs.
+func TestServiceStatus(t *testing.T) {
+	srv := servertest.Start(t)
+	_, bin := serviceHome(t)
+	t.Setenv("TEAMMEMD_TOKEN", "")
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(srv.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n",
+		srv.URL, tokenFile, t.TempDir()))
+	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
+		t.Fatalf("install: exit %d %s", code, stderr)
+	}
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 100)}
+	done := make(chan error, 1)
+	go func() {
+		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
+	}()
+	awaitLog(t, logs.lines, done, "watching team directory")
+
+	tests := []struct {
+		active string
+		code   int
+		want   []string
+	}{
+		{"active", 0, []string{"installed: yes\n", "enabled:   yes\n", "running:   yes (active)\n", "teammemd daemon " + version + " running", "acme/app\n"}},
+		{"failed", exitDaemonDown, []string{"running:   no (failed)\n"}},
+	}
+	for _, tt := range tests {
+		rec := &cmdRecorder{answers: map[string]string{
+			"systemctl --user is-enabled teammemd.service": "enabled\n",
+			"systemctl --user is-active teammemd.service":  tt.active + "\n",
+		}}
+		stdout, stderr, code := serviceCLI(t, systemdUser{}, rec, "", "status", "--socket", sock)
+		if code != tt.code {
+			t.Errorf("service status with the unit %s: exit %d, want %d\n%s%s", tt.active, code, tt.code, stdout, stderr)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("service status with the unit %s lacks %q:\n%s", tt.active, w, stdout)
+			}
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v", err)
+	}
+}
+
+// The unit install writes passes systemd-analyze verify, with a binary
+// whose path needs quoting and escaping.
+func TestServiceUnitVerifies(t *testing.T) {
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not installed; install systemd to verify the unit")
+	}
+	home, _ := serviceHome(t)
+	bin := filepath.Join(home, "my tools", "tea%mem$d")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checkout, _ := gitCheckout(t)
+	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout); code != 0 {
+		t.Fatalf("install: exit %d %s", code, stderr)
+	}
+	verifyUnit(t, analyze, systemdUnitPath(), []string{"--user"}, "HOME="+home, "XDG_RUNTIME_DIR="+t.TempDir())
+	for _, args := range [][]string{{"/a\nb"}, {`/a"b`}, {`/a\b`}, {"/bin/teammemd", "--config", "/a\rb"}} {
+		if line, err := systemdCommandLine(args...); err == nil {
+			t.Errorf("systemdCommandLine(%q) = %s, want an error", args, line)
+		}
+	}
+}
+
+func TestSystemdCommandLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"/usr/bin/teammemd", "run"}, "/usr/bin/teammemd run"},
+		{[]string{"/home/a b/teammemd", "--config", "/home/a b/c.toml"}, `"/home/a b/teammemd" --config "/home/a b/c.toml"`},
+		{[]string{"/opt/100%/tm$d", "--config", `/x/"q"\$HOME%h`}, `"/opt/100%%/tm$d" --config "/x/\"q\"\\$$HOME%%h"`},
+	}
+	for _, tt := range tests {
+		if got, err := systemdCommandLine(tt.args...); got != tt.want || err != nil {
+			t.Errorf("systemdCommandLine(%q) = %s, %v, want %s", tt.args, got, err, tt.want)
+		}
+	}
+}

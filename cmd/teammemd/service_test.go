@@ -1,0 +1,418 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/login"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// cmdRecorder is a commandRunner that records each command instead of running
+// it, and answers with the output set for it; there is no user systemd or
+// launchd to talk to in a test.
+type cmdRecorder struct {
+	calls   [][]string
+	answers map[string]string
+	fail    map[string]bool
+}
+
+func (r *cmdRecorder) run(_ context.Context, argv []string) (string, error) {
+	r.calls = append(r.calls, slices.Clone(argv))
+	line := strings.Join(argv, " ")
+	if r.fail[line] {
+		return r.answers[line], errors.New("exit status 1")
+	}
+	return r.answers[line], nil
+}
+
+// serviceHome gives the test a home directory of its own, with a fake
+// teammemd binary in $HOME/bin, and returns both paths.
+func serviceHome(t *testing.T) (home, bin string) {
+	t.Helper()
+	home = t.TempDir()
+	for _, name := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "TEAMMEMD_CONFIG"} {
+		t.Setenv(name, "")
+	}
+	t.Setenv("HOME", home)
+	bin = filepath.Join(home, "bin", "teammemd")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return home, bin
+}
+
+// serviceCLI runs "teammemd service args..." with manager m, the cmdRecorder
+// rec and stdin; interactive says whether stdin is a terminal.
+func serviceCLI(t *testing.T, m serviceManager, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	env := serviceEnv{manager: m, runner: rec, uid: 501, stdin: strings.NewReader(stdin)}
+	var out, errOut bytes.Buffer
+	ctx := context.Background()
+	err := runServiceWith(ctx, func() (serviceEnv, error) { return env, nil }, args, &out, &errOut)
+	code = exitCode(ctx, err, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// argvs lists the commands of cmds.
+func argvs(cmds ...[]serviceCmd) [][]string {
+	var out [][]string
+	for _, cs := range cmds {
+		for _, c := range cs {
+			out = append(out, c.argv)
+		}
+	}
+	return out
+}
+
+// The shipped unit and plist are what install writes, for the binary and
+// home they show, below a header of their own.
+func TestShippedUnitsMatchInstall(t *testing.T) {
+	unit, err := os.ReadFile("../../systemd/teammemd.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(unit), "\n[Unit]\n")
+	want := strings.TrimPrefix(strings.Replace(systemdUnitBody, "%s", "%h/.local/bin/teammemd run --log-format json", 1), "[Unit]\n")
+	if body != want {
+		t.Errorf("systemd/teammemd.service differs from the unit install writes:\n%s\nwant:\n%s", body, want)
+	}
+	plist, err := os.ReadFile("../../systemd/com.teammemd.daemon.plist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ = strings.Cut(string(plist), "-->\n")
+	want = launchdBody("/Users/you/Library/Logs/teammemd.log", "/usr/local/bin/teammemd", "run", "--log-format", "json")
+	if !strings.HasPrefix(string(plist), launchdPrologue) || body != want {
+		t.Errorf("systemd/com.teammemd.daemon.plist differs from the agent install writes:\n%s\nwant:\n%s", body, want)
+	}
+}
+
+// install --dry-run prints every file and command, writes and runs
+// nothing, and never shows the token.
+func TestServiceInstallDryRun(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		manager serviceManager
+	}{{"systemd", systemdUser{}}, {"launchd", launchdAgent{}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			home, bin := serviceHome(t)
+			checkout, _ := gitCheckout(t)
+			rec := &cmdRecorder{}
+			stdout, stderr, code := serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", "install", "--dry-run",
+				"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--binary", bin)
+			if code != 0 {
+				t.Fatalf("service install --dry-run exit %d\n%s", code, stderr)
+			}
+			if strings.Contains(stdout+stderr, "tmd_secret_token") {
+				t.Errorf("dry run shows the token:\n%s", stdout)
+			}
+			if len(rec.calls) > 0 {
+				t.Errorf("dry run ran %q, want nothing run", rec.calls)
+			}
+			if _, err := os.Stat(filepath.Join(home, ".config")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("dry run wrote into %s/.config: %v", home, err)
+			}
+			got := strings.NewReplacer(checkout, "$CHECKOUT", home, "$HOME").Replace(stdout)
+			golden(t, filepath.Join("testdata", "service", tt.name+"-install-dry-run.golden"), got)
+		})
+	}
+}
+
+// golden compares got with the file at path, or rewrites it with -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+// install writes the config, a 0600 token file and the unit into the home
+// directory and runs the manager's commands; again, it changes nothing;
+// uninstall removes the unit only.
+func TestServiceInstallRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		manager serviceManager
+	}{{"systemd", systemdUser{}}, {"launchd", launchdAgent{}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			home, bin := serviceHome(t)
+			checkout, _ := gitCheckout(t)
+			spec := serviceSpec{home: home, uid: 501, binary: bin, config: filepath.Join(home, ".config", "teammemd", "config.toml")}
+			plan, err := tt.manager.plan(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := filepath.Join(home, ".local", "state", "teammemd", "repos", "kept")
+			if err := os.MkdirAll(state, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"install", "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--binary", bin}
+
+			rec := &cmdRecorder{}
+			stdout, stderr, code := serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", args...)
+			if code != 0 {
+				t.Fatalf("service install exit %d\n%s%s", code, stdout, stderr)
+			}
+			if want := argvs(plan.install); !slices.EqualFunc(rec.calls, want, slices.Equal) {
+				t.Errorf("install ran %q, want %q", rec.calls, want)
+			}
+			checkInstalled(t, spec, plan, checkout)
+
+			before := readAll(t, spec.config, plan.unit.path, filepath.Join(home, ".config", "teammemd", "token"))
+			for _, again := range [][]string{args, {"install", "--binary", bin}} {
+				rec = &cmdRecorder{}
+				stdout, stderr, code = serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", again...)
+				if code != 0 || strings.Contains(stdout, "wrote ") {
+					t.Errorf("service %s: exit %d, want 0 and nothing written\n%s%s", strings.Join(again, " "), code, stdout, stderr)
+				}
+				if after := readAll(t, spec.config, plan.unit.path, filepath.Join(home, ".config", "teammemd", "token")); !slices.Equal(after, before) {
+					t.Errorf("service %s changed the files", strings.Join(again, " "))
+				}
+			}
+
+			rec = &cmdRecorder{}
+			stdout, stderr, code = serviceCLI(t, tt.manager, rec, "", "uninstall")
+			if code != 0 {
+				t.Fatalf("service uninstall exit %d\n%s%s", code, stdout, stderr)
+			}
+			if want := argvs(plan.uninstall, plan.afterUninstall); !slices.EqualFunc(rec.calls, want, slices.Equal) {
+				t.Errorf("uninstall ran %q, want %q", rec.calls, want)
+			}
+			if _, err := os.Stat(plan.unit.path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("unit after uninstall: %v, want it gone", err)
+			}
+			for _, kept := range []string{spec.config, filepath.Join(home, ".config", "teammemd", "token"), state} {
+				if _, err := os.Stat(kept); err != nil {
+					t.Errorf("uninstall removed %s: %v", kept, err)
+				}
+			}
+			rec = &cmdRecorder{}
+			stdout, _, code = serviceCLI(t, tt.manager, rec, "", "uninstall")
+			if code != 0 || len(rec.calls) > 0 || !strings.Contains(stdout, "not installed") {
+				t.Errorf("second uninstall: exit %d, ran %q, said %q; want 0, nothing run, not installed", code, rec.calls, stdout)
+			}
+		})
+	}
+}
+
+// checkInstalled checks the files install wrote: a config the daemon runs
+// the checkout from, the token in a 0600 file and nowhere else, and the
+// unit running the binary with that config.
+func checkInstalled(t *testing.T, spec serviceSpec, plan servicePlan, checkout string) {
+	t.Helper()
+	cfg, err := loadConfig(spec.config)
+	if err != nil {
+		t.Fatalf("the config install wrote does not load: %v", err)
+	}
+	t.Setenv("TEAMMEMD_SERVER", "")
+	run, err := planFor(runFlags{}, cfg)
+	if err != nil || len(run.Specs) != 1 || run.Specs[0].Server != "https://teammemd.example.com" || run.Specs[0].Repo != "acme/app" {
+		t.Errorf("teammemd run would sync %+v, %v; want acme/app from %s on the server", run.Specs, err, checkout)
+	}
+	tokenFile := filepath.Join(spec.home, ".config", "teammemd", "token")
+	if cfg.Client.TokenFile != tokenFile {
+		t.Errorf("config token_file = %q, want %q", cfg.Client.TokenFile, tokenFile)
+	}
+	for path, mode := range map[string]os.FileMode{spec.config: 0o600, tokenFile: 0o600, plan.unit.path: 0o644} {
+		if info, err := os.Stat(path); err != nil || info.Mode().Perm() != mode {
+			t.Errorf("%s: %v, want mode %04o", path, err, mode)
+		}
+	}
+	files := readAll(t, spec.config, plan.unit.path, tokenFile)
+	if files[2] != "tmd_secret_token\n" {
+		t.Errorf("token file holds %q, want the token", files[2])
+	}
+	if strings.Contains(files[0]+files[1], "tmd_secret_token") {
+		t.Error("the token is in the config or the unit")
+	}
+	if !strings.Contains(files[1], spec.binary) || !strings.Contains(files[1], spec.config) {
+		t.Errorf("the unit does not run %s with %s:\n%s", spec.binary, spec.config, files[1])
+	}
+}
+
+func readAll(t *testing.T, paths ...string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(data))
+	}
+	return out
+}
+
+// install refuses what would leave the service with nothing to do, or
+// send the token in the clear, naming the flag that fixes it; it writes and
+// runs nothing then.
+func TestServiceInstallRefuses(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("tmd_x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(open, []byte("tmd_x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goRun := filepath.Join(t.TempDir(), "go-build123", "b001", "exe", "teammemd")
+	if err := os.MkdirAll(filepath.Dir(goRun), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goRun, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	server, repo, token := []string{"--server", "https://teammemd.example.com"}, []string{"--checkout", checkout}, []string{"--token-file", tokenFile}
+	cat := func(parts ...[]string) []string {
+		return slices.Concat(append([][]string{{"install", "--binary", bin}}, parts...)...)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{cat(repo, token), "pass --server URL"},
+		{cat(server, repo), "pass --token-file FILE"},
+		{cat(server, token), "pass --checkout DIR"},
+		{cat(server, token, []string{"--checkout", t.TempDir()}), "--checkout"},
+		{cat([]string{"--server", "http://teammemd.example.com"}, repo, token), "--allow-insecure"},
+		{cat([]string{"--server", "ftp://teammemd.example.com"}, repo, token), "http:// or https://"},
+		{cat(server, repo, []string{"--token-file", open}), "chmod 600 " + open},
+		{cat(server, repo, token, []string{"--token-stdin"}), "not both"},
+		{slices.Concat([]string{"install", "--binary", goRun}, server, repo, token), "go install ./cmd/teammemd"},
+	}
+	for _, tt := range tests {
+		rec := &cmdRecorder{}
+		_, stderr, code := serviceCLI(t, systemdUser{}, rec, "", tt.args...)
+		if code == 0 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("service %s: exit %d, stderr %q, want a refusal saying %q", strings.Join(tt.args, " "), code, stderr, tt.want)
+		}
+		if len(rec.calls) > 0 {
+			t.Errorf("service %s ran %q", strings.Join(tt.args, " "), rec.calls)
+		}
+		if _, err := os.Stat(filepath.Join(home, ".config")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("service %s wrote into %s/.config", strings.Join(tt.args, " "), home)
+		}
+	}
+	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", cat([]string{"--server", "http://teammemd.example.com", "--allow-insecure"}, repo, token)...)
+	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
+	if code != 0 || err != nil || !cfg.Client.AllowInsecure {
+		t.Errorf("install --allow-insecure: exit %d %s, config %+v %v; want allow_insecure = true", code, stderr, cfg.Client, err)
+	}
+}
+
+// An existing config is kept as it is: install appends what it lacks, and
+// refuses a flag that contradicts it.
+func TestServiceInstallKeepsConfig(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("tmd_x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, ".config", "teammemd", "config.toml")
+	mine := "# my settings\n[daemon]\ndebounce = \"3s\" # a bit slower\n\n[scan]\nallow_stopwords = [\"example\"]"
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--token-file", tokenFile, "--checkout", checkout)
+	data, _ := os.ReadFile(path)
+	cfg, err := loadConfig(path)
+	if code != 0 || !strings.HasPrefix(string(data), mine+"\n") || err != nil || cfg.Daemon.Debounce.String() != "3s" ||
+		cfg.Client.Server != "https://teammemd.example.com" || len(cfg.Daemon.Repos) != 1 {
+		t.Errorf("install on an existing config: exit %d %s\n%s\n(%v); want the old text kept and the rest appended", code, stderr, data, err)
+	}
+	_, stderr, code = serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--server", "https://other.example.com")
+	if code == 0 || !strings.Contains(stderr, "already sets [client] server") {
+		t.Errorf("install --server other: exit %d, stderr %q, want a refusal naming the config's server", code, stderr)
+	}
+	other := filepath.Join(t.TempDir(), "token2")
+	if err := os.WriteFile(path, []byte("[client]\nstate_dir = \"/tmp/s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("tmd_y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--token-file", other, "--checkout", checkout)
+	if code == 0 || !strings.Contains(stderr, "add to the [client] section of "+path) || !strings.Contains(stderr, `token_file = "`+other+`"`) {
+		t.Errorf("install into a [client] table: exit %d, stderr %q, want the lines to add", code, stderr)
+	}
+}
+
+// On a terminal, install asks for what the flags and the config lack; the
+// token is read without echo.
+func TestServiceInstallAsks(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	var out, errOut bytes.Buffer
+	env := serviceEnv{
+		manager: systemdUser{}, runner: &cmdRecorder{}, uid: 501, interactive: true,
+		stdin:      strings.NewReader("https://teammemd.example.com\n" + checkout + "\n"),
+		readSecret: func() (string, error) { return "tmd_typed\n", nil },
+	}
+	err := runServiceWith(context.Background(), func() (serviceEnv, error) { return env, nil },
+		[]string{"install", "--binary", bin}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("service install with answers = %v\n%s", err, errOut.String())
+	}
+	for _, q := range []string{"Server URL", "API token", "Git checkout to sync"} {
+		if !strings.Contains(errOut.String(), q) {
+			t.Errorf("install did not ask for %q:\n%s", q, errOut.String())
+		}
+	}
+	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
+	if err != nil || cfg.Client.Server != "https://teammemd.example.com" || len(cfg.Daemon.Repos) != 1 || cfg.Daemon.Repos[0].Checkout != checkout {
+		t.Errorf("config from answers = %+v, %v", cfg, err)
+	}
+	if tok, _ := os.ReadFile(cfg.Client.TokenFile); string(tok) != "tmd_typed\n" {
+		t.Errorf("token file from the answer holds %q, want tmd_typed", tok)
+	}
+}
+
+// A login from teammemd login is the token source when there is one for
+// the server: install then needs no token and writes no token file.
+func TestServiceInstallWithLogin(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	rec := login.Record{Server: "https://teammemd.example.com", AccessToken: "x", Expiry: time.Now().Add(time.Hour)}
+	if err := loginStore().Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--checkout", checkout)
+	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
+	if code != 0 || err != nil || cfg.Client.TokenFile != "" {
+		t.Errorf("install with a login: exit %d %s, config %+v %v; want success and no token_file", code, stderr, cfg.Client, err)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package linearizetest
+
+const raceEnabled = false

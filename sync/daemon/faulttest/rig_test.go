@@ -1,0 +1,148 @@
+package faulttest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/servertest/proclab"
+	"github.com/teammemd/teammemd/sync/daemon/daemonlab"
+)
+
+// proofRepo is the repo both daemons sync.
+const proofRepo = "proof/notes"
+
+// readyLimit bounds a daemon's first pull after a start.
+const readyLimit = 30 * time.Second
+
+// side is one teammate: a daemon, its writer and when the daemon was up.
+type side struct {
+	name  string
+	token string
+	d     *daemonlab.Daemon
+	w     *writer
+	up    uptime
+}
+
+// rig is a server, two daemons (alice and bob) on one repo and their
+// writers, all real processes in one lab directory.
+type rig struct {
+	t      *testing.T
+	tm     timing
+	lab    *proclab.Lab
+	server *proclab.Server
+	view   serverView
+	sides  []*side
+	start  time.Time
+	seed   uint64
+
+	writers     sync.WaitGroup
+	stopWriters context.CancelFunc
+}
+
+// newRig starts the server and creates a token for each side.
+func newRig(ctx context.Context, t *testing.T, tm timing) *rig {
+	t.Helper()
+	lab, err := proclab.New(labDir(t), binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lab.Close)
+	if err := lab.SetConfig(tm.config()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := lab.StartServer(ctx, "server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, tm: tm, lab: lab, server: srv, start: time.Now(), seed: rand.Uint64()}
+	t.Logf("writer seed %d", r.seed)
+	for _, name := range []string{"alice", "bob"} {
+		token, err := srv.CreateToken(ctx, name, "**")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.sides = append(r.sides, &side{name: name, token: token})
+	}
+	r.view = newServerView(srv.URL, r.sides[0].token, proofRepo)
+	return r
+}
+
+// startDaemons starts both daemons against url and waits until each has
+// pulled once.
+func (r *rig) startDaemons(ctx context.Context, url string) {
+	r.t.Helper()
+	for _, s := range r.sides {
+		d, err := daemonlab.Start(r.lab, daemonlab.Spec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		s.d = d
+	}
+	for _, s := range r.sides {
+		if err := r.waitUp(ctx, s); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+// waitUp waits for a started daemon's first pull and marks it up.
+func (r *rig) waitUp(ctx context.Context, s *side) error {
+	if err := s.d.WaitPulled(ctx, readyLimit); err != nil {
+		return fmt.Errorf("%s: %w (log: %s)", s.name, err, s.d.Proc().LogTail())
+	}
+	s.up.markUp(time.Now())
+	return nil
+}
+
+// startWriters starts a writer in each team directory.
+func (r *rig) startWriters(ctx context.Context) {
+	wctx, cancel := context.WithCancel(ctx)
+	r.stopWriters = cancel
+	for i, s := range r.sides {
+		s.w = newWriter(s.name, s.d.Dir, r.seed+uint64(i), r.tm)
+		r.writers.Go(func() { s.w.run(wctx) })
+	}
+}
+
+// stopWriting stops the writers and waits for them.
+func (r *rig) stopWriting() {
+	r.t.Helper()
+	r.stopWriters()
+	r.writers.Wait()
+	for _, s := range r.sides {
+		if s.w.failed != nil {
+			r.t.Fatalf("writer: %v", s.w.failed)
+		}
+	}
+}
+
+// crash kills a side's daemon with SIGKILL, leaves it down for down,
+// restarts it and waits until it has pulled.
+func (r *rig) crash(ctx context.Context, s *side, down time.Duration) error {
+	if p := s.d.Proc(); p.Exited() {
+		return fmt.Errorf("%s's daemon exited on its own before it was killed (log: %s)", s.name, p.LogTail())
+	}
+	s.up.markDown(time.Now())
+	if err := s.d.Kill(); err != nil {
+		return err
+	}
+	if err := proclab.Pause(ctx, down); err != nil {
+		return err
+	}
+	if err := s.d.Restart(); err != nil {
+		return err
+	}
+	return r.waitUp(ctx, s)
+}
+
+// at shows a time as seconds since the rig started.
+func (r *rig) at(t time.Time) string { return fmt.Sprintf("+%.3fs", t.Sub(r.start).Seconds()) }
+
+// randBetween returns a duration in [lo, hi).
+func randBetween(rng *rand.Rand, lo, hi time.Duration) time.Duration {
+	return lo + time.Duration(rng.Int64N(int64(hi-lo)))
+}

@@ -1,0 +1,46 @@
+package daemon
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/servertest"
+	memsync "github.com/teammemd/teammemd/sync"
+)
+
+// Once the server is gone, the status says so as soon as a request fails,
+// though the client still has retries to make (a minute apart here), and
+// keeps the time the server last answered.
+func TestStatusShowsUnreachableAtFirstFailure(t *testing.T) {
+	srv := servertest.Start(t)
+	dir := t.TempDir()
+	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
+		o.Open = testOpener(t, srv.Token, t.TempDir(), c, nil, memsync.WithRetry(4, time.Minute, time.Minute))
+	})
+	eventually(t, "repo live", func() bool {
+		r, _ := n.repoStatus(dir)
+		return r.Live && r.LastPush != nil
+	})
+	srv.Stop()
+	eventually(t, "status not connected", func() bool {
+		r, _ := n.repoStatus(dir)
+		return !r.Live
+	})
+	r, _ := n.repoStatus(dir)
+	if r.UnreachableSince == nil || r.LastContact == nil || r.UnreachableSince.Before(*r.LastContact) {
+		t.Errorf("UnreachableSince = %v, LastContact = %v; want both, unreachable after the last contact", r.UnreachableSince, r.LastContact)
+	}
+
+	// A reload tries again at once; the answer ends the unreachable spell.
+	srv.Restart(t)
+	if err := n.d.Reload(context.Background(), Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "server reachable again", func() bool {
+		r, _ := n.repoStatus(dir)
+		return r.UnreachableSince == nil && r.LastContact != nil
+	})
+}

@@ -1,0 +1,152 @@
+package memsync
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The guards for what Claude Code reads from a team directory. Its own
+// rules: MEMORY.md is the index, loaded into every session up to
+// IndexMaxLines lines and IndexMaxBytes bytes; every other note is a topic
+// note whose frontmatter names it, describes it and gives its type, one of
+// NoteTypes; a note of type "user" is about one person and stays private.
+
+// IndexKey is the key of the team directory's index note.
+const IndexKey = "MEMORY.md"
+
+// How much of the index Claude Code loads.
+const (
+	IndexMaxLines = 200
+	IndexMaxBytes = 25_000
+)
+
+// NoteTypes are the types a note's frontmatter may give.
+var NoteTypes = []string{"user", "feedback", "project", "reference"}
+
+// personalType is the type of a note about one person.
+const personalType = "user"
+
+// heldPersonal is why a note of type user is held back from the push.
+const heldPersonal = "type: user is a personal note by Claude Code's rules; not shared with the team (set [client] share_user_notes = true to share such notes)"
+
+// requiredFields are the frontmatter fields Claude Code expects in a topic
+// note.
+var requiredFields = []string{"name", "description", "type"}
+
+// Warning is something in a note that Claude Code will not read as meant.
+// It never holds the note's content.
+type Warning struct {
+	Key     string
+	Message string
+}
+
+// NoteCheck is what the guards found in one note.
+type NoteCheck struct {
+	// Personal is set for a note of type user.
+	Personal bool
+	// Warnings say what Claude Code will cut or misread.
+	Warnings []string
+}
+
+// CheckNote runs the guards on one note, key and content.
+func CheckNote(key string, data []byte) NoteCheck {
+	if key == IndexKey {
+		return NoteCheck{Warnings: checkIndex(data)}
+	}
+	if !strings.HasSuffix(key, ".md") {
+		return NoteCheck{}
+	}
+	fields, ok := frontmatter(string(data))
+	if !ok {
+		return NoteCheck{Warnings: []string{"no frontmatter: Claude Code expects name, description and type between --- lines at the top"}}
+	}
+	var c NoteCheck
+	var missing []string
+	for _, f := range requiredFields {
+		if fields[f] == "" {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		c.Warnings = append(c.Warnings, "frontmatter lacks "+strings.Join(missing, ", ")+": Claude Code expects name, description and type")
+	}
+	switch t := fields["type"]; {
+	case t == personalType:
+		c.Personal = true
+	case t != "" && !slices.Contains(NoteTypes, t):
+		c.Warnings = append(c.Warnings, fmt.Sprintf("unknown type %q: Claude Code knows %s", t, strings.Join(NoteTypes, ", ")))
+	}
+	return c
+}
+
+// checkIndex warns when Claude Code cuts the index: it loads the first
+// IndexMaxLines lines, and of those at most IndexMaxBytes bytes.
+func checkIndex(data []byte) []string {
+	loaded := len(data)
+	if i := nthNewline(data, IndexMaxLines); i >= 0 && i+1 < loaded {
+		loaded = i + 1
+	}
+	loaded = min(loaded, IndexMaxBytes)
+	if loaded == len(data) {
+		return nil
+	}
+	lines := countLines(data)
+	kept := strings.Count(string(data[:loaded]), "\n")
+	return []string{fmt.Sprintf("%d lines, %d bytes: Claude Code loads the first %d lines and %d bytes, so the last %d lines (%d bytes) are cut",
+		lines, len(data), IndexMaxLines, IndexMaxBytes, lines-kept, len(data)-loaded)}
+}
+
+// nthNewline returns the index of the n-th newline of data, or -1.
+func nthNewline(data []byte, n int) int {
+	for i, b := range data {
+		if b == '\n' {
+			if n--; n == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// countLines counts data's lines, a last one without a newline included.
+func countLines(data []byte) int {
+	n := strings.Count(string(data), "\n")
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// frontmatter returns the top-level "name: value" fields of the block
+// between a first line "---" and the next "---", and whether there is one.
+func frontmatter(text string) (map[string]string, bool) {
+	text = strings.TrimPrefix(text, "\ufeff")
+	line, rest, _ := strings.Cut(text, "\n")
+	if strings.TrimRight(line, "\r \t") != "---" {
+		return nil, false
+	}
+	fields := map[string]string{}
+	for rest != "" {
+		line, rest, _ = strings.Cut(rest, "\n")
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimRight(line, " \t") == "---" {
+			return fields, true
+		}
+		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			fields[strings.TrimSpace(k)] = unquote(strings.TrimSpace(v))
+		}
+	}
+	return nil, false
+}
+
+// unquote strips one pair of matching YAML quotes.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}

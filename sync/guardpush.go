@@ -1,0 +1,117 @@
+package memsync
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// guardEntry is the guards' verdict on one content of a key, kept while
+// the file keeps that content so an unchanged note is not read again.
+type guardEntry struct {
+	hash  string
+	check NoteCheck
+}
+
+// guardCheck runs the guards on data, key's content with checksum sum,
+// or returns the verdict kept for it.
+func (s *session) guardCheck(k, sum string, data []byte) NoteCheck {
+	if g, ok := s.guards[k]; ok && g.hash == sum {
+		return g.check
+	}
+	c := CheckNote(k, data)
+	if s.guards == nil {
+		s.guards = map[string]guardEntry{}
+	}
+	s.guards[k] = guardEntry{hash: sum, check: c}
+	return c
+}
+
+// holdPersonal holds k back when data makes it a personal note and the
+// config does not share those, and reports whether it did.
+func (s *session) holdPersonal(k string, data []byte) bool {
+	if s.cfg.ShareUserNotes || !s.guardCheck(k, api.EntryChecksum(string(data)), data).Personal {
+		return false
+	}
+	s.hold(k, heldPersonal)
+	return true
+}
+
+// noteWarnings reports the guards' warnings on every local file, reading
+// only the files whose content the guards have not judged yet. They are
+// not logged: before the server answers, a name the server's rules find a
+// secret in is not known to be one.
+func (s *session) noteWarnings(local map[string]IndexEntry) error {
+	s.rep.Warnings = nil
+	for _, k := range slices.Sorted(maps.Keys(local)) {
+		c, err := s.localCheck(k, local[k].Hash)
+		if err != nil {
+			return err
+		}
+		for _, w := range c.Warnings {
+			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.shownKey(k), Message: w})
+		}
+	}
+	maps.DeleteFunc(s.guards, func(k string, _ guardEntry) bool { _, ok := local[k]; return !ok })
+	return nil
+}
+
+// shownKey is k as a warning shows it: redacted when the scanner here
+// finds a secret in its name, or the server's did when it refused it.
+func (s *session) shownKey(k string) string {
+	if _, rk, ok := s.rejection(k); ok && rk != k {
+		return rk
+	}
+	return s.Show(k)
+}
+
+// localCheck returns the guards' verdict on key's local file, whose
+// checksum the scan found to be sum. A file that cannot be read has none.
+func (s *session) localCheck(k, sum string) (NoteCheck, error) {
+	if g, ok := s.guards[k]; ok && g.hash == sum {
+		return g.check, nil
+	}
+	data, err := s.td.read(k)
+	switch {
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist):
+		return NoteCheck{}, nil
+	case err != nil:
+		return NoteCheck{}, fmt.Errorf("check %s: %w", s.Show(k), err)
+	}
+	return s.guardCheck(k, api.EntryChecksum(string(data)), data), nil
+}
+
+// Lint runs the guards on every syncable note of the team directory dir:
+// their warnings, and a personal note unless shareUserNotes, as the push
+// would hold it back. It reads the directory through a root, never
+// following a link out of it.
+func Lint(dir string, shareUserNotes bool) ([]Warning, error) {
+	td, err := openTeamDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer td.close()
+	found, _, err := td.walkLocal()
+	if err != nil {
+		return nil, err
+	}
+	var out []Warning
+	for _, f := range found {
+		data, err := td.read(f.key)
+		if err != nil {
+			return nil, fmt.Errorf("lint %s: %w", f.key, err)
+		}
+		c := CheckNote(f.key, data)
+		if c.Personal && !shareUserNotes {
+			out = append(out, Warning{Key: f.key, Message: heldPersonal})
+		}
+		for _, w := range c.Warnings {
+			out = append(out, Warning{Key: f.key, Message: w})
+		}
+	}
+	return out, nil
+}

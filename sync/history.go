@@ -1,0 +1,108 @@
+package memsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// OpHistory is the operation of a history request, for Retry.
+const OpHistory = "history"
+
+// maxHistoryPages bounds how many pages History follows: at the server's
+// largest page, 500, that is 100,000 revisions.
+const maxHistoryPages = 200
+
+// historyPageSize is the page size History asks for.
+const historyPageSize = 500
+
+// HistoryPage fetches one page of the history of key in repo, or of the
+// whole repo when key is empty, starting at cursor ("" for the newest).
+func (c *Client) HistoryPage(ctx context.Context, repo, key, cursor string, limit int) (api.HistoryResponse, error) {
+	q := url.Values{api.ParamRepo: {repo}, api.ParamLimit: {fmt.Sprint(limit)}}
+	if key != "" {
+		q.Set(api.ParamKey, key)
+	}
+	if cursor != "" {
+		q.Set(api.ParamCursor, cursor)
+	}
+	u := *c.base
+	u.Path = c.base.Path + api.HistoryPath
+	u.RawQuery = q.Encode()
+	var out api.HistoryResponse
+	if _, err := c.do(ctx, request{op: OpHistory, repo: repo, method: "GET", url: u.String()}, &out); err != nil {
+		return out, fmt.Errorf("history of %s: %w", repo, err)
+	}
+	return out, nil
+}
+
+// ErrNoHistory is returned by History for a key, or a repo, the server has
+// no revisions of.
+var ErrNoHistory = errors.New("no history on the server")
+
+// History returns every revision of key, or of the whole repo when key is
+// empty, newest first, following the pages.
+func (e *Engine) History(ctx context.Context, key string) ([]api.Revision, error) {
+	var all []api.Revision
+	cursor := ""
+	for range maxHistoryPages {
+		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, key, cursor, historyPageSize)
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
+			return nil, fmt.Errorf("%s in %s: %w", whichKeys(key), e.cfg.Repo, ErrNoHistory)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page.Revisions {
+			if r.Key == "" {
+				r.Key = key
+			}
+			all = append(all, r)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			return all, nil
+		}
+	}
+	return all, fmt.Errorf("history of %s in %s: more than %d pages", whichKeys(key), e.cfg.Repo, maxHistoryPages)
+}
+
+// Revision returns revision version of key, or its newest when version is
+// 0.
+func (e *Engine) Revision(ctx context.Context, key string, version int64) (api.Revision, error) {
+	revs, err := e.History(ctx, key)
+	if err != nil {
+		return api.Revision{}, err
+	}
+	for _, r := range revs {
+		if version == 0 || r.Version == version {
+			return r, nil
+		}
+	}
+	return api.Revision{}, fmt.Errorf("%s has no revision %d in %s (teammemd history %s lists them)", key, version, e.cfg.Repo, shellQuote(key))
+}
+
+// whichKeys names key, or the whole repo, in a message.
+func whichKeys(key string) string {
+	if key == "" {
+		return "every key"
+	}
+	return key
+}
+
+// ReadLocal returns the content of key's file in the team directory, read
+// through its root; a missing file is fs.ErrNotExist.
+func (e *Engine) ReadLocal(key string) ([]byte, error) {
+	if err := api.ValidateKey(key, api.Limits{}); err != nil {
+		return nil, err
+	}
+	td, err := openTeamDir(e.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer td.close()
+	return td.read(key)
+}

@@ -1,0 +1,91 @@
+package memsync
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"runtime"
+	"slices"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// Restore brings content back as key: it pulls, writes content into the
+// team directory as key's file (a local edit of key never pushed is kept
+// as a conflict copy first) and pushes it the normal way, secret scan and
+// If-Match included, so the server records it as a new revision. A
+// content the push leaves out (a secret found, a note held back) stays in
+// the team directory and the report says why; NotPushedError is returned.
+func (e *Engine) Restore(ctx context.Context, key, content string) (Report, error) {
+	if err := e.checkWritable(key); err != nil {
+		return Report{}, err
+	}
+	return e.run(ctx, func(s *session) error {
+		if err := s.pull(ctx); err != nil {
+			return err
+		}
+		if err := s.writeLocal(key, content); err != nil {
+			return err
+		}
+		return s.pushWritten(ctx, key, api.EntryChecksum(content))
+	})
+}
+
+// NotPushedError is returned when content written into the team directory
+// by Restore or Resolve did not reach the server; the report says why.
+type NotPushedError struct{ Key string }
+
+func (e *NotPushedError) Error() string {
+	return fmt.Sprintf("%s was written into the team directory but not pushed (see why above); it stays there", e.Key)
+}
+
+// checkWritable refuses a key the engine never writes or pushes.
+func (e *Engine) checkWritable(key string) error {
+	if err := api.ValidateKey(key, api.Limits{}); err != nil {
+		return err
+	}
+	if !api.IsSyncableKey(key) {
+		return fmt.Errorf("%s does not sync: hidden, or not a .md or .txt file", key)
+	}
+	if reason := fileNameProblem(key, runtime.GOOS); reason != "" {
+		return fmt.Errorf("%s is not a valid file name here: %s", key, reason)
+	}
+	if _, named := e.nameRules(key); named {
+		return fmt.Errorf("%s: the name holds a secret; it never syncs", api.RedactKey(key))
+	}
+	return nil
+}
+
+// writeLocal writes value as key's file through the team directory's root,
+// keeping a local edit never pushed as a conflict copy, the same way a
+// pull writes, and fsyncs the directory.
+func (s *session) writeLocal(key, value string) error {
+	dir, err := s.td.openDir(key)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	w := entryWrite{key: key, value: value, sum: api.EntryChecksum(value), base: s.st.Base[key], present: true}
+	o := s.writeEntry(w, openedDir{root: dir})
+	for _, c := range o.conflicts {
+		s.recordConflict(c)
+	}
+	switch {
+	case o.err != nil:
+		return o.err
+	case o.skip != "":
+		return fmt.Errorf("cannot write %s: %s", key, o.skip)
+	}
+	return s.td.syncDirs(map[string]bool{path.Dir(key): true})
+}
+
+// pushWritten pushes, then checks that the server holds sum as key.
+func (s *session) pushWritten(ctx context.Context, key, sum string) error {
+	if err := s.push(ctx); err != nil {
+		return err
+	}
+	if s.st.ServerChecksums[key] != sum && !slices.Contains(s.rep.Pushed, key) {
+		return &NotPushedError{Key: key}
+	}
+	return nil
+}
