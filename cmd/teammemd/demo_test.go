@@ -20,9 +20,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv(demoEnv) == "1" {
 		runAsMain()
 	}
-	code := testscript.RunMain(m, map[string]func() int{"teammemd": func() int { runAsMain(); return 0 }})
-	removeBuiltBinary()
-	os.Exit(code)
+	testscript.Main(cleaningM{m}, map[string]func(){"teammemd": runAsMain})
+}
+
+// cleaningM removes the binary the tests built once they have run.
+type cleaningM struct{ m *testing.M }
+
+func (c cleaningM) Run() int {
+	defer removeBuiltBinary()
+	return c.m.Run()
 }
 
 // runAsMain runs teammemd as main does and exits.
