@@ -65,7 +65,8 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // BenchmarkPut16Clients measures durable PUT throughput: 16 clients each
 // writing 4 KB single-entry PUTs to one repo, every PUT a real change.
 func BenchmarkPut16Clients(b *testing.B) {
-	benchPut16(b, servertest.Start(b), strings.Repeat("x", 4096-40))
+	s := servertest.Start(b)
+	benchPut16(b, s.Token, strings.Repeat("x", 4096-40), s.URL)
 }
 
 // BenchmarkPut16ClientsScanned is BenchmarkPut16Clients with the server's
@@ -76,7 +77,8 @@ func BenchmarkPut16ClientsScanned(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchPut16(b, servertest.Start(b, servertest.WithScanner(sc)), benchNote(4096-40))
+	s := servertest.Start(b, servertest.WithScanner(sc))
+	benchPut16(b, s.Token, benchNote(4096-40), s.URL)
 }
 
 // benchNote returns about size bytes of note text that mentions keys,
@@ -89,10 +91,11 @@ func benchNote(size int) string {
 	return strings.Repeat(para, size/len(para)+1)[:size]
 }
 
-func benchPut16(b *testing.B, s *servertest.Server, value string) {
+// benchPut16 runs the 16 clients, each on the server at one of bases in
+// turn, with token.
+func benchPut16(b *testing.B, token, value string, bases ...string) {
 	const clients = 16
 	c := benchClient()
-	url := s.URL + api.Path + "?" + memQuery(repo)
 	var mu sync.Mutex
 	var lat []time.Duration
 	b.ResetTimer()
@@ -103,12 +106,13 @@ func benchPut16(b *testing.B, s *servertest.Server, value string) {
 		if w < b.N%clients {
 			n++
 		}
+		url := bases[w%len(bases)] + api.Path + "?" + memQuery(repo)
 		wg.Go(func() {
 			mine := make([]time.Duration, 0, n)
 			for i := range n {
 				body := fmt.Sprintf(`{"entries":{"c%d/k%d.md":%s}}`, w, i%50, jsonString(fmt.Sprintf("%s %08d", value, i)))
 				t0 := time.Now()
-				if code, out := send(b, c, http.MethodPut, url, s.Token, body); code != http.StatusOK {
+				if code, out := send(b, c, http.MethodPut, url, token, body); code != http.StatusOK {
 					b.Errorf("PUT = %d %s", code, out)
 					return
 				}
@@ -181,7 +185,7 @@ func BenchmarkWake100(b *testing.B) {
 				arrived <- time.Now()
 			})
 		}
-		awaitBenchWaiters(b, c, s, waiting)
+		awaitBenchWaiters(b, c, s.URL, waiting)
 		b.StartTimer()
 		t0 := time.Now()
 		_, out := send(b, c, http.MethodPut, base, s.Token, fmt.Sprintf(`{"entries":{"a.md":"%d"}}`, i+1))
@@ -205,13 +209,13 @@ func checksumFrom(b *testing.B, body []byte) string {
 	return string(rest[:bytes.IndexByte(rest, '"')])
 }
 
-// awaitBenchWaiters polls /metrics until n clients wait.
-func awaitBenchWaiters(b *testing.B, c *http.Client, s *servertest.Server, n int) {
+// awaitBenchWaiters polls the server's /metrics until n clients wait.
+func awaitBenchWaiters(b *testing.B, c *http.Client, base string, n int) {
 	want := fmt.Sprintf("teammemd_change_waiters %d\n", n)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
-		_, out := send(b, c, http.MethodGet, s.URL+"/metrics", "", "")
+		_, out := send(b, c, http.MethodGet, base+"/metrics", "", "")
 		if bytes.Contains(out, []byte(want)) {
 			return
 		}

@@ -31,8 +31,11 @@ const (
 type Config struct {
 	// Listen is the TCP address to serve on, host:port.
 	Listen string `toml:"listen"`
-	// DataDir holds the embedded database.
+	// DataDir holds the embedded SQLite database.
 	DataDir string `toml:"data_dir"`
+	// Store, when set, is the postgres:// URL of a PostgreSQL database that
+	// several server replicas share; DataDir is then unused.
+	Store string `toml:"store"`
 	// OrganizationID is sent as organizationId in every body.
 	OrganizationID string `toml:"organization_id"`
 	// Limits are the protocol limits ([server.limits]).

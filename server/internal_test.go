@@ -15,6 +15,7 @@ import (
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/sqlite"
+	"github.com/teammemd/teammemd/server/wake"
 )
 
 // newInternal returns a Server on a real SQLite file and a write token on
@@ -118,7 +119,7 @@ func TestStopEndsWait(t *testing.T) {
 		default:
 			t.Fatal("wait still held after shutdown began")
 		}
-		if got := s.broker.topicCount(); got != 0 {
+		if got := s.waker.(*wake.Broker).Len(); got != 0 {
 			t.Errorf("broker topics after the wait = %d, want 0", got)
 		}
 	})

@@ -22,6 +22,10 @@ type reqInfo struct {
 	repo    string
 	subject string
 	mode    string // the auth mode that judged the credential
+	start   time.Time
+	// parked is set when the handler parked a change wait: the wait logs
+	// the request when it ends.
+	parked bool
 }
 
 type infoKey struct{}
@@ -59,25 +63,36 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // instrument wraps next with the access log and the request metrics under
-// a fixed route name. The log never holds a header value, a query string or
-// a body.
+// a fixed route name, and names the store's identity in the response's
+// header. The log never holds a header value, a query string or a body.
 func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &reqInfo{route: route}
+		if id := s.identity.get(r.Context()); id != "" {
+			w.Header().Set(api.StoreIDHeader, id)
+		}
+		info := &reqInfo{route: route, start: start}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
+		if info.parked {
+			return
+		}
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
-		elapsed := time.Since(start)
-		s.metrics.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
-		s.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
-		s.log.LogAttrs(r.Context(), accessLevel(sw.status), "request",
-			slog.String("method", r.Method), slog.String("route", route), slog.String("repo", info.repo),
-			slog.Int("status", sw.status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000),
-			slog.String("subject", info.subject), slog.String("mode", info.mode), slog.Int64("bytes", sw.bytes))
+		s.logRequest(r.Context(), r.Method, info, sw.status, sw.bytes, time.Since(start))
 	})
+}
+
+// logRequest counts a request in the metrics and writes its access log
+// line.
+func (s *Server) logRequest(ctx context.Context, method string, info *reqInfo, status int, bytes int64, elapsed time.Duration) {
+	s.metrics.requests.WithLabelValues(info.route, strconv.Itoa(status)).Inc()
+	s.metrics.latency.WithLabelValues(info.route).Observe(elapsed.Seconds())
+	s.log.LogAttrs(ctx, accessLevel(status), "request",
+		slog.String("method", method), slog.String("route", info.route), slog.String("repo", info.repo),
+		slog.Int("status", status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000),
+		slog.String("subject", info.subject), slog.String("mode", info.mode), slog.Int64("bytes", bytes))
 }
 
 // accessLevel logs server faults as warnings, everything else as info.

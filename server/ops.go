@@ -21,7 +21,7 @@ const readyTimeout = 2 * time.Second
 // proves the store answers.
 const readyProbeRepo = "teammemd.internal/readyz"
 
-// pinger is a store that can be checked cheaply.
+// pinger is a store or waker that can be checked cheaply.
 type pinger interface {
 	Ping(ctx context.Context) error
 }
@@ -51,8 +51,9 @@ func (s *Server) serveLive(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// serveReady answers 200 when the store answers and the server is not
-// shutting down, 503 otherwise.
+// serveReady answers 200 when the store answers, the waker hears of other
+// replicas' changes (when it can tell) and the server is not shutting down,
+// 503 otherwise.
 func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-s.stopping:
@@ -66,6 +67,13 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 		s.log.Warn("store not ready", "error", err)
 		s.writeError(w, r, unavailable(w, "store is not answering", time.Second))
 		return
+	}
+	if p, ok := s.waker.(pinger); ok {
+		if err := p.Ping(ctx); err != nil {
+			s.log.Warn("change feed not ready", "error", err)
+			s.writeError(w, r, unavailable(w, "not hearing of other replicas' changes", time.Second))
+			return
+		}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok\n"))

@@ -41,7 +41,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 		return applyError(repo, err)
 	}
 	if len(res.Changed) > 0 {
-		s.broker.publish(repo)
+		s.waker.Publish(repo)
 	}
 	w.Header().Set("ETag", api.ETag(res.Checksum))
 	s.writeJSON(w, http.StatusOK, api.PutResponse{

@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/wake"
 )
 
 // EntryScanner finds secrets in a PUT before it is stored: in every value
@@ -34,13 +36,18 @@ type EntryScanner interface {
 	ScanKeys(ctx context.Context, keys []string) (map[string][]string, error)
 }
 
-// ChangeNotifier reports writes made by other server processes that share the
-// store, such as PostgreSQL LISTEN/NOTIFY across replicas. Writes made through
-// this server wake change waits without it.
-type ChangeNotifier interface {
-	// Listen calls changed for every repo written elsewhere until ctx is
-	// done.
-	Listen(ctx context.Context, changed func(repo string)) error
+// Waker tells change waits when a repo may have changed. The default, an
+// in-process wake.Broker, hears only of the writes made through this server;
+// replicas sharing one database use a Waker that also hears of the writes the
+// others commit, such as the PostgreSQL store's LISTEN/NOTIFY one. A Waker
+// that can tell whether it hears those (a Ping(ctx) error method) is checked
+// by /readyz.
+type Waker interface {
+	// Subscribe returns a channel closed once repo may have changed after
+	// the call, and a function to call when the caller stops waiting.
+	Subscribe(repo string) (changed <-chan struct{}, release func())
+	// Publish reports that this server committed a change to repo.
+	Publish(repo string)
 }
 
 // Options configure a Server. Store and Auth are required.
@@ -51,8 +58,9 @@ type Options struct {
 	// written or deleted, holds a secret (422), and redacts a key whose name
 	// holds one wherever an error would echo it.
 	Scanner EntryScanner
-	// Changes, when set, wakes change waits for writes made elsewhere.
-	Changes ChangeNotifier
+	// Waker wakes change waits; nil means an in-process wake.Broker, right
+	// for a store that no other server process writes.
+	Waker Waker
 	// Logger receives the access log and errors; nil discards them.
 	Logger *slog.Logger
 	// Limits are the protocol limits; zero fields take the defaults.
@@ -86,7 +94,7 @@ type Server struct {
 	store   *instrumentedStore
 	auth    auth.Authenticator
 	scanner EntryScanner
-	changes ChangeNotifier
+	waker   Waker
 	log     *slog.Logger
 	limits  api.Limits
 	org     string
@@ -96,10 +104,12 @@ type Server struct {
 	version string
 
 	limiter    *subjectLimiter
-	broker     *broker
 	hashBodies *bodyCache
 	metrics    *metrics
 	waitSlots  *waitSlots
+	identity   *storeIdentity
+	hashReads  singleflight.Group // reads of a repo's hashes shared by change waits
+	lot        parkLot            // parked change waits
 	handler    http.Handler
 	now        func() time.Time
 
@@ -134,7 +144,7 @@ func New(opts Options) (*Server, error) {
 		store:      &instrumentedStore{Store: opts.Store, m: m},
 		auth:       opts.Auth,
 		scanner:    opts.Scanner,
-		changes:    opts.Changes,
+		waker:      opts.Waker,
 		log:        log,
 		limits:     cfg.Limits,
 		org:        cfg.OrganizationID,
@@ -143,15 +153,22 @@ func New(opts Options) (*Server, error) {
 		stopTO:     opts.ShutdownTimeout,
 		version:    opts.Version,
 		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
-		broker:     newBroker(),
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
 		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),
 		now:        time.Now,
 		stopping:   make(chan struct{}),
+		lot:        parkLot{repos: map[string]*parkedRepo{}},
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second
+	}
+	if s.waker == nil {
+		s.waker = wake.NewBroker()
+	}
+	s.identity = &storeIdentity{now: func() time.Time { return s.now() }}
+	if id, ok := opts.Store.(storeIdentifier); ok {
+		s.identity.src = id
 	}
 	s.handler = s.routes(gatherer)
 	return s, nil
@@ -215,6 +232,7 @@ func (s *Server) shutdown(hs *http.Server, serveErr <-chan error) error {
 	sctx, cancel := context.WithTimeout(context.Background(), s.stopTO)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	s.closeLot(sctx)
 	if err != nil {
 		s.log.Warn("shutdown timed out, closing connections", "error", err)
 		err = hs.Close()
@@ -233,18 +251,9 @@ func (s *Server) beginStop() {
 	s.stopOnce.Do(func() { close(s.stopping) })
 }
 
-// startBackground starts history pruning and the change notifier; each ends
-// with ctx.
+// startBackground starts history pruning, which ends with ctx.
 func (s *Server) startBackground(ctx context.Context, wg *sync.WaitGroup) {
 	if s.history.Enabled() {
 		wg.Go(func() { s.pruneLoop(ctx) })
-	}
-	if s.changes != nil {
-		wg.Go(func() {
-			err := s.changes.Listen(ctx, s.broker.publish)
-			if err != nil && ctx.Err() == nil {
-				s.log.Error("change notifier stopped", "error", err)
-			}
-		})
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -24,15 +25,19 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, rep
 		return err
 	}
 	s.metrics.waiters.Inc()
+	parked := false
 	defer func() {
-		s.waitSlots.release(subject)
-		s.metrics.waiters.Dec()
+		if !parked { // a parked wait gives its slot back when it ends
+			s.waitSlots.release(subject)
+			s.metrics.waiters.Dec()
+		}
 	}()
-	timer := time.NewTimer(wait + jitter(wait))
+	deadline := time.Now().Add(wait + jitter(wait))
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for {
-		changed, release := s.broker.subscribe(repo)
-		snap, found, err := s.currentHashes(r, repo)
+		changed, release := s.waker.Subscribe(repo)
+		snap, found, err := s.waitHashes(r.Context(), repo, changed)
 		if err != nil {
 			release()
 			return err
@@ -43,6 +48,12 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, rep
 				return notFound()
 			}
 			s.writeSnapshot(w, snap, true)
+			return nil
+		}
+		if !parked && s.park(w, r, subject, repo, inm, deadline) {
+			// The parked wait subscribed on its own, after this read.
+			parked = true
+			release()
 			return nil
 		}
 		select {
@@ -81,8 +92,8 @@ func (s *Server) takeWaitSlot(w http.ResponseWriter, subject string) error {
 
 // currentHashes returns the repo's snapshot without values; a repo never
 // written is not found and has the empty repo checksum.
-func (s *Server) currentHashes(r *http.Request, repo string) (store.Snapshot, bool, error) {
-	snap, err := s.store.Snapshot(r.Context(), repo, false)
+func (s *Server) currentHashes(ctx context.Context, repo string) (store.Snapshot, bool, error) {
+	snap, err := s.store.Snapshot(ctx, repo, false)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Snapshot{Checksum: api.EmptyRepoChecksum}, false, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/wake"
 )
 
 // waitQuery is a change wait of n seconds.
@@ -171,26 +172,12 @@ func TestRestartKeepsData(t *testing.T) {
 	}
 }
 
-// chanNotifier stands in for a cross-replica change feed such as
-// PostgreSQL LISTEN/NOTIFY: every repo sent on it is reported as changed.
-type chanNotifier chan string
-
-func (n chanNotifier) Listen(ctx context.Context, changed func(repo string)) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case repo := <-n:
-			changed(repo)
-		}
-	}
-}
-
-// TestWaitWokenByNotifier writes straight to the shared database, as another
-// replica would, and wakes the wait through the ChangeNotifier.
-func TestWaitWokenByNotifier(t *testing.T) {
-	feed := make(chanNotifier)
-	s := servertest.Start(t, servertest.WithOptions(func(o *server.Options) { o.Changes = feed }))
+// TestWaitWokenByWaker writes straight to the shared database, as another
+// replica would, and wakes the wait through the Waker the server was given,
+// as a cross-replica change feed does.
+func TestWaitWokenByWaker(t *testing.T) {
+	feed := wake.NewBroker()
+	s := servertest.Start(t, servertest.WithOptions(func(o *server.Options) { o.Waker = feed }))
 	first := put(t, s, repo, map[string]string{"a.md": "a"})
 	got := startWait(t, s, repo, first.Checksum, 30)
 	awaitWaiters(t, s, 1)
@@ -199,8 +186,8 @@ func TestWaitWokenByNotifier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed <- repo
+	feed.Publish(repo)
 	if r := <-got; r.status != http.StatusOK || r.header.Get("ETag") != api.ETag(res.Checksum) {
-		t.Errorf("wait woken by the notifier = %d ETag %s, want 200 ETag %s", r.status, r.header.Get("ETag"), api.ETag(res.Checksum))
+		t.Errorf("wait woken by the waker = %d ETag %s, want 200 ETag %s", r.status, r.header.Get("ETag"), api.ETag(res.Checksum))
 	}
 }

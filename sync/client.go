@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -47,6 +48,8 @@ type Client struct {
 	retryMax  int
 	waitMin   time.Duration
 	waitMax   time.Duration
+	// storeID is the store identity the last response named.
+	storeID atomic.Pointer[string]
 }
 
 // ClientOption configures a Client.
@@ -205,6 +208,9 @@ func (c *Client) do(ctx context.Context, rq request, out any) (int, error) {
 	}
 	rt := &retryReport{log: c.log, trace: retryTraceFrom(ctx), op: rq.op, repo: rq.repo, attempts: c.retryMax + 1}
 	resp, err := c.retrying(timeout, rt).Do(req)
+	if resp != nil {
+		c.noteStoreID(resp.Header)
+	}
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -216,6 +222,24 @@ func (c *Client) do(ctx context.Context, rq request, out any) (int, error) {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode, c.decodeResponse(resp, out)
+}
+
+// noteStoreID records the store identity a response names; a response
+// naming none, or a malformed one, changes nothing.
+func (c *Client) noteStoreID(h http.Header) {
+	if id := h.Get(api.StoreIDHeader); api.ValidStoreID(id) {
+		c.storeID.Store(&id)
+	}
+}
+
+// StoreID returns the identity of the server's database as the last
+// response that named one did, "" before any did. It changes when the
+// database was restored from a backup or replaced.
+func (c *Client) StoreID() string {
+	if p := c.storeID.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // newRequest builds rq with its credentials and preconditions.

@@ -75,6 +75,7 @@ type Engine struct {
 	conflict string // this repo's conflict copy directory
 	mu       sync.Mutex
 	checksum atomic.Pointer[string]
+	storeID  atomic.Pointer[string] // the state's StoreID, as checksum
 	// secretNames are the keys seen whose name holds a secret, to redact
 	// them in errors; guarded by namesMu.
 	namesMu     sync.Mutex
@@ -119,6 +120,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	store := stateStore{path: e.state.path}
 	if st, _, err := store.loadReadOnly(cfg.Repo, opts.Client.Host()); err == nil {
 		e.setChecksum(st.LastKnownChecksum)
+		e.storeID.Store(&st.StoreID)
 	}
 	return e, nil
 }
@@ -209,6 +211,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, e.shownErr(cmp.Or(err, serr))
 	}
 	e.setChecksum(st.LastKnownChecksum)
+	e.storeID.Store(&st.StoreID)
 	rep.Checksum = st.LastKnownChecksum
 	e.showReport(&rep)
 	rep.sort()

@@ -18,12 +18,18 @@ import (
 // left a change unapplied (a file it could not read, a directory in the
 // way).
 func (s *session) pull(ctx context.Context) error {
-	since := s.st.LastKnownChecksum
 	s.restore = s.emptied()
+	s.rebaseline()
+	since := s.st.LastKnownChecksum
 	if s.restore || s.st.PullAgain {
 		since = "" // restoring, or a change was left unapplied: fetch it all again
 	}
 	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, since)
+	if s.rebaseline() && since != "" {
+		// The answer named a new store identity: what since stood for
+		// may be gone.
+		resp, modified, err = s.client.Get(ctx, s.cfg.Repo, "")
+	}
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		s.forgetServer()

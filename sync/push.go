@@ -20,10 +20,11 @@ const maxPushRounds = 3
 // guard do not hold back the rest: it is sent, and the push returns the
 // *MassDeletionError after.
 func (s *session) push(ctx context.Context) error {
-	if s.st.LastKnownChecksum == "" || s.emptied() {
+	if s.st.LastKnownChecksum == "" || s.emptied() || s.storeChanged() {
 		// Never pulled: learn the server's state first, so the push has an
 		// If-Match and nothing the server holds goes unseen. Or no synced
-		// file is left: the pull writes them again.
+		// file is left: the pull writes them again. Or the server's store
+		// changed: the pull re-baselines.
 		if err := s.pull(ctx); err != nil {
 			return err
 		}

@@ -45,6 +45,9 @@ func (s *session) recover(ctx context.Context, err error) error {
 // copy needs the server's content and a change left unpulled would be
 // hidden behind the new checksum.
 func (s *session) reconcile(ctx context.Context) error {
+	if s.storeChanged() {
+		return s.pull(ctx) // the 412 named a new store identity: re-baseline
+	}
 	h, err := s.client.Hashes(ctx, s.cfg.Repo)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {

@@ -49,6 +49,11 @@ type Report struct {
 	PUTs int
 	// NotModified is true when the pull found nothing new (304).
 	NotModified bool
+	// Rebaselined is true when the server's store identity had changed (a
+	// restore from backup, a move), so the run synced afresh: files the
+	// server lacks are pushed again, and files it holds otherwise are kept
+	// as conflict copies.
+	Rebaselined bool
 	// Checksum is the repo checksum after the run.
 	Checksum string
 }

@@ -25,6 +25,10 @@ type State struct {
 	Server string `json:"server"`
 	// LastKnownChecksum is the repo checksum after the last pull or push.
 	LastKnownChecksum string `json:"lastKnownChecksum"`
+	// StoreID is the identity of the server's database that
+	// LastKnownChecksum, ServerChecksums and Tombstones describe; empty
+	// before the server named one.
+	StoreID string `json:"storeId,omitempty"`
 	// ServerChecksums maps key to the entry checksum the server holds.
 	ServerChecksums map[string]string `json:"serverChecksums"`
 	// Base maps key to the checksum both sides agreed on at the last sync:
@@ -93,6 +97,9 @@ func decodeState(data []byte) (*State, error) {
 	}
 	if st.LastKnownChecksum != "" && !validChecksum(st.LastKnownChecksum) {
 		return nil, errors.New("state: malformed lastKnownChecksum")
+	}
+	if st.StoreID != "" && !api.ValidStoreID(st.StoreID) {
+		return nil, errors.New("state: malformed storeId")
 	}
 	for _, m := range []map[string]string{st.ServerChecksums, st.Base} {
 		for k, sum := range m {

@@ -19,13 +19,14 @@ import (
 // maxReasonBytes bounds the reason of a purge.
 const maxReasonBytes = 1000
 
-// runAdmin operates on the server's database file directly, as token does
-// (the server may be running): list an entry's revisions, purge their
-// content and list the purges.
+// runAdmin operates on the server's database directly, the SQLite file in
+// --data or the PostgreSQL database in --store, as token does (the server
+// may be running): list an entry's revisions, purge their content, list the
+// purges, and give a restored database a new identity.
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		adminUsage(stderr)
-		return usageError{errors.New("admin: want a subcommand: history, purge, purges or audit")}
+		return usageError{errors.New("admin: want a subcommand: history, purge, purges, audit or new-store-id")}
 	}
 	if isHelp(args[0]) {
 		adminUsage(stdout)
@@ -40,9 +41,11 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runAdminPurges(ctx, args[1:], stdout, stderr)
 	case "audit":
 		return runAdminAudit(ctx, args[1:], stdout, stderr)
+	case "new-store-id":
+		return runAdminNewStoreID(ctx, args[1:], stdout, stderr)
 	}
 	adminUsage(stderr)
-	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge, purges or audit)", args[0])}
+	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge, purges, audit or new-store-id)", args[0])}
 }
 
 // adminUsage lists the admin subcommands.
@@ -54,6 +57,9 @@ subcommands:
   purge     drop the content of revisions of one entry from the history for good
   purges    list the audit log of purges: when, who, repo, key, versions, why
   audit     list who wrote, deleted, restored or purged what, and when (never the content)
+  new-store-id
+            give the database a new identity, the last step of restoring a
+            backup: every daemon then re-baselines with a full pull
 
 Run 'teammemd admin <subcommand> -h' for its flags.`)
 }

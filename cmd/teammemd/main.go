@@ -26,25 +26,26 @@ type command struct {
 
 // commands lists every subcommand. Each lives in its own file.
 var commands = map[string]command{
-	"version":   {"print the version", runVersion},
-	"demo":      {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
-	"doctor":    {"check the config, token, server, repos and this machine, with a fix for each problem", runDoctor},
-	"run":       {"run the sync daemon for one repo or every configured repo", runDaemon},
-	"status":    {"show what the running sync daemon is doing", runStatus},
-	"serve":     {"run the team memory server", runServe},
-	"token":     {"create, list and revoke the server's API tokens", runToken},
-	"admin":     {"list an entry's revisions, purge their content from the server, list purges, audit who changed what", runAdmin},
-	"sync":      {"pull then push one repo's team memory once", runSync},
-	"history":   {"list the revisions of a note, or of every note, from the server", runHistory},
-	"show":      {"print a revision of a note: KEY[@VERSION]", runShow},
-	"diff":      {"show what changed in a note: KEY [V1 [V2]], against the local file by default", runDiff},
-	"restore":   {"bring back a deleted or overwritten note as a new revision", runRestore},
-	"conflicts": {"list the conflict copies of each repo, or settle one (resolve)", runConflicts},
-	"lint":      {"check the team directory's notes as Claude Code will read them (exit 1 on a finding)", runLint},
-	"scan":      {"scan files and directories for secrets", runScan},
-	"service":   {"install, check or remove the sync daemon as your user service", runService},
-	"login":     {"log in to a server with your organisation's identity", runLogin},
-	"logout":    {"forget the login to a server", runLogout},
+	"version":       {"print the version", runVersion},
+	"demo":          {"show a note travel between two teammates and a secret stopped, on this machine", runDemo},
+	"doctor":        {"check the config, token, server, repos and this machine, with a fix for each problem", runDoctor},
+	"run":           {"run the sync daemon for one repo or every configured repo", runDaemon},
+	"status":        {"show what the running sync daemon is doing", runStatus},
+	"serve":         {"run the team memory server", runServe},
+	"token":         {"create, list and revoke the server's API tokens", runToken},
+	"admin":         {"list an entry's revisions, purge their content from the server, list purges, audit who changed what", runAdmin},
+	"migrate-store": {"copy the server's SQLite database into PostgreSQL and verify it", runMigrateStore},
+	"sync":          {"pull then push one repo's team memory once", runSync},
+	"history":       {"list the revisions of a note, or of every note, from the server", runHistory},
+	"show":          {"print a revision of a note: KEY[@VERSION]", runShow},
+	"diff":          {"show what changed in a note: KEY [V1 [V2]], against the local file by default", runDiff},
+	"restore":       {"bring back a deleted or overwritten note as a new revision", runRestore},
+	"conflicts":     {"list the conflict copies of each repo, or settle one (resolve)", runConflicts},
+	"lint":          {"check the team directory's notes as Claude Code will read them (exit 1 on a finding)", runLint},
+	"scan":          {"scan files and directories for secrets", runScan},
+	"service":       {"install, check or remove the sync daemon as your user service", runService},
+	"login":         {"log in to a server with your organisation's identity", runLogin},
+	"logout":        {"forget the login to a server", runLogout},
 }
 
 // version is what "teammemd version" prints and the daemon reports. A
@@ -106,7 +107,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", name, commands[name].summary)
+		fmt.Fprintf(w, "  %-13s %s\n", name, commands[name].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'teammemd <command> -h' for a command's flags.")
 }

@@ -6,18 +6,22 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"path/filepath"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
-	"github.com/teammemd/teammemd/server/store/sqlite"
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/postgres"
 )
 
 // runServe runs the team memory server until ctx is done.
 func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
 	listen := fs.String("listen", "", "`address` to listen on, host:port (default $TEAMMEMD_LISTEN, [server] listen, or "+server.DefaultListen+")")
-	data := fs.String("data", "", "`directory` of the database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")")
+	data := fs.String("data", "", "`directory` of the SQLite database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")")
+	storeURL := fs.String("store", "", "PostgreSQL database shared by replicas, a postgres://user:password@host/db `URL` (default $TEAMMEMD_STORE or [server] store; unset, the SQLite database in --data)")
+	migrateOnly := fs.Bool("migrate-only", false, "create or migrate the database schema, then exit")
 	configPath := fs.String("config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")")
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS with the certificate (and chain) in this PEM `file` (default $"+envTLSCert+", [server] tls_cert); SIGHUP reloads it")
 	tlsKey := fs.String("tls-key", "", "private key `file` of --tls-cert, PEM (default $"+envTLSKey+", [server] tls_key)")
@@ -33,25 +37,43 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sc, err := serveConfig(withTLSFlags(cfg.Server, *tlsCert, *tlsKey), *listen, *data)
+		sc, loc, err := serveConfig(withTLSFlags(cfg.Server, *tlsCert, *tlsKey), *listen, *data, *storeURL)
 		if err != nil {
 			return usageError{err}
 		}
-		return serve(ctx, sc, cfg.Scan, log)
+		if *migrateOnly {
+			return migrateStore(ctx, loc, log)
+		}
+		return serve(ctx, sc, loc, cfg.Scan, log)
 	}
 	return reportIn(ctx, log, "serve failed", start())
 }
 
 // serveConfig applies flags > environment > file > defaults to the listen
-// address and the data directory, and fills in every other default.
-func serveConfig(file server.Config, listen, data string) (server.Config, error) {
+// address and the store, and fills in every other default.
+func serveConfig(file server.Config, listen, data, storeURL string) (server.Config, location, error) {
 	sc := file
 	sc.Listen = firstSet(listen, envOr("TEAMMEMD_LISTEN", ""), file.Listen, server.DefaultListen)
-	sc.DataDir = firstSet(data, envOr("TEAMMEMD_DATA", ""), file.DataDir, dataDir())
-	if err := sc.Validate(); err != nil {
-		return sc, err
+	loc, err := resolveLocation(storeURL, data, file)
+	if err != nil {
+		return sc, loc, err
 	}
-	return sc.Resolve(), nil
+	sc.Store, sc.DataDir = loc.url, loc.dataDir
+	if err := sc.Validate(); err != nil {
+		return sc, loc, err
+	}
+	return sc.Resolve(), loc, nil
+}
+
+// migrateStore opens the store, which creates or migrates its schema, and
+// closes it.
+func migrateStore(ctx context.Context, loc location, log *slog.Logger) error {
+	st, _, err := openBackend(ctx, loc, log)
+	if err != nil {
+		return err
+	}
+	log.Info("database schema is current", "store", loc.String())
+	return st.Close()
 }
 
 func firstSet(values ...string) string {
@@ -64,13 +86,14 @@ func firstSet(values ...string) string {
 }
 
 // serve opens the database, listens and serves until ctx is done.
-func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog.Logger) error {
-	st, err := sqlite.Open(ctx, filepath.Join(sc.DataDir, sqlite.FileName), sqlite.Options{Logger: log})
+func serve(ctx context.Context, sc server.Config, loc location, scanCfg scan.Config, log *slog.Logger) error {
+	st, waker, err := openBackend(ctx, loc, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	authn, err := serverAuth(ctx, sc, st, log)
+	log.Info("store open", "store", loc.String())
+	authn, err := serverAuth(ctx, sc, st, loc, log)
 	if err != nil {
 		return err
 	}
@@ -89,6 +112,9 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 		opts.Scanner = sec
 		logScanEngine(log)
 	}
+	if waker != nil {
+		opts.Waker = waker
+	}
 	srv, err := server.New(opts)
 	if err != nil {
 		return err
@@ -98,7 +124,7 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 		return err
 	}
 	defer stopReload()
-	err = srv.Serve(ctx, ln)
+	err = runServer(ctx, srv, ln, waker)
 	if nerr := sdNotify("STOPPING=1"); nerr != nil {
 		log.Warn("notify systemd", "error", nerr)
 	}
@@ -107,6 +133,23 @@ func serve(ctx context.Context, sc server.Config, scanCfg scan.Config, log *slog
 	}
 	log.Info("server stopped")
 	return nil
+}
+
+// runServer serves on ln, and runs the waker beside the server when there
+// is one, until ctx is done or the server fails.
+func runServer(ctx context.Context, srv *server.Server, ln net.Listener, waker *postgres.Waker) error {
+	if waker == nil {
+		return srv.Serve(ctx, ln)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return waker.Run(gctx) })
+	g.Go(func() error {
+		defer stop()
+		return srv.Serve(gctx, ln)
+	})
+	return g.Wait()
 }
 
 // ready logs the listen address and tells systemd the server is up.
@@ -121,21 +164,23 @@ func ready(log *slog.Logger, tls bool) func(net.Addr) {
 
 // hintFirstToken logs how to create the first token on a database that has
 // none, since no request can succeed without one.
-func hintFirstToken(ctx context.Context, st *sqlite.Store, data string, log *slog.Logger) error {
+func hintFirstToken(ctx context.Context, st store.Tokens, loc location, log *slog.Logger) error {
 	toks, err := st.ListTokens(ctx)
 	if err != nil {
 		return fmt.Errorf("list tokens: %w", err)
 	}
 	if len(toks) == 0 {
-		log.Warn("no API tokens yet; create the first one", "command", firstTokenCommand(data))
+		log.Warn("no API tokens yet; create the first one", "command", firstTokenCommand(loc))
 	}
 	return nil
 }
 
 // firstTokenCommand is the command line that creates a first token in the
-// data directory data, ready to paste into a shell.
-func firstTokenCommand(data string) string {
-	return shellJoin("teammemd", "token", "create", "--data", data, "--subject", "you", "--repos", "**")
+// store at loc, ready to paste into a shell (a PostgreSQL password shows as
+// xxxxx).
+func firstTokenCommand(loc location) string {
+	args := append([]string{"teammemd", "token", "create"}, loc.flagArgs()...)
+	return shellJoin(append(args, "--subject", "you", "--repos", "**")...)
 }
 
 // logScanEngine says which engine scans PUTs, and warns when it is the slow

@@ -23,9 +23,9 @@ import (
 )
 
 // isolateConfig keeps the test away from the user's config and environment.
-func isolateConfig(t *testing.T) {
+func isolateConfig(t testing.TB) {
 	t.Helper()
-	for _, name := range []string{"TEAMMEMD_CONFIG", "TEAMMEMD_LISTEN", "TEAMMEMD_DATA", "NOTIFY_SOCKET"} {
+	for _, name := range []string{"TEAMMEMD_CONFIG", "TEAMMEMD_LISTEN", "TEAMMEMD_DATA", "TEAMMEMD_STORE", "NOTIFY_SOCKET"} {
 		t.Setenv(name, "")
 	}
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -78,7 +78,7 @@ func awaitLog(t *testing.T, lines <-chan string, errc <-chan error, msg string) 
 	}
 }
 
-func writeConfig(t *testing.T, text string) string {
+func writeConfig(t testing.TB, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
@@ -181,19 +181,73 @@ func TestServeEnvOverridesFile(t *testing.T) {
 		{"127.0.0.1:0", "/flag", "127.0.0.1:0", "/flag"},
 	}
 	for _, tt := range tests {
-		sc, err := serveConfig(file, tt.flagListen, tt.flagData)
+		sc, _, err := serveConfig(file, tt.flagListen, tt.flagData, "")
 		if err != nil || sc.Listen != tt.wantListen || sc.DataDir != tt.wantData {
 			t.Errorf("serveConfig(flags %q %q) = %q %q %v, want %q %q", tt.flagListen, tt.flagData, sc.Listen, sc.DataDir, err, tt.wantListen, tt.wantData)
 		}
 	}
 	t.Setenv("TEAMMEMD_LISTEN", "")
 	t.Setenv("TEAMMEMD_DATA", "")
-	sc, err := serveConfig(server.Config{}, "", "")
+	sc, _, err := serveConfig(server.Config{}, "", "", "")
 	if err != nil || sc.Listen != server.DefaultListen || sc.DataDir != dataDir() {
 		t.Errorf("serveConfig() with nothing set = %q %q %v, want %q %q", sc.Listen, sc.DataDir, err, server.DefaultListen, dataDir())
 	}
-	if _, err := serveConfig(server.Config{}, "no-port", ""); err == nil {
+	if _, _, err := serveConfig(server.Config{}, "no-port", "", ""); err == nil {
 		t.Error("serveConfig(--listen no-port) = nil error, want one")
+	}
+}
+
+// TestStorePrecedence resolves the store from flags, environment and file:
+// at each level a PostgreSQL URL wins over a data directory, and a higher
+// level wins over a lower one.
+func TestStorePrecedence(t *testing.T) {
+	const flagURL, envURL, fileURL = "postgres://flag/db", "postgres://env/db", "postgresql://file/db"
+	tests := []struct {
+		name                              string
+		flagStore, flagData, env, envData string
+		file                              server.Config
+		want                              location
+	}{
+		{"nothing set", "", "", "", "", server.Config{}, location{dataDir: "DEFAULT"}},
+		{"file data dir", "", "", "", "", server.Config{DataDir: "/file"}, location{dataDir: "/file"}},
+		{"file store over file data", "", "", "", "", server.Config{DataDir: "/file", Store: fileURL}, location{url: fileURL}},
+		{"env data over file store", "", "", "", "/env", server.Config{Store: fileURL}, location{dataDir: "/env"}},
+		{"env store over env data", "", "", envURL, "/env", server.Config{}, location{url: envURL}},
+		{"flag data over env store", "", "/flag", envURL, "", server.Config{}, location{dataDir: "/flag"}},
+		{"flag store over everything", flagURL, "/flag", envURL, "/env", server.Config{Store: fileURL}, location{url: flagURL}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateConfig(t)
+			t.Setenv(storeEnv, tt.env)
+			t.Setenv("TEAMMEMD_DATA", tt.envData)
+			if tt.want.dataDir == "DEFAULT" {
+				tt.want.dataDir = dataDir()
+			}
+			_, got, err := serveConfig(tt.file, "", tt.flagData, tt.flagStore)
+			if err != nil || got != tt.want {
+				t.Errorf("serveConfig() store = %+v, %v, want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestStoreNotURL refuses a store that is not a PostgreSQL URL without
+// echoing it, since it may hold a password.
+func TestStoreNotURL(t *testing.T) {
+	isolateConfig(t)
+	const secret = "hunter2-not-a-url"
+	for _, args := range [][]string{
+		{"serve", "--store", "host=db password=" + secret},
+		{"token", "list", "--store", "mysql://u:" + secret + "@db/x"},
+	} {
+		stdout, stderr, code := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "must be a postgres:// or postgresql:// URL") {
+			t.Errorf("teammemd %s = exit %d, stderr %q, want 2 and the URL rule", args[0], code, stderr)
+		}
+		if strings.Contains(stdout+stderr, secret) {
+			t.Errorf("teammemd %s echoed the store value: %q", args[0], stdout+stderr)
+		}
 	}
 }
 
@@ -320,5 +374,18 @@ func TestServeRefusesSecrets(t *testing.T) {
 	cancel()
 	if err := <-errc; err != nil {
 		t.Errorf("serve after cancel = %v, want nil", err)
+	}
+}
+
+// TestMigrateOnlySQLite creates the SQLite database and exits without
+// serving.
+func TestMigrateOnlySQLite(t *testing.T) {
+	isolateConfig(t)
+	data := filepath.Join(t.TempDir(), "data")
+	if _, stderr, code := runCLI(t, "serve", "--migrate-only", "--data", data); code != 0 || !strings.Contains(stderr, "database schema is current") {
+		t.Fatalf("serve --migrate-only = exit %d, stderr %q, want 0 and the schema logged current", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "teammemd.db")); err != nil {
+		t.Errorf("serve --migrate-only made no database: %v", err)
 	}
 }

@@ -9,19 +9,18 @@ import (
 
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/auth"
-	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
 // serverAuth builds the modes [server.auth] turns on and logs them; with
 // static tokens on, it hints at the first token on a database without one.
-func serverAuth(ctx context.Context, sc server.Config, st *sqlite.Store, log *slog.Logger) (*auth.Modes, error) {
+func serverAuth(ctx context.Context, sc server.Config, st backend, loc location, log *slog.Logger) (*auth.Modes, error) {
 	modes, err := auth.New(sc.Auth, st, auth.Options{})
 	if err != nil {
 		return nil, err
 	}
 	log.Info("auth modes on", "modes", strings.Join(modes.ModeNames(), ","))
 	if sc.Auth.TokensEnabled() {
-		if err := hintFirstToken(ctx, st, sc.DataDir, log); err != nil {
+		if err := hintFirstToken(ctx, st, loc, log); err != nil {
 			return nil, err
 		}
 	}

@@ -8,23 +8,22 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
-	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
 // maxSubjectBytes bounds a token's subject.
 const maxSubjectBytes = 200
 
 // runToken creates, lists and revokes the server's API tokens, directly in
-// its database file (the server may be running).
+// its database (the server may be running).
 func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		tokenUsage(stderr)
@@ -60,50 +59,53 @@ Run 'teammemd token <subcommand> -h' for its flags.`)
 
 // tokenFlags are the flags every token subcommand takes.
 type tokenFlags struct {
-	data, config *string
+	data, store, config *string
 }
 
 func addTokenFlags(fs *flag.FlagSet) tokenFlags {
 	return tokenFlags{
-		data:   fs.String("data", "", "`directory` of the server database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")"),
+		data:   fs.String("data", "", "`directory` of the server's SQLite database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")"),
+		store:  fs.String("store", "", "the server's PostgreSQL database, a postgres:// `URL` (default $TEAMMEMD_STORE or [server] store)"),
 		config: fs.String("config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")"),
 	}
 }
 
-// dbPath resolves the database file: --data, then $TEAMMEMD_DATA, then the
-// config file's [server] data_dir, then the default data directory.
-func (f tokenFlags) dbPath() (string, error) {
-	dir := *f.data
-	if dir == "" {
-		dir = os.Getenv("TEAMMEMD_DATA")
-	}
-	if dir == "" {
+// location resolves the store as serve does: --store or --data, then
+// $TEAMMEMD_STORE or $TEAMMEMD_DATA, then the config file's [server] store
+// or data_dir, then the default data directory.
+func (f tokenFlags) location() (location, error) {
+	var file server.Config
+	if *f.store == "" && *f.data == "" && envOr(storeEnv, "") == "" && envOr("TEAMMEMD_DATA", "") == "" {
 		cfg, err := loadConfig(*f.config)
 		if err != nil {
-			return "", err
+			return location{}, err
 		}
-		dir = cfg.Server.DataDir
+		file = cfg.Server
 	}
-	if dir == "" {
-		dir = dataDir()
+	loc, err := resolveLocation(*f.store, *f.data, file)
+	if err != nil {
+		return loc, usageError{err}
 	}
-	return filepath.Join(dir, sqlite.FileName), nil
+	return loc, nil
 }
 
-// openTokens opens the existing database.
-func (f tokenFlags) openTokens(ctx context.Context) (*sqlite.Store, error) {
-	path, err := f.dbPath()
+// openTokens opens the existing SQLite database, or the PostgreSQL one.
+func (f tokenFlags) openTokens(ctx context.Context) (backend, error) {
+	loc, err := f.location()
 	if err != nil {
 		return nil, err
 	}
-	exists, err := dbExists(path)
-	if err != nil {
-		return nil, err
+	if loc.url == "" {
+		exists, err := dbExists(loc.dbPath())
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			return nil, fmt.Errorf("no server database at %s (set --data to the server's data directory, or --store to its PostgreSQL database)", loc.dbPath())
+		}
 	}
-	if !exists {
-		return nil, fmt.Errorf("no server database at %s (set --data to the server's data directory)", path)
-	}
-	return sqlite.Open(ctx, path, sqlite.Options{})
+	st, _, err := openBackend(ctx, loc, nil)
+	return st, err
 }
 
 // dbExists reports whether the database file at path exists.
@@ -137,12 +139,12 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return usageError{err}
 	}
-	path, err := tf.dbPath()
+	loc, err := tf.location()
 	if err != nil {
 		return err
 	}
 	printAuthModes(stderr, *tf.config)
-	return createToken(ctx, path, *subject, grants, stdout, stderr)
+	return createToken(ctx, loc, *subject, grants, stdout, stderr)
 }
 
 // parseRepos turns --repos and --read-only into grants.
@@ -161,16 +163,19 @@ func parseRepos(repos string, readOnly bool) ([]store.Grant, error) {
 	return grants, nil
 }
 
-// createToken stores a new token in the database at path, creating the
+// createToken stores a new token in the store at loc, creating the
 // database if there is none, and prints the secret alone on stdout. On
-// stderr it names the database, and warns when it is a new one: a server
-// started with another data directory will not know the token.
-func createToken(ctx context.Context, path, subject string, grants []store.Grant, stdout, stderr io.Writer) error {
-	existed, err := dbExists(path)
-	if err != nil {
-		return err
+// stderr it names the database, and warns when it is a new SQLite file: a
+// server started with another data directory will not know the token.
+func createToken(ctx context.Context, loc location, subject string, grants []store.Grant, stdout, stderr io.Writer) error {
+	existed := true
+	if loc.url == "" {
+		var err error
+		if existed, err = dbExists(loc.dbPath()); err != nil {
+			return err
+		}
 	}
-	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+	st, _, err := openBackend(ctx, loc, nil)
 	if err != nil {
 		return err
 	}
@@ -185,9 +190,9 @@ func createToken(ctx context.Context, path, subject string, grants []store.Grant
 	if _, err := fmt.Fprintln(stdout, secret); err != nil {
 		return fmt.Errorf("print token: %w", err)
 	}
-	fmt.Fprintf(stderr, "created token %s for %s (%s) in %s; the secret above is shown only once\n", rec.ID, rec.Subject, formatGrants(grants), path)
+	fmt.Fprintf(stderr, "created token %s for %s (%s) in %s; the secret above is shown only once\n", rec.ID, rec.Subject, formatGrants(grants), loc)
 	if !existed {
-		fmt.Fprintf(stderr, "new server database created at %s: a server started with another --data (or $TEAMMEMD_DATA, [server] data_dir) will not know this token\n", path)
+		fmt.Fprintf(stderr, "new server database created at %s: a server started with another --data (or $TEAMMEMD_DATA, [server] data_dir) will not know this token\n", loc)
 	}
 	return st.Close()
 }

@@ -8,8 +8,10 @@ const DiscoveryPath = "/.well-known/teammemd"
 type Discovery struct {
 	// Version is the server's teammemd version.
 	Version string `json:"version"`
-	// StoreID identifies the database the server keeps its data in; it is
-	// made when the database is created and never changes.
+	// StoreID identifies the database the server keeps its data in: made
+	// when the database is created, and made anew when it is restored from
+	// a backup or copied by migrate-store. Every response also carries it
+	// in StoreIDHeader.
 	StoreID string `json:"store_id,omitempty"`
 	// AuthModes lists the credentials the server accepts: "token", "oidc",
 	// "github", "claude".

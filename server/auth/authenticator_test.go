@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -113,4 +115,60 @@ func TestStoreFailure(t *testing.T) {
 	if err == nil || errors.Is(err, auth.ErrUnauthenticated) {
 		t.Errorf("Authenticate(closed store) error = %v, want a store error", err)
 	}
+}
+
+// gatedTokens counts the token lookups that reach the real store, and
+// holds each until gate is closed.
+type gatedTokens struct {
+	store.Tokens
+	gate  chan struct{}
+	calls atomic.Int32
+}
+
+func (g *gatedTokens) TokenByHash(ctx context.Context, hash string) (store.Token, error) {
+	g.calls.Add(1)
+	<-g.gate
+	return g.Tokens.TokenByHash(ctx, hash)
+}
+
+// TestConcurrentLookupsShared presents one token in many requests at once,
+// as a team's daemons reconnecting do: the store is asked once, and every
+// request gets the token's subject.
+func TestConcurrentLookupsShared(t *testing.T) {
+	st := openTokens(t)
+	secret, rec, err := auth.NewTokenRecord("ann", []store.Grant{{Pattern: "acme/*", Level: store.LevelRead}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateToken(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		g := &gatedTokens{Tokens: st, gate: make(chan struct{})}
+		a := auth.NewTokenAuthenticator(g)
+		const requests = 50
+		subjects := make(chan string, requests)
+		var wg sync.WaitGroup
+		for range requests {
+			wg.Go(func() {
+				p, err := a.Authenticate(context.Background(), secret)
+				if err != nil {
+					t.Errorf("Authenticate() error = %v", err)
+				}
+				subjects <- p.Subject
+			})
+		}
+		synctest.Wait()
+		if got := g.calls.Load(); got != 1 {
+			t.Errorf("%d requests at once looked the token up %d times, want 1", requests, got)
+		}
+		close(g.gate)
+		wg.Wait()
+		close(subjects)
+		for s := range subjects {
+			if s != "ann" {
+				t.Errorf("Authenticate() subject = %q, want ann", s)
+			}
+		}
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -27,6 +29,9 @@ const maxBearerBytes = 1024
 type TokenAuthenticator struct {
 	tokens store.Tokens
 	cache  *verdictCache[Principal]
+	// lookups shares one store lookup among the requests that present a
+	// token at once, such as every daemon of a team reconnecting.
+	lookups singleflight.Group
 }
 
 // NewTokenAuthenticator returns an Authenticator over tokens.
@@ -44,6 +49,27 @@ func (a *TokenAuthenticator) Authenticate(ctx context.Context, bearer string) (P
 	if p, ok := a.cache.get(hash, now); ok {
 		return p.clone(), nil
 	}
+	res := a.lookups.DoChan(hash, func() (any, error) { return a.lookup(ctx, hash, now) })
+	select {
+	case r := <-res:
+		if r.Err != nil {
+			return Principal{}, r.Err
+		}
+		return r.Val.(Principal).clone(), nil
+	case <-ctx.Done():
+		return Principal{}, fmt.Errorf("look up token: %w", ctx.Err())
+	}
+}
+
+// lookupTimeout bounds a token lookup shared by several requests.
+const lookupTimeout = 10 * time.Second
+
+// lookup reads the token with hash from the store and caches its principal.
+// It runs for every request that asked meanwhile, so the first one's
+// cancellation does not end it.
+func (a *TokenAuthenticator) lookup(ctx context.Context, hash string, now time.Time) (Principal, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+	defer cancel()
 	tok, err := a.tokens.TokenByHash(ctx, hash)
 	if errors.Is(err, store.ErrTokenNotFound) {
 		return Principal{}, ErrUnauthenticated

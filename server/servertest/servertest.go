@@ -2,14 +2,17 @@
 // tests: the real handler over a real 127.0.0.1 listener on a real SQLite
 // file in t.TempDir(), with a write token on every repo. A test can stop the
 // server and start it again on the same address and database, to see what a
-// client does while the server is away.
+// client does while the server is away, or back it up and restore it.
 package servertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -197,4 +200,59 @@ func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cancel != nil
+}
+
+// Backup stops the server, copies its database file as an operator's
+// backup would, and starts it again; it returns the copy's path.
+func (s *Server) Backup(t testing.TB) string {
+	t.Helper()
+	s.Stop()
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	if err := copyFile(s.Path, backup); err != nil {
+		t.Fatalf("servertest: backup: %v", err)
+	}
+	s.Restart(t)
+	return backup
+}
+
+// Restore restores the database from backup as the README's procedure
+// does: the server stopped, the backup copied in place of the database, a
+// new store identity given to it, the server started again.
+func (s *Server) Restore(t testing.TB, backup string) {
+	t.Helper()
+	s.Stop()
+	if err := restoreFile(backup, s.Path); err != nil {
+		t.Fatalf("servertest: restore: %v", err)
+	}
+	s.Restart(t)
+}
+
+// restoreFile puts the database backup at path, without the old one's
+// write-ahead log, and gives it a new store identity.
+func restoreFile(backup, path string) error {
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if err := copyFile(backup, path); err != nil {
+		return err
+	}
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	if _, err := st.NewStoreID(context.Background()); err != nil {
+		st.Close()
+		return err
+	}
+	return st.Close()
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
 }

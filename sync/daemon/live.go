@@ -24,6 +24,14 @@ func (r *repo) live(ctx context.Context) error {
 		if err != nil && r.halt(err) {
 			continue
 		}
+		if r.eng.StoreChanged() {
+			// The answer, whatever it was, named a new store identity: the
+			// server's database was restored or replaced. Re-baseline now.
+			if err := r.requestPull(ctx); err != nil && !sleep(ctx, bo.next()) {
+				return nil
+			}
+			continue
+		}
 		if err != nil {
 			failing = true
 			r.setLive(false)

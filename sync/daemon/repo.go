@@ -20,6 +20,10 @@ type Engine interface {
 	Pull(ctx context.Context) (memsync.Report, error)
 	Push(ctx context.Context) (memsync.Report, error)
 	Checksum() string
+	// StoreChanged reports whether the server's store identity differs
+	// from the one the repo last synced with (a restore from backup, a
+	// move); the next pull re-baselines.
+	StoreChanged() bool
 	// Unsent lists the files a push would send or delete, without asking
 	// the server.
 	Unsent() ([]string, error)

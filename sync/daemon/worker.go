@@ -104,6 +104,9 @@ func (w *worker) pull(ctx context.Context) error {
 		return err
 	}
 	w.pullOwed = len(rep.Held) > 0
+	if rep.Rebaselined {
+		w.noteUnsent() // what the restored server lacks is pushed again
+	}
 	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
 		w.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
 	}

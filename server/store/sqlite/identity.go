@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // ensureIdentity gives the database its identity, a random id made once
@@ -28,6 +30,17 @@ func (s *Store) StoreID(ctx context.Context) (string, error) {
 	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'store_id'`).Scan(&id)
 	if err != nil {
 		return "", fmt.Errorf("read store identity: %w", err)
+	}
+	return id, nil
+}
+
+// NewStoreID gives the database a fresh identity and returns it, as after
+// restoring a backup: clients that see it change re-baseline with a full
+// pull rather than trust versions that may have gone back.
+func (s *Store) NewStoreID(ctx context.Context) (string, error) {
+	id := store.NewStoreID()
+	if _, err := s.wdb.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'store_id'`, id); err != nil {
+		return "", fmt.Errorf("set store identity: %w", err)
 	}
 	return id, nil
 }

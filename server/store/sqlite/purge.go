@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
@@ -72,12 +71,6 @@ func (s *Store) commitPurge(req *purgeReq) purgeRes {
 	return purgeRes{r: r}
 }
 
-// keyRev is what a purge needs to know of one revision.
-type keyRev struct {
-	version    int64
-	hasContent bool
-}
-
 // purgeTx drops the content of the revisions p names, deletes the live
 // entry when p covers it, and records the purge, in one transaction. It
 // returns the repo's new state when the entry was deleted.
@@ -100,7 +93,7 @@ func (s *Store) purgeTx(ctx context.Context, p store.Purge) (store.PurgeResult, 
 		return store.PurgeResult{}, nil, err
 	}
 	_, live := cur.lookup(p.Key)
-	targets, deleteLive, err := purgeTargets(revs, p, live)
+	targets, deleteLive, err := store.PurgeTargets(revs, p, live)
 	if err != nil {
 		return store.PurgeResult{}, nil, fmt.Errorf("purge %s of %s: %w", p.Key, p.Repo, err)
 	}
@@ -128,17 +121,17 @@ func (s *Store) purgeTx(ctx context.Context, p store.Purge) (store.PurgeResult, 
 }
 
 // keyRevisions lists the revisions of key, oldest first.
-func keyRevisions(ctx context.Context, tx *sql.Tx, repoID int64, key string) ([]keyRev, error) {
+func keyRevisions(ctx context.Context, tx *sql.Tx, repoID int64, key string) ([]store.KeyRevision, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT version, content IS NOT NULL FROM revisions
 		WHERE repo_id = ? AND key = ? ORDER BY version`, repoID, key)
 	if err != nil {
 		return nil, fmt.Errorf("read revisions: %w", err)
 	}
 	defer rows.Close()
-	var revs []keyRev
+	var revs []store.KeyRevision
 	for rows.Next() {
-		var r keyRev
-		if err := rows.Scan(&r.version, &r.hasContent); err != nil {
+		var r store.KeyRevision
+		if err := rows.Scan(&r.Version, &r.HasContent); err != nil {
 			return nil, fmt.Errorf("read revisions: %w", err)
 		}
 		revs = append(revs, r)
@@ -147,57 +140,6 @@ func keyRevisions(ctx context.Context, tx *sql.Tx, repoID int64, key string) ([]
 		return nil, fmt.Errorf("read revisions: %w", err)
 	}
 	return revs, nil
-}
-
-// purgeTargets returns the versions p names that hold content, ascending,
-// and whether p covers the live revision, the newest one of a live key.
-func purgeTargets(revs []keyRev, p store.Purge, live bool) ([]int64, bool, error) {
-	if len(revs) == 0 {
-		return nil, false, fmt.Errorf("the key has no revisions: %w", store.ErrRevisionNotFound)
-	}
-	liveVersion := int64(-1)
-	if live {
-		liveVersion = revs[len(revs)-1].version
-	}
-	named := revs
-	if len(p.Versions) > 0 {
-		named = nil
-		for _, v := range p.Versions {
-			i, ok := slices.BinarySearchFunc(revs, v, func(r keyRev, v int64) int { return cmpInt(r.version, v) })
-			if !ok {
-				return nil, false, fmt.Errorf("version %d is not a revision of the key: %w", v, store.ErrRevisionNotFound)
-			}
-			named = append(named, revs[i])
-		}
-	}
-	var targets []int64
-	deleteLive := false
-	for _, r := range named {
-		if r.version == liveVersion {
-			if !p.IncludeLive {
-				if len(p.Versions) == 0 {
-					continue // all revisions but the live one
-				}
-				return nil, false, fmt.Errorf("version %d: %w", r.version, store.ErrLiveRevision)
-			}
-			deleteLive = true
-		}
-		if r.hasContent {
-			targets = append(targets, r.version)
-		}
-	}
-	slices.Sort(targets)
-	return slices.Compact(targets), deleteLive, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // deleteLive deletes p's key as Apply does, in the writer's transaction,

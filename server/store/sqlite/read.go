@@ -149,6 +149,12 @@ func scanRevision(rows *sql.Rows) (store.Revision, error) {
 	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
 		return rev, fmt.Errorf("read history: %w", err)
 	}
+	fillRevision(&rev, sum, ns, content)
+	return rev, nil
+}
+
+// fillRevision sets rev's fields read from their columns.
+func fillRevision(rev *store.Revision, sum sql.NullString, ns int64, content []byte) {
 	rev.Checksum = sum.String
 	rev.Deleted = !sum.Valid
 	rev.Time = time.Unix(0, ns).UTC()
@@ -156,5 +162,4 @@ func scanRevision(rows *sql.Rows) (store.Revision, error) {
 		c := string(content)
 		rev.Content = &c
 	}
-	return rev, nil
 }

@@ -5,45 +5,6 @@ import (
 	"time"
 )
 
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-func TestBroker(t *testing.T) {
-	b := newBroker()
-	a1, releaseA1 := b.subscribe("acme/a")
-	a2, releaseA2 := b.subscribe("acme/a")
-	other, releaseOther := b.subscribe("acme/b")
-	b.publish("acme/a")
-	if !closed(a1) || !closed(a2) {
-		t.Error("publish(acme/a) did not wake both acme/a waiters")
-	}
-	if closed(other) {
-		t.Error("publish(acme/a) woke an acme/b waiter")
-	}
-	next, releaseNext := b.subscribe("acme/a")
-	if closed(next) {
-		t.Error("a subscription after publish starts woken")
-	}
-	releaseA1()
-	releaseA2()
-	releaseA2() // a second call is harmless
-	if got := b.topicCount(); got != 2 {
-		t.Errorf("topics = %d, want 2 (acme/a again, acme/b)", got)
-	}
-	releaseNext()
-	releaseOther()
-	if got := b.topicCount(); got != 0 {
-		t.Errorf("topics after every release = %d, want 0", got)
-	}
-	b.publish("acme/none") // no waiters: nothing to do
-}
-
 func TestSubjectLimiter(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := newSubjectLimiter(RateLimit{RequestsPerSecond: 1, Burst: 2}, 3)

@@ -1,0 +1,326 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// parkWriteTimeout bounds the write of a parked wait's answer.
+const parkWriteTimeout = 10 * time.Second
+
+// parkedWait is a change wait held on its connection alone. Its handler
+// took the connection over from net/http and returned, so the wait keeps
+// no handler goroutine, request or net/http buffer: only the connection,
+// this record, its timer and a goroutine that reads the connection to
+// notice the client leave. One goroutine per repo answers its parked
+// waits when the repo changes; the answer closes the connection.
+type parkedWait struct {
+	conn    net.Conn
+	repo    string
+	inm     string
+	subject string
+	method  string
+	info    reqInfo // for the access log
+	start   time.Time
+	pr      *parkedRepo // set under parkLot.mu
+	timer   *time.Timer // set under parkLot.mu
+	ended   atomic.Bool
+}
+
+// parkedRepo is the parked waits of one repo and its goroutine's kick.
+type parkedRepo struct {
+	waits map[*parkedWait]struct{}
+	kick  chan struct{} // buffered: a wait was parked
+}
+
+// parkLot holds every parked wait by repo.
+type parkLot struct {
+	mu     sync.Mutex
+	repos  map[string]*parkedRepo
+	closed bool           // set as the server stops: nothing parks after
+	wg     sync.WaitGroup // the repos' goroutines and the waits' readers, started under mu
+}
+
+// park takes the connection of a change wait on repo, whose current
+// checksum is inm, over from net/http and parks the wait until the repo
+// changes, deadline passes, the client leaves or the server stops. It
+// reports false, leaving the request as it was, when the connection cannot
+// be taken over (HTTP/2, a test recorder) or the request has a body.
+func (s *Server) park(w http.ResponseWriter, r *http.Request, subject, repo, inm string, deadline time.Time) bool {
+	if r.ProtoMajor != 1 || r.ContentLength != 0 {
+		return false
+	}
+	conn, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	// net/http's deadlines would end the wait; the reader needs none.
+	_ = conn.SetDeadline(time.Time{})
+	info := infoFrom(r.Context())
+	info.parked = true
+	pw := &parkedWait{conn: conn, repo: repo, inm: inm, subject: subject, method: r.Method, info: *info, start: info.start}
+	if brw.Reader.Buffered() > 0 {
+		// The client sent more before the answer: end the wait at once.
+		s.endParked(pw, s.notModifiedBytes(inm))
+		return true
+	}
+	s.lot.mu.Lock()
+	if s.lot.closed {
+		s.lot.mu.Unlock()
+		s.endParked(pw, s.stoppingBytes())
+		return true
+	}
+	pr := s.lot.repos[repo]
+	if pr == nil {
+		pr = &parkedRepo{waits: map[*parkedWait]struct{}{}, kick: make(chan struct{}, 1)}
+		s.lot.repos[repo] = pr
+		s.lot.wg.Go(func() { s.answerParked(repo, pr) })
+	}
+	pr.waits[pw] = struct{}{}
+	pw.pr = pr
+	pw.timer = time.AfterFunc(time.Until(deadline), func() { s.endParked(pw, s.notModifiedBytes(pw.inm)) })
+	s.lot.wg.Go(func() { s.watchParked(pw) })
+	s.lot.mu.Unlock()
+	kick(pr)
+	return true
+}
+
+// kick has pr's goroutine look at its waits again.
+func kick(pr *parkedRepo) {
+	select {
+	case pr.kick <- struct{}{}:
+	default:
+	}
+}
+
+// closeLot ends the parking as the server stops: nothing parks any more,
+// and it waits until every parked wait has been answered and its
+// connection closed, or ctx is done, when it closes what is left.
+func (s *Server) closeLot(ctx context.Context) {
+	s.lot.mu.Lock()
+	s.lot.closed = true
+	s.lot.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.lot.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	s.lot.mu.Lock()
+	var left []*parkedWait
+	for _, pr := range s.lot.repos {
+		for pw := range pr.waits {
+			left = append(left, pw)
+		}
+	}
+	s.lot.mu.Unlock()
+	for _, pw := range left {
+		s.endParked(pw, nil)
+	}
+	<-done
+}
+
+// watchParked reads the parked wait's connection until the client leaves,
+// sends anything, or the wait ends and closes it.
+func (s *Server) watchParked(pw *parkedWait) {
+	var b [1]byte
+	_, _ = pw.conn.Read(b[:])
+	s.endParked(pw, nil)
+}
+
+// answerParked answers the parked waits of repo whose checksum differs
+// from the repo's, each time the repo changes or a wait is parked, until
+// none is left; when the server stops it answers them all 503.
+func (s *Server) answerParked(repo string, pr *parkedRepo) {
+	for {
+		changed, release := s.waker.Subscribe(repo)
+		if !s.answerChanged(repo, pr, changed) {
+			release()
+			return
+		}
+		select {
+		case <-changed:
+		case <-pr.kick:
+		case <-s.stopping:
+			release()
+			s.endAll(repo, pr, s.stoppingBytes())
+			return
+		}
+		release()
+	}
+}
+
+// answerChanged answers the waits of pr whose checksum differs from the
+// repo's as read after subscribing to changed. It reports false, having
+// let go of pr, when no wait is left.
+func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struct{}) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), waitReadTimeout)
+	snap, found, err := s.waitHashes(ctx, repo, changed)
+	cancel()
+	s.lot.mu.Lock()
+	if len(pr.waits) == 0 {
+		if s.lot.repos[repo] == pr {
+			delete(s.lot.repos, repo)
+		}
+		s.lot.mu.Unlock()
+		return false
+	}
+	var due []*parkedWait
+	for pw := range pr.waits {
+		if err == nil && pw.inm != snap.Checksum {
+			due = append(due, pw)
+		}
+	}
+	s.lot.mu.Unlock()
+	if err != nil {
+		s.log.Warn("change wait: read hashes", "repo", repo, "error", err)
+		return true // the waits stay; their timers end them
+	}
+	if len(due) > 0 {
+		s.endMany(due, s.changedBytes(snap, found))
+	}
+	return true
+}
+
+// endAll lets go of pr, the parked waits of repo, and ends them all with
+// the answer resp.
+func (s *Server) endAll(repo string, pr *parkedRepo, resp []byte) {
+	s.lot.mu.Lock()
+	if s.lot.repos[repo] == pr {
+		delete(s.lot.repos, repo)
+	}
+	waits := make([]*parkedWait, 0, len(pr.waits))
+	for pw := range pr.waits {
+		waits = append(waits, pw)
+	}
+	s.lot.mu.Unlock()
+	s.endMany(waits, resp)
+}
+
+// endMany ends waits with the answer resp, on as many goroutines as there
+// are CPUs.
+func (s *Server) endMany(waits []*parkedWait, resp []byte) {
+	var wg sync.WaitGroup
+	n := runtime.GOMAXPROCS(0)
+	for i := range n {
+		wg.Go(func() {
+			for j := i; j < len(waits); j += n {
+				s.endParked(waits[j], resp)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// endParked ends pw once: it sends resp (nothing when the client left),
+// closes the connection, gives the wait's slot back and logs the request.
+func (s *Server) endParked(pw *parkedWait, resp []byte) {
+	if !pw.ended.CompareAndSwap(false, true) {
+		return
+	}
+	s.lot.mu.Lock()
+	if pw.timer != nil {
+		pw.timer.Stop()
+	}
+	if pr := pw.pr; pr != nil {
+		delete(pr.waits, pw)
+		if len(pr.waits) == 0 {
+			kick(pr) // its goroutine lets go of it
+		}
+	}
+	s.lot.mu.Unlock()
+	status, n := http.StatusServiceUnavailable, 0 // the client left: as a canceled request
+	if resp != nil {
+		_ = pw.conn.SetWriteDeadline(time.Now().Add(parkWriteTimeout))
+		n, _ = pw.conn.Write(resp)
+		status = responseStatus(resp)
+	}
+	_ = pw.conn.Close()
+	s.waitSlots.release(pw.subject)
+	s.metrics.waiters.Dec()
+	s.logRequest(context.Background(), pw.method, &pw.info, status, int64(n), time.Since(pw.start))
+}
+
+// changedBytes is the answer to waits whose checksum is no longer the
+// repo's: its hashes, or 404 for a repo never written.
+func (s *Server) changedBytes(snap store.Snapshot, found bool) []byte {
+	return s.responseBytes(func(w http.ResponseWriter) {
+		var e *api.Error
+		if !found && errors.As(notFound(), &e) {
+			s.writeJSON(w, e.Status, e.Envelope())
+			return
+		}
+		s.writeSnapshot(w, snap, true)
+	})
+}
+
+// notModifiedBytes is the answer to a wait that timed out.
+func (s *Server) notModifiedBytes(inm string) []byte {
+	return s.responseBytes(func(w http.ResponseWriter) { notModified(w, inm) })
+}
+
+// stoppingBytes is the answer to the waits the server ends as it stops.
+func (s *Server) stoppingBytes() []byte {
+	return s.responseBytes(func(w http.ResponseWriter) {
+		e := unavailable(w, "server is shutting down", time.Second)
+		s.writeJSON(w, e.Status, e.Envelope())
+	})
+}
+
+// responseBytes renders what write writes, with the headers every response
+// has, as a whole HTTP/1.1 response that closes the connection.
+func (s *Server) responseBytes(write func(http.ResponseWriter)) []byte {
+	rec := &recordedResponse{header: http.Header{}, status: http.StatusOK}
+	if id := s.identity.get(context.Background()); id != "" {
+		rec.header.Set(api.StoreIDHeader, id)
+	}
+	write(rec)
+	rec.header.Set("Date", s.now().UTC().Format(http.TimeFormat))
+	resp := http.Response{StatusCode: rec.status, ProtoMajor: 1, ProtoMinor: 1, Header: rec.header,
+		ContentLength: int64(rec.body.Len()), Body: io.NopCloser(&rec.body), Close: true}
+	if rec.status == http.StatusNotModified {
+		resp.ContentLength, resp.Body = 0, nil
+	}
+	var out bytes.Buffer
+	_ = resp.Write(&out) // a bytes.Buffer takes every write
+	return out.Bytes()
+}
+
+// recordedResponse is a ResponseWriter that keeps what is written.
+type recordedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recordedResponse) Header() http.Header         { return r.header }
+func (r *recordedResponse) WriteHeader(status int)      { r.status = status }
+func (r *recordedResponse) Write(b []byte) (int, error) { return r.body.Write(b) }
+
+// responseStatus reads the status code of a rendered response.
+func responseStatus(resp []byte) int {
+	// "HTTP/1.1 200 OK": the code is bytes 9 to 12.
+	if len(resp) < 12 {
+		return 0
+	}
+	code := 0
+	for _, c := range resp[9:12] {
+		code = code*10 + int(c-'0')
+	}
+	return code
+}

@@ -1,0 +1,125 @@
+package server_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/postgres"
+	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
+)
+
+// pgReplica is a real server on a PostgreSQL store with its waker, served
+// on 127.0.0.1 until the test ends.
+type pgReplica struct {
+	URL   string
+	Token string
+	Store *postgres.Store
+}
+
+// startPGReplica serves a replica on the database at dbURL, with a write
+// token on every repo.
+func startPGReplica(t testing.TB, dbURL string, opts server.Options) *pgReplica {
+	t.Helper()
+	st, err := postgres.Open(context.Background(), dbURL, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	waker := st.NewWaker(postgres.WakerOptions{})
+	secret, rec, err := auth.NewTokenRecord("replica", []store.Grant{{Pattern: "**", Level: store.LevelWrite}}, time.Now())
+	if err == nil {
+		err = st.CreateToken(context.Background(), rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Store, opts.Auth, opts.Waker = st, auth.NewTokenAuthenticator(st), waker
+	srv, err := server.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served, listened := make(chan error, 1), make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	go func() { listened <- waker.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve() = %v", err)
+		}
+		if err := <-listened; err != nil {
+			t.Errorf("Waker.Run() = %v", err)
+		}
+	})
+	return &pgReplica{URL: "http://" + ln.Addr().String(), Token: secret, Store: st}
+}
+
+// awaitReadyz polls /readyz until it answers want, within a bounded time,
+// and returns the body of that answer.
+func awaitReadyz(t *testing.T, base string, want int) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	got := 0
+	for time.Now().Before(deadline) {
+		r := do(t, base, req{path: "/readyz"})
+		if got = r.status; got == want {
+			return string(r.body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("/readyz = %d for 30s, want %d", got, want)
+	return ""
+}
+
+// TestReadyzPostgres takes the change listener's connection away, then
+// every connection to the database, and back: /readyz answers 503 while
+// either is down and 200 once both are back.
+func TestReadyzPostgres(t *testing.T) {
+	db := pgtest.Database(t)
+	r := startPGReplica(t, db, server.Options{})
+	awaitReadyz(t, r.URL, http.StatusOK)
+	admin := os.Getenv(pgtest.URLEnv)
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	allow := func(on bool) {
+		pgtest.Exec(t, admin, "ALTER DATABASE "+quoteIdent(name)+" ALLOW_CONNECTIONS "+map[bool]string{true: "true", false: "false"}[on])
+	}
+	terminate := func(only string) {
+		pgtest.Exec(t, admin, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = $1 AND pid <> pg_backend_pid() AND ($2 = '' OR application_name = $2)`, name, only)
+	}
+
+	allow(false)
+	terminate(postgres.ListenerName)
+	if body := awaitReadyz(t, r.URL, http.StatusServiceUnavailable); !strings.Contains(body, "other replicas' changes") {
+		t.Errorf("/readyz with the listener down = %s, want it to name the change feed", body)
+	}
+	allow(true)
+	awaitReadyz(t, r.URL, http.StatusOK)
+
+	allow(false)
+	terminate("")
+	if body := awaitReadyz(t, r.URL, http.StatusServiceUnavailable); !strings.Contains(body, "store is not answering") {
+		t.Errorf("/readyz with the database down = %s, want it to name the store", body)
+	}
+	allow(true)
+	awaitReadyz(t, r.URL, http.StatusOK)
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

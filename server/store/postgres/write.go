@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// channelPrefix names the NOTIFY channel of committed writes; each
+// notification's payload is the repo's new version, a space and its slug
+// (one per transaction: a batch notifies its last version).
+const channelPrefix = "teammemd_changes"
+
+// channelName returns the NOTIFY channel of the store in schema: each
+// schema of a database has its own, since notifications are per database.
+// A schema's name may be as long as a channel's, so others than public are
+// told apart by a hash.
+func channelName(schema string) string {
+	if schema == "public" {
+		return channelPrefix
+	}
+	sum := sha256.Sum256([]byte(schema))
+	return channelPrefix + "_" + hex.EncodeToString(sum[:8])
+}
+
+const (
+	upsertEntry = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES ($1, $2, $3, $4, NULL)
+		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
+	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $1 WHERE repo_id = $2 AND key = $3`
+	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	updateRepo     = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3 WHERE id = $4`
+	notifyChange   = `SELECT pg_notify($1, $2)`
+)
+
+// queueWrite queues p's changes on b and returns the repo's next state.
+func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState {
+	next := &repoState{
+		id:           cur.id,
+		slug:         cur.slug,
+		version:      cur.version + 1,
+		lastModified: w.Time.UTC().Round(0),
+		live:         maps.Clone(cur.live),
+		deleted:      maps.Clone(cur.deleted),
+	}
+	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
+	for _, k := range p.deletes {
+		b.Queue(tombstoneEntry, ms, next.id, k)
+		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, ns, nil)
+		delete(next.live, k)
+		next.deleted[k] = ms
+	}
+	for k, u := range p.upserts {
+		value := []byte(u.value)
+		b.Queue(upsertEntry, next.id, k, u.sum, value)
+		b.Queue(insertRevision, next.id, k, next.version, u.sum, w.Subject, ns, value)
+		next.live[k] = u.sum
+		delete(next.deleted, k)
+	}
+	next.checksum = api.RepoChecksum(next.live, next.deleted)
+	return next
+}
+
+// notifyPayload is the payload of the notification of a write.
+func notifyPayload(version int64, slug string) string {
+	return strconv.FormatInt(version, 10) + " " + slug
+}
+
+// parsePayload reads a notification's payload.
+func parsePayload(payload string) (version int64, slug string, err error) {
+	v, slug, ok := strings.Cut(payload, " ")
+	if ok {
+		version, err = strconv.ParseInt(v, 10, 64)
+	}
+	if !ok || err != nil || slug == "" {
+		return 0, "", fmt.Errorf("malformed change notification %q", payload)
+	}
+	return version, slug, nil
+}
+
+// unixNano turns a stored time into a UTC time.
+func unixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
