@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -18,7 +17,7 @@ func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
 	if t.ID == "" || t.Hash == "" {
 		return errors.New("create token: empty id or hash")
 	}
-	grants, err := encodeGrants(t.Grants)
+	grants, err := store.EncodeGrants(t.Grants)
 	if err != nil {
 		return fmt.Errorf("create token: %w", err)
 	}
@@ -96,7 +95,7 @@ func scanToken(r pgx.Row) (store.Token, error) {
 		}
 		return t, fmt.Errorf("read token: %w", err)
 	}
-	if t.Grants, err = decodeGrants(grants); err != nil {
+	if t.Grants, err = store.DecodeGrants(grants); err != nil {
 		return t, fmt.Errorf("read token %s grants: %w", t.ID, err)
 	}
 	t.CreatedAt = unixNano(created)
@@ -104,32 +103,4 @@ func scanToken(r pgx.Row) (store.Token, error) {
 		t.RevokedAt = unixNano(*revoked)
 	}
 	return t, nil
-}
-
-// grantJSON is the stored form of a grant, the SQLite store's, kept apart
-// from store.Grant so the column format does not follow Go field names.
-type grantJSON struct {
-	Pattern string      `json:"pattern"`
-	Level   store.Level `json:"level"`
-}
-
-func encodeGrants(grants []store.Grant) (string, error) {
-	out := make([]grantJSON, len(grants))
-	for i, g := range grants {
-		out[i] = grantJSON(g)
-	}
-	b, err := json.Marshal(out)
-	return string(b), err
-}
-
-func decodeGrants(b []byte) ([]store.Grant, error) {
-	var in []grantJSON
-	if err := json.Unmarshal(b, &in); err != nil {
-		return nil, err
-	}
-	grants := make([]store.Grant, len(in))
-	for i, g := range in {
-		grants[i] = store.Grant(g)
-	}
-	return grants, nil
 }
