@@ -22,14 +22,6 @@ const (
 	envTLSKey  = "TEAMMEMD_TLS_KEY"
 )
 
-// withTLSFlags applies flags > environment > file to the certificate and
-// key files.
-func withTLSFlags(file server.Config, cert, key string) server.Config {
-	file.TLSCert = firstSet(cert, os.Getenv(envTLSCert), file.TLSCert)
-	file.TLSKey = firstSet(key, os.Getenv(envTLSKey), file.TLSKey)
-	return file
-}
-
 // certificate is the TLS certificate serve presents: loaded from its files
 // at start, and again on SIGHUP, so a renewed certificate is picked up
 // without a restart.
