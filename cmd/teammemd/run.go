@@ -307,7 +307,7 @@ func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duratio
 // the token is $TEAMMEMD_TOKEN itself.
 func credentialFile(server, file string, explicit bool) string {
 	if usesLogin(server, file, explicit) {
-		path, _ := loginStore().Path(server)
+		path, _ := loginPath(server)
 		return path
 	}
 	if !explicit && os.Getenv(envToken) != "" {

@@ -321,7 +321,7 @@ func hasLogin(server string) bool {
 	if server == "" {
 		return false
 	}
-	path, err := loginStore().Path(server)
+	path, err := loginPath(server)
 	if err != nil {
 		return false
 	}
