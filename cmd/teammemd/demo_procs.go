@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/shell"
 )
 
 // demoEnv is the environment variable under which a test binary acts as
@@ -105,7 +107,7 @@ func (p *procs) stop() error {
 // and, when assign is set, its output captured in that shell variable.
 // The token is shown as $TOKEN, the variable the token step assigns.
 func (p *procs) echo(env []string, assign string, args []string) {
-	line := shellJoin(append([]string{"teammemd"}, args...)...)
+	line := shell.Join(append([]string{"teammemd"}, args...)...)
 	if assign != "" {
 		line = assign + "=$(" + line + ")"
 	}
@@ -115,7 +117,7 @@ func (p *procs) echo(env []string, assign string, args []string) {
 		if k == "TEAMMEMD_TOKEN" {
 			v = "$TOKEN"
 		} else {
-			v = shellQuote(v)
+			v = shell.Quote(v)
 		}
 		words = append(words, k+"="+v)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/store"
@@ -180,7 +181,7 @@ func hintFirstToken(ctx context.Context, st store.Tokens, loc location, log *slo
 // xxxxx).
 func firstTokenCommand(loc location) string {
 	args := append([]string{"teammemd", "token", "create"}, loc.flagArgs()...)
-	return shellJoin(append(args, "--subject", "you", "--repos", "**")...)
+	return shell.Join(append(args, "--subject", "you", "--repos", "**")...)
 }
 
 // logScanEngine says which engine scans PUTs, and warns when it is the slow
