@@ -23,12 +23,10 @@ func TestRunPicksUpNewClaudeProject(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	srv := servertest.Start(t)
-	base := claudetest.TempDir(t)
-	home := filepath.Join(base, "claude")
+	base, home := claudetest.Home(t)
 	if err := os.MkdirAll(filepath.Join(home, "projects"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
 	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
 	t.Setenv("TEAMMEMD_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())

@@ -56,9 +56,7 @@ func TestHome(t *testing.T) {
 }
 
 func TestDiscover(t *testing.T) {
-	base := claudetest.TempDir(t)
-	home := filepath.Join(base, "claude")
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
+	base, home := claudetest.Home(t)
 	main := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:Acme/App.git")
 	if err := os.MkdirAll(filepath.Join(main, "pkg"), 0o755); err != nil {
 		t.Fatal(err)

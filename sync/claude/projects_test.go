@@ -16,9 +16,7 @@ import (
 // name alone, reports a project whose team directory does not exist yet,
 // and lists, with the reason, those that map to no checkout.
 func TestProjects(t *testing.T) {
-	base := claudetest.TempDir(t)
-	home := filepath.Join(base, "claude")
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
+	base, home := claudetest.Home(t)
 	if _, unmapped, err := claude.Projects(home); err != nil || len(unmapped) != 0 {
 		t.Fatalf("Projects(no projects directory) = %v, %v, want nothing", unmapped, err)
 	}

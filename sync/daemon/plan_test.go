@@ -21,9 +21,7 @@ import (
 // can be asked, is skipped with the reason; a configured repo on the same
 // directory wins.
 func TestBuildPlanDiscoversClaudeProjects(t *testing.T) {
-	base := claudetest.TempDir(t)
-	home := filepath.Join(base, "claude")
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
+	base, home := claudetest.Home(t)
 	app := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:Acme/App.git")
 	appTeam := claudetest.ProjectDir(t, home, app, claudetest.CwdLine(t, app))
 	lib := claudetest.Checkout(t, filepath.Join(base, "src", "lib"), "git@github.com:acme/lib.git")
@@ -74,9 +72,7 @@ func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 // already holds its repo (a new teammate), and is listed as skipped, with
 // the reason, when it does not.
 func TestBuildPlanCreatesTeamDirOfSharedRepo(t *testing.T) {
-	base := claudetest.TempDir(t)
-	home := filepath.Join(base, "claude")
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
+	base, home := claudetest.Home(t)
 	shared := claudetest.Checkout(t, filepath.Join(base, "src", "shared"), "git@github.com:acme/shared.git")
 	fresh := claudetest.Checkout(t, filepath.Join(base, "src", "fresh"), "git@github.com:acme/fresh.git")
 	for _, root := range []string{shared, fresh} {

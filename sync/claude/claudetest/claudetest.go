@@ -41,14 +41,18 @@ func Checkout(t testing.TB, dir, remote string) string {
 	return dir
 }
 
-// TempDir is t.TempDir() with symlinks resolved, as git reports paths.
-func TempDir(t testing.TB) string {
+// Home returns a new temporary directory, symlinks resolved as git
+// reports paths, and Claude Code's config directory in it, which
+// $CLAUDE_CONFIG_DIR names for the rest of the test.
+func Home(t testing.TB) (base, home string) {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
+	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	home = filepath.Join(base, "claude")
+	t.Setenv("CLAUDE_CONFIG_DIR", home)
+	return base, home
 }
 
 // ProjectDir creates the project directory Claude Code keeps for the
