@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/store"
@@ -53,7 +56,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 // address and the store, and fills in every other default.
 func serveConfig(file server.Config, listen, data, storeURL string) (server.Config, location, error) {
 	sc := file
-	sc.Listen = firstSet(listen, envOr("TEAMMEMD_LISTEN", ""), file.Listen, server.DefaultListen)
+	sc.Listen = cmp.Or(listen, os.Getenv("TEAMMEMD_LISTEN"), file.Listen, server.DefaultListen)
 	loc, err := resolveLocation(storeURL, data, file)
 	if err != nil {
 		return sc, loc, err
@@ -74,15 +77,6 @@ func migrateStore(ctx context.Context, loc location, log *slog.Logger) error {
 	}
 	log.Info("database schema is current", "store", loc.String())
 	return st.Close()
-}
-
-func firstSet(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // serve opens the database, listens and serves until ctx is done.
@@ -180,7 +174,7 @@ func hintFirstToken(ctx context.Context, st store.Tokens, loc location, log *slo
 // xxxxx).
 func firstTokenCommand(loc location) string {
 	args := append([]string{"teammemd", "token", "create"}, loc.flagArgs()...)
-	return shellJoin(append(args, "--subject", "you", "--repos", "**")...)
+	return shell.Join(append(args, "--subject", "you", "--repos", "**")...)
 }
 
 // logScanEngine says which engine scans PUTs, and warns when it is the slow

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -25,8 +26,8 @@ const (
 // withTLSFlags applies flags > environment > file to the certificate and
 // key files.
 func withTLSFlags(file server.Config, cert, key string) server.Config {
-	file.TLSCert = firstSet(cert, os.Getenv(envTLSCert), file.TLSCert)
-	file.TLSKey = firstSet(key, os.Getenv(envTLSKey), file.TLSKey)
+	file.TLSCert = cmp.Or(cert, os.Getenv(envTLSCert), file.TLSCert)
+	file.TLSKey = cmp.Or(key, os.Getenv(envTLSKey), file.TLSKey)
 	return file
 }
 
