@@ -103,7 +103,7 @@ func TestRefreshKeptWhenKeyringFails(t *testing.T) {
 		s := Store{Dir: t.TempDir(), Keyring: busyKeyring()}
 		path, _ := s.Path(server)
 		old := Record{Server: server, InKeyring: true, Storage: storage}
-		if err := writeFile(s.Dir, path, old); err != nil {
+		if err := writeFile(path, old); err != nil {
 			t.Fatal(err)
 		}
 		refreshed := old

@@ -96,7 +96,7 @@ func (s Store) Keep(rec Record) (Where, error) {
 			rec = rec.withoutTokens()
 		}
 	}
-	if err := writeFile(s.Dir, path, rec); err != nil {
+	if err := writeFile(path, rec); err != nil {
 		return w, err
 	}
 	if oldErr == nil && old.InKeyring && !rec.InKeyring {

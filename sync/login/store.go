@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // ErrNotLoggedIn is returned for a server with no stored login.
@@ -155,35 +157,16 @@ func (s Store) Save(rec Record) error {
 			rec = rec.withoutTokens()
 		}
 	}
-	return writeFile(s.Dir, path, rec)
+	return writeFile(path, rec)
 }
 
 // writeFile writes rec to path atomically, mode 0600 in a 0700 directory.
-func writeFile(dir, path string, rec Record) error {
+func writeFile(path string, rec Record) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode login: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create login directory: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".login-*.tmp")
-	if err != nil {
-		return fmt.Errorf("save login: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save login: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save login: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save login: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := memsync.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("save login: %w", err)
 	}
 	return nil
