@@ -72,15 +72,17 @@ func placeConflict(root *os.Root, stem, ext string, data []byte) (string, error)
 	}
 }
 
-// syncRootDir fsyncs dir inside root.
+// syncRootDir fsyncs dir inside root, so the entries written into it
+// survive a crash. A file system that cannot fsync a directory
+// (os.ErrInvalid) is no error.
 func syncRootDir(root *os.Root, dir string) error {
 	d, err := root.Open(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
+		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
 }

@@ -178,12 +178,8 @@ func (t *teamDir) checkRegular(key string) error {
 	return nil
 }
 
-func (t *teamDir) syncDir(dir string) error {
-	if err := syncRootDir(t.root, dir); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
-}
+// syncDir fsyncs dir, a directory of the team directory.
+func (t *teamDir) syncDir(dir string) error { return syncRootDir(t.root, dir) }
 
 func randomHex() string {
 	var b [8]byte

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -82,7 +83,7 @@ func (e *Engine) Revision(ctx context.Context, key string, version int64) (api.R
 			return r, nil
 		}
 	}
-	return api.Revision{}, fmt.Errorf("%s has no revision %d in %s (teammemd history %s lists them)", key, version, e.cfg.Repo, shellQuote(key))
+	return api.Revision{}, fmt.Errorf("%s has no revision %d in %s (teammemd history %s lists them)", key, version, e.cfg.Repo, shell.Quote(key))
 }
 
 // whichKeys names key, or the whole repo, in a message.

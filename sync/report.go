@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/shell"
 )
 
 // Report says what one Sync, Pull or Push did. A key whose name holds a
@@ -138,7 +140,7 @@ type MassDeletionError struct {
 
 func (e *MassDeletionError) Error() string {
 	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir %s --repo %s)",
-		e.Missing, e.Known, e.Dir, shellQuote(e.Dir), shellQuote(e.Repo))
+		e.Missing, e.Known, e.Dir, shell.Quote(e.Dir), shell.Quote(e.Repo))
 }
 
 // DirMissingError is returned when the team directory of a repo synced
@@ -163,12 +165,4 @@ func (e *DirMissingError) Error() string {
 	}
 	return fmt.Sprintf("team directory %s %s, but %d %s synced from it: nothing is synced or deleted on the server until it exists again (recreate it and the notes are restored from the server)",
 		e.Dir, what, e.Synced, synced)
-}
-
-// shellQuote returns s as one POSIX shell word, quoted only when needed.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./@:+-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

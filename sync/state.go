@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -182,40 +181,10 @@ func (s *stateStore) save(st *State) error {
 	if bytes.Equal(data, s.last) {
 		return nil
 	}
-	if err := writeFileAtomic(s.path, data); err != nil {
+	if err := WriteFile(s.path, data, 0o600); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	s.last = data
-	return nil
-}
-
-// writeFileAtomic writes path by temp file, fsync, rename and directory
-// fsync.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	if err := renameInto(root, filepath.Base(path), data, 0o600); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/teammemd/teammemd/server"
@@ -31,7 +32,7 @@ var errStoreNotURL = errors.New("--store ($TEAMMEMD_STORE, [server] store) must 
 // flags > environment > file: at each level a PostgreSQL URL wins over a
 // data directory, and with nothing set it is the default data directory.
 func resolveLocation(flagStore, flagData string, file server.Config) (location, error) {
-	levels := [][2]string{{flagStore, flagData}, {envOr(storeEnv, ""), envOr("TEAMMEMD_DATA", "")}, {file.Store, file.DataDir}}
+	levels := [][2]string{{flagStore, flagData}, {os.Getenv(storeEnv), os.Getenv("TEAMMEMD_DATA")}, {file.Store, file.DataDir}}
 	for _, l := range levels {
 		switch {
 		case l[0] != "" && !postgres.IsURL(l[0]):

@@ -88,7 +88,7 @@ func (t *tokenRules) explicit(file string) bool { return t.cur.Load().explicit(f
 // refreshes and re-reads when it changes, else the general token file.
 func tokenSource(server, file string, explicit bool) (oauth2.TokenSource, error) {
 	if usesLogin(server, file, explicit) {
-		return login.NewSource(loginStore(), server, loginHTTPClient(), loginClock)
+		return login.NewSource(loginStore(""), server, loginHTTPClient(), loginClock)
 	}
 	tok, err := readToken(file, explicit)
 	if err != nil {
@@ -103,7 +103,7 @@ func usesLogin(server, file string, explicit bool) bool {
 	if server == "" || (explicit && file != "") || os.Getenv(envToken) != "" {
 		return false
 	}
-	path, err := loginStore().Path(server)
+	path, err := loginPath(server)
 	if err != nil {
 		return false
 	}
@@ -137,7 +137,7 @@ func readToken(file string, explicit bool) (string, error) {
 func tokenID(server, file string, explicit bool) string {
 	tok, err := readToken(file, explicit)
 	if usesLogin(server, file, explicit) {
-		tok, err = loginStore().Path(server)
+		tok, err = loginPath(server)
 		tok = "login " + tok
 	}
 	if err != nil {

@@ -164,11 +164,3 @@ func runtimeDir() string {
 	}
 	return filepath.Join(stateDir(), "run")
 }
-
-// envOr returns $name when set and non-empty, else def.
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}

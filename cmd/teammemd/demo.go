@@ -15,31 +15,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 // demoRepo is the repo slug the demo's two teammates share.
 const demoRepo = "demo/team-memory"
-
-// demoTeammate is one simulated teammate: a team directory, a state
-// directory and a control socket.
-type demoTeammate struct {
-	name, dir, state, socket string
-}
-
-func newDemoTeammate(root, name string) (demoTeammate, error) {
-	m := demoTeammate{
-		name:   name,
-		dir:    filepath.Join(root, name, "team"),
-		state:  filepath.Join(root, name, "state"),
-		socket: filepath.Join(root, name, "teammemd.sock"),
-	}
-	if err := os.MkdirAll(m.dir, 0o700); err != nil {
-		return m, fmt.Errorf("create %s's team directory: %w", name, err)
-	}
-	return m, nil
-}
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", stderr)
@@ -52,13 +34,13 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	p, err := newProcs(stdout, root)
+	lab, err := demoLab(stdout, root)
 	if err != nil {
 		return err
 	}
-	d := demo{out: stdout, root: root, p: p}
+	d := demo{out: stdout, lab: lab}
 	err = d.run(ctx, *keep)
-	if stopErr := p.stop(); err == nil && ctx.Err() == nil {
+	if stopErr := lab.Close(); err == nil && ctx.Err() == nil {
 		err = stopErr
 	}
 	return finishDemo(stdout, root, created && !*keep, err)
@@ -95,10 +77,9 @@ func finishDemo(out io.Writer, root string, removable bool, err error) error {
 // a secret being stopped, with a real server and two real daemons.
 type demo struct {
 	out         io.Writer
-	root        string
-	p           *procs
+	lab         *proclab.Lab
 	base, token string
-	alice, bob  demoTeammate
+	alice, bob  *proclab.Daemon
 }
 
 func (d *demo) run(ctx context.Context, keep bool) error {
@@ -111,72 +92,53 @@ func (d *demo) run(ctx context.Context, keep bool) error {
 	if !keep {
 		return nil
 	}
-	fmt.Fprintf(d.out, "\nBoth daemons keep running. Edit files in\n  %s\nor\n  %s\nand watch them appear on the other side. Ctrl-C stops everything.\n", d.alice.dir, d.bob.dir)
+	fmt.Fprintf(d.out, "\nBoth daemons keep running. Edit files in\n  %s\nor\n  %s\nand watch them appear on the other side. Ctrl-C stops everything.\n", d.alice.Dir, d.bob.Dir)
 	<-ctx.Done()
 	return nil
 }
 
 func (d *demo) startServer(ctx context.Context) error {
 	fmt.Fprintln(d.out, "1. Start a team memory server on its embedded database and create a token:")
-	addr, err := freeLoopbackAddr()
+	srv, err := d.lab.StartServer(ctx, "server")
 	if err != nil {
 		return err
 	}
-	data := filepath.Join(d.root, "server")
-	d.base = "http://" + addr
-	if d.token, err = d.p.output(ctx, "TOKEN", "token", "create", "--data", data, "--subject", "demo", "--repos", "demo/**"); err != nil {
-		return err
-	}
-	if err := d.p.start(ctx, "server", nil, "serve", "--listen", addr, "--data", data); err != nil {
-		return err
-	}
-	_, err = waitFor(ctx, 20*time.Second, "server start", func() bool { return serverLive(ctx, d.base) })
+	d.base = srv.URL
+	d.token, err = srv.CreateToken(ctx, "demo", "demo/**")
 	return err
 }
 
 func (d *demo) startDaemons(ctx context.Context) error {
 	fmt.Fprintln(d.out, "\n2. Start the sync daemon for two teammates, alice and bob:")
-	var err error
-	for _, m := range []*demoTeammate{&d.alice, &d.bob} {
+	for _, m := range []**proclab.Daemon{&d.alice, &d.bob} {
 		name := "alice"
 		if m == &d.bob {
 			name = "bob"
 		}
-		if *m, err = newDemoTeammate(d.root, name); err != nil {
-			return err
-		}
-		env := []string{"TEAMMEMD_TOKEN=" + d.token}
-		if err := d.p.start(ctx, name, env, "run", "--dir", m.dir, "--repo", demoRepo, "--server", d.base,
-			"--state-dir", m.state, "--socket", m.socket); err != nil {
+		var err error
+		if *m, err = d.lab.StartDaemon(proclab.DaemonSpec{Name: name, Server: d.base, Token: d.token, Repo: demoRepo}); err != nil {
 			return err
 		}
 	}
-	for _, m := range []demoTeammate{d.alice, d.bob} {
-		if _, err := waitFor(ctx, 30*time.Second, m.name+"'s daemon start", func() bool { return d.live(ctx, m) }); err != nil {
-			return err
+	for _, m := range []*proclab.Daemon{d.alice, d.bob} {
+		if err := m.WaitStatus(ctx, 30*time.Second, "sync with the server", pulledOK); err != nil {
+			return fmt.Errorf("%s: %w", m.Name, err)
 		}
 	}
 	return nil
 }
 
-// live reports whether m's daemon answers and has synced with the server.
-func (d *demo) live(ctx context.Context, m demoTeammate) bool {
-	st, err := daemon.FetchStatus(ctx, m.socket)
-	if err != nil || len(st.Repos) != 1 {
-		return false
-	}
-	pull := st.Repos[0].LastPull
-	return pull != nil && pull.OK
-}
+// pulledOK reports whether a daemon has pulled from the server.
+func pulledOK(s daemon.RepoStatus) bool { return s.LastPull != nil && s.LastPull.OK }
 
 func (d *demo) travel(ctx context.Context) error {
 	fmt.Fprintln(d.out, "\n3. alice saves a note; bob's daemon brings it onto bob's disk:")
 	note := "# Team memory\n\n- Run `make test` before pushing; CI uses the same target.\n"
-	if err := os.WriteFile(filepath.Join(d.alice.dir, "MEMORY.md"), []byte(note), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(d.alice.Dir, "MEMORY.md"), []byte(note), 0o600); err != nil {
 		return fmt.Errorf("write alice's note: %w", err)
 	}
 	took, err := waitFor(ctx, 30*time.Second, "MEMORY.md on bob's disk", func() bool {
-		got, err := os.ReadFile(filepath.Join(d.bob.dir, "MEMORY.md"))
+		got, err := os.ReadFile(filepath.Join(d.bob.Dir, "MEMORY.md"))
 		return err == nil && bytes.Equal(got, []byte(note))
 	})
 	if err != nil {
@@ -188,7 +150,7 @@ func (d *demo) travel(ctx context.Context) error {
 
 func (d *demo) stopSecret(ctx context.Context) error {
 	fmt.Fprintln(d.out, "\n4. alice saves a note with a cloud access key in it; it never leaves her machine:")
-	if err := os.WriteFile(filepath.Join(d.alice.dir, "deploy.md"), []byte(demoSecretNote()), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(d.alice.Dir, "deploy.md"), []byte(demoSecretNote()), 0o600); err != nil {
 		return fmt.Errorf("write alice's deploy note: %w", err)
 	}
 	var held []daemon.Blocked
@@ -210,7 +172,7 @@ func (d *demo) stopSecret(ctx context.Context) error {
 		return fmt.Errorf("deploy.md reached the server")
 	}
 	fmt.Fprintln(d.out, "\n5. alice's daemon reports it:")
-	st, err := d.p.output(ctx, "", "status", "--socket", d.alice.socket)
+	st, err := d.lab.Output(ctx, "status", "--socket", d.alice.Socket)
 	if err != nil {
 		return err
 	}
@@ -219,11 +181,11 @@ func (d *demo) stopSecret(ctx context.Context) error {
 }
 
 func (d *demo) heldBack(ctx context.Context) []daemon.Blocked {
-	st, err := daemon.FetchStatus(ctx, d.alice.socket)
-	if err != nil || len(st.Repos) != 1 {
+	st, err := d.alice.Status(ctx)
+	if err != nil {
 		return nil
 	}
-	return st.Repos[0].Blocked
+	return st.Blocked
 }
 
 // serverKeys lists the keys the server holds for the demo repo.

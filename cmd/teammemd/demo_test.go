@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/teammemd/teammemd/internal/proclab"
 )
 
 // TestMain lets the demo start this test binary as teammemd child
@@ -129,6 +131,26 @@ func TestFinishDemo(t *testing.T) {
 		}
 		if want := tt.wantOutput + root; !strings.Contains(out.String(), want) {
 			t.Errorf("%s: finishDemo printed %q, want %q", tt.name, out.String(), want)
+		}
+	}
+}
+
+func TestEchoLine(t *testing.T) {
+	tests := []struct {
+		c    proclab.Command
+		want string
+	}{
+		{proclab.Command{Args: []string{"serve", "--listen", "127.0.0.1:8080", "--data", "/tmp/my demo/server"}},
+			"teammemd serve --listen 127.0.0.1:8080 --data '/tmp/my demo/server'"},
+		{proclab.Command{Args: []string{"token", "create", "--repos", "demo/**"}, Output: true},
+			"TOKEN=$(teammemd token create --repos 'demo/**')"},
+		{proclab.Command{Args: []string{"status"}, Output: true}, "teammemd status"},
+		{proclab.Command{Env: []string{"TEAMMEMD_TOKEN=s3cret", "XDG_STATE_HOME=/tmp/s", "TEAMMEMD_SERVER=http://a b"}, Args: []string{"run"}},
+			"TEAMMEMD_TOKEN=$TOKEN TEAMMEMD_SERVER='http://a b' teammemd run"},
+	}
+	for _, tt := range tests {
+		if got := echoLine(tt.c); got != tt.want {
+			t.Errorf("echoLine(%+v) = %s, want %s", tt.c, got, tt.want)
 		}
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 // A Claude Code project created while the daemon runs, with no session
@@ -21,15 +23,10 @@ func TestRunPicksUpNewClaudeProject(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	srv := servertest.Start(t)
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(base, "claude")
+	base, home := claudetest.Home(t)
 	if err := os.MkdirAll(filepath.Join(home, "projects"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
 	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
 	t.Setenv("TEAMMEMD_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -43,35 +40,35 @@ func TestRunPicksUpNewClaudeProject(t *testing.T) {
 	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, logs) }()
 	awaitLog(t, logs.lines, done, "daemon starting")
 
-	checkout := filepath.Join(base, "src", "app")
-	if err := os.MkdirAll(checkout, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"config", "remote.origin.url", "git@github.com:acme/app.git"}} {
-		if out, err := exec.Command("git", append([]string{"-C", checkout}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	team := memsync.TeamDir(home, checkout)
+	checkout := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
+	team := claude.TeamDir(home, checkout)
 	if err := os.MkdirAll(team, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(team, "MEMORY.md"), []byte("# team\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		snap, err := srv.Store.Snapshot(ctx, "acme/app", false)
-		if err == nil && snap.EntryChecksums["MEMORY.md"] != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("MEMORY.md of a project created while the daemon runs not on the server after 30s (last error %v)", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitOnServer(ctx, t, srv, "acme/app", "MEMORY.md", nil)
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("runDaemon() = %v, want nil", err)
+	}
+}
+
+// With Claude Code's config directory unknown (no $CLAUDE_CONFIG_DIR and no
+// $HOME), discovery lists itself as skipped, with the reason, instead of
+// finding nothing without a word.
+func TestPlanSaysClaudeHomeUnknown(t *testing.T) {
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("HOME", "")
+	t.Setenv("TEAMMEMD_SERVER", "")
+	cfg := Config{Client: memsync.ClientConfig{Server: "http://127.0.0.1:1"}}
+	cfg.Daemon.DiscoverClaudeProjects = true
+	plan, err := planFor(runFlags{}, cfg)
+	if err != nil {
+		t.Fatalf("planFor(discovery, no home) error: %v", err)
+	}
+	if len(plan.Skipped) != 1 || !strings.Contains(plan.Skipped[0].Reason, "$HOME") {
+		t.Errorf("planFor(discovery, no home) = %+v, want discovery skipped, saying $HOME is not set", plan)
 	}
 }

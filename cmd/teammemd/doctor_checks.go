@@ -65,7 +65,7 @@ func (d *doctor) checkToken(context.Context) {
 		return
 	case usesLogin(d.client.Server, file, explicit):
 		d.token = tok
-		d.report(checkOK, "token", "the login to "+d.client.Server+" (teammemd login)", "")
+		d.report(checkOK, "token", "the login to "+d.client.Server+" (teammemd login"+loginKept(d.client.Server)+")", "")
 		return
 	case !explicit && os.Getenv(envToken) != "":
 		d.token = tok

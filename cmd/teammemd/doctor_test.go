@@ -199,7 +199,7 @@ func closedPortURL(t *testing.T) string {
 func TestDoctorWithLogin(t *testing.T) {
 	c := newDoctorCase(t)
 	rec := login.Record{Server: c.srv.URL, AccessToken: c.srv.Token, Expiry: time.Now().Add(time.Hour)}
-	if err := loginStore().Save(rec); err != nil {
+	if err := loginStore("").Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	c.tokenFile = ""

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
@@ -167,7 +168,7 @@ func revisionContent(ctx context.Context, eng *memsync.Engine, key string, versi
 	}
 	switch {
 	case rev.Deleted:
-		return "", fmt.Errorf("version %d of %s is its deletion: it has no content (teammemd history %s lists the others)", rev.Version, key, shellQuote(key))
+		return "", fmt.Errorf("version %d of %s is its deletion: it has no content (teammemd history %s lists the others)", rev.Version, key, shell.Quote(key))
 	case rev.Content == nil:
 		return "", fmt.Errorf("the server no longer keeps the content of version %d of %s (pruned by its retention, or purged)", rev.Version, key)
 	}

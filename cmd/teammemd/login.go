@@ -21,14 +21,44 @@ const loginTimeout = 15 * time.Minute
 // loginClock judges when a login needs refreshing.
 var loginClock = time.Now
 
-// loginStore is where logins are kept: one 0600 file per server.
-func loginStore() login.Store { return login.Store{Dir: filepath.Join(configDir(), "logins")} }
+// envLoginStorage overrides [login] storage.
+const envLoginStorage = "TEAMMEMD_LOGIN_STORAGE"
+
+// loginKeyringWait bounds a keyring call of login and logout, which may
+// have to wait for the person to unlock the keyring.
+const loginKeyringWait = 2 * time.Minute
+
+// loginStore is where logins are kept: one 0600 file per server, its
+// tokens in the OS keyring when the login was kept there. storage decides
+// where a new login goes; the store of processes that only use logins
+// leaves it empty.
+func loginStore(storage login.Storage) login.Store {
+	return login.Store{Dir: filepath.Join(configDir(), "logins"), Storage: storage, Keyring: login.OSKeyring}
+}
+
+// loginPath is the login file of server.
+func loginPath(server string) (string, error) { return loginStore("").Path(server) }
+
+// loginStorage picks where a new login goes: the flag, else
+// $TEAMMEMD_LOGIN_STORAGE, else [login] storage, else auto.
+func loginStorage(flagValue string, cfg login.Config) (login.Storage, error) {
+	st, err := login.ParseStorage(cmp.Or(flagValue, os.Getenv(envLoginStorage), cfg.Storage))
+	if err != nil {
+		return "", usageError{err}
+	}
+	return st, nil
+}
 
 // loginHTTPClient calls the server's discovery and the identity provider.
 func loginHTTPClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
 
 // loginFlags are the flags login and logout share.
 type loginFlags struct{ server, config string }
+
+// storageFlag is login's --storage.
+func storageFlag(fs *flag.FlagSet) *string {
+	return fs.String("storage", "", "where to keep the login: `auto` (the OS keyring when it answers, else a 0600 file), keyring or file (default $"+envLoginStorage+", then [login] storage, then auto)")
+}
 
 func (f *loginFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
@@ -58,12 +88,24 @@ func runLogin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("login", stderr)
 	var f loginFlags
 	f.register(fs)
+	storageValue := storageFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg, server, err := f.resolve("login", fs)
 	if err != nil {
 		return err
+	}
+	storage, err := loginStorage(*storageValue, cfg.Login)
+	if err != nil {
+		return err
+	}
+	st := loginStore(storage)
+	st.Wait = loginKeyringWait
+	if storage == login.StorageKeyring {
+		if err := st.CheckKeyring(server); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
@@ -80,11 +122,11 @@ func runLogin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := loginStore().Save(rec); err != nil {
+	where, err := st.Keep(rec)
+	if err != nil {
 		return err
 	}
-	path, _ := loginStore().Path(server)
-	fmt.Fprintf(stdout, "Logged in to %s as %s. The login is kept in %s and refreshed before it expires.\n", server, cmp.Or(rec.Who, "you"), path)
+	fmt.Fprintf(stdout, "Logged in to %s as %s. %s, and refreshed before it expires.\n", server, cmp.Or(rec.Who, "you"), keptWhere(where))
 	if os.Getenv(envToken) != "" {
 		fmt.Fprintln(stderr, "teammemd: note: "+envToken+" is set and wins over this login")
 	}
@@ -104,7 +146,8 @@ func runLogout(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	st := loginStore()
+	st := loginStore("")
+	st.Wait = loginKeyringWait
 	rec, err := st.Load(server)
 	if errors.Is(err, login.ErrNotLoggedIn) {
 		fmt.Fprintf(stdout, "Not logged in to %s.\n", server)
@@ -120,4 +163,23 @@ func runLogout(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "Logged out of %s.\n", server)
 	return nil
+}
+
+// keptWhere says where a login was kept.
+func keptWhere(w login.Where) string {
+	switch {
+	case w.Keyring:
+		return "Its tokens are kept in the OS keyring (" + w.Path + " says so)"
+	case w.Fallback != nil:
+		return "The OS keyring did not take it (" + w.Fallback.Error() + "), so it is kept in " + w.Path + " (mode 0600)"
+	}
+	return "It is kept in " + w.Path + " (mode 0600)"
+}
+
+// loginKept says ", tokens in the OS keyring" for a login kept there.
+func loginKept(server string) string {
+	if loginStore("").InKeyring(server) {
+		return ", tokens in the OS keyring"
+	}
+	return ""
 }

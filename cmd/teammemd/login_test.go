@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/sync/login"
+	"github.com/teammemd/teammemd/sync/login/logintest"
 )
 
 // loginWorld is a fake identity provider, a teammemd server that accepts
@@ -34,6 +36,7 @@ func newLoginWorld(t *testing.T) *loginWorld {
 	t.Setenv(envToken, "")
 	t.Setenv(envTokenFile, "")
 	t.Setenv(envServer, "")
+	t.Setenv(envLoginStorage, string(login.StorageFile)) // the keyring tests opt in
 	w := &loginWorld{clock: authtest.NewClock()}
 	old := loginClock
 	loginClock = w.clock.Now
@@ -92,14 +95,42 @@ var (
 // login, syncs again after the login expired (it is refreshed), fails with
 // a clear message once the provider revoked it, and logs out.
 func TestDeviceLoginThenSync(t *testing.T) {
+	testDeviceLoginThenSync(t, newLoginWorld(t), nil)
+}
+
+// TestDeviceLoginThenSyncKeyring is TestDeviceLoginThenSync with the
+// login kept in the OS keyring: its file never holds a token.
+func TestDeviceLoginThenSyncKeyring(t *testing.T) {
+	logintest.Keyring(t)
 	w := newLoginWorld(t)
+	t.Setenv(envLoginStorage, string(login.StorageKeyring))
+	t.Cleanup(func() { loginStore("").Remove(w.srv.URL) })
+	testDeviceLoginThenSync(t, w, func(when string) {
+		path, _ := loginPath(w.srv.URL)
+		data, err := os.ReadFile(path)
+		var rec login.Record
+		if err == nil {
+			err = json.Unmarshal(data, &rec)
+		}
+		if err != nil || !rec.InKeyring || rec.AccessToken+rec.IDToken+rec.RefreshToken != "" {
+			t.Errorf("login file %s: %v\n%s\nwant it to name the keyring and hold no token", when, err, data)
+		}
+	})
+}
+
+// testDeviceLoginThenSync runs the login's life in w; inKeyring, when
+// not nil, checks the login file after the login and after a refresh.
+func testDeviceLoginThenSync(t *testing.T, w *loginWorld, inKeyring func(when string)) {
 	out := w.login(t, alice)
 	if !strings.Contains(out, "enter the code") || !strings.Contains(out, "Logged in to "+w.srv.URL+" as alice@acme.com") {
 		t.Errorf("teammemd login printed %q, want the code and who logged in", out)
 	}
-	path, _ := loginStore().Path(w.srv.URL)
+	path, _ := loginPath(w.srv.URL)
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("login file %s: %v, want mode 0600", path, err)
+	}
+	if inKeyring != nil {
+		inKeyring("after the login")
 	}
 	team, state := t.TempDir(), t.TempDir()
 	sync := func(file string) (string, int) {
@@ -121,6 +152,9 @@ func TestDeviceLoginThenSync(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); bytes.Equal(before, after) {
 		t.Error("the login file did not change after a refresh")
+	}
+	if inKeyring != nil {
+		inKeyring("after a refresh")
 	}
 
 	w.idp.RevokeAll()
@@ -145,7 +179,20 @@ func TestDeviceLoginThenSync(t *testing.T) {
 // TestDaemonPicksUpNewLogin logs in anew while the daemon runs: its next
 // push is made with the new login, without a restart.
 func TestDaemonPicksUpNewLogin(t *testing.T) {
+	testDaemonPicksUpNewLogin(t, newLoginWorld(t))
+}
+
+// TestDaemonPicksUpNewLoginKeyring is TestDaemonPicksUpNewLogin with the
+// logins kept in the OS keyring.
+func TestDaemonPicksUpNewLoginKeyring(t *testing.T) {
+	logintest.Keyring(t)
 	w := newLoginWorld(t)
+	t.Setenv(envLoginStorage, string(login.StorageKeyring))
+	t.Cleanup(func() { loginStore("").Remove(w.srv.URL) })
+	testDaemonPicksUpNewLogin(t, w)
+}
+
+func testDaemonPicksUpNewLogin(t *testing.T, w *loginWorld) {
 	w.login(t, alice)
 	cfg := writeConfig(t, "[daemon]\ndebounce = \"100ms\"\nmax_wait = \"200ms\"\n")
 	team := t.TempDir()
@@ -208,7 +255,7 @@ func (b *lockedBuffer) String() string {
 func TestLoginPrecedence(t *testing.T) {
 	isolateConfig(t)
 	const server = "https://mem.acme.com"
-	if err := loginStore().Save(login.Record{Server: server, IDToken: "from-login"}); err != nil {
+	if err := loginStore("").Save(login.Record{Server: server, IDToken: "from-login"}); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "token")

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/teammemd/teammemd/server/store/postgres"
 	"github.com/teammemd/teammemd/server/store/sqlite"
@@ -35,7 +37,7 @@ daemons that synced with either database re-baseline when they reach it.`)
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("migrate-store takes no arguments, got %q", fs.Args())}
 	}
-	dst := firstSet(*to, envOr(storeEnv, ""))
+	dst := cmp.Or(*to, os.Getenv(storeEnv))
 	switch {
 	case *from == "":
 		return usageError{errors.New("migrate-store: --from is required: the data directory of the SQLite database")}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
@@ -64,14 +65,14 @@ func restorePoint(ctx context.Context, eng *memsync.Engine, key string, version 
 		case version == 0 && (i == 0 || r.Deleted):
 			continue
 		case r.Deleted:
-			return r, fmt.Errorf("version %d of %s is its deletion; pick a version with content from teammemd history %s", r.Version, key, shellQuote(key))
+			return r, fmt.Errorf("version %d of %s is its deletion; pick a version with content from teammemd history %s", r.Version, key, shell.Quote(key))
 		case r.Content == nil:
 			return r, fmt.Errorf("the server no longer keeps the content of version %d of %s (pruned by its retention, or purged)", r.Version, key)
 		}
 		return r, nil
 	}
 	if version != 0 {
-		return api.Revision{}, fmt.Errorf("%s has no version %d (teammemd history %s lists them)", key, version, shellQuote(key))
+		return api.Revision{}, fmt.Errorf("%s has no version %d (teammemd history %s lists them)", key, version, shell.Quote(key))
 	}
 	return api.Revision{}, fmt.Errorf("%s has no earlier content to restore", key)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/watch"
 )
@@ -91,7 +92,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
 		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, log),
-		Watch:         watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan},
+		Watch:         watchOptions(cfg.Daemon),
 		Control:       ln,
 		Version:       version,
 		OnReady:       func() { notify(log, "READY=1") },
@@ -110,7 +111,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, rules, log) })
 	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, log) })
 	if cfg.Daemon.DiscoverClaudeProjects && f.dir == "" {
-		g.Go(func() error { return daemon.WatchProjects(gctx, claudeHome(), log, rediscover(gctx, d, f, rules, log)) })
+		watchClaudeProjects(gctx, g, log, rediscover(gctx, d, f, rules, log))
 	}
 	err = g.Wait()
 	log.Info("daemon stopped")
@@ -186,7 +187,8 @@ func planWith(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 		return plan, err
 	}
 	plan = skipInsecure(plan, cfg.Client)
-	plan.Watch = &watch.Options{Debounce: cfg.Daemon.Debounce, MaxWait: cfg.Daemon.MaxWait, Rescan: cfg.Daemon.Rescan}
+	timing := watchOptions(cfg.Daemon)
+	plan.Watch = &timing
 	rule := newTokenRule(f.client, cfg.Client)
 	for i := range plan.Specs {
 		file := plan.Specs[i].TokenFile
@@ -196,11 +198,16 @@ func planWith(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 	return plan, nil
 }
 
+// watchOptions is the watcher timing of the [daemon] section.
+func watchOptions(c daemon.Config) watch.Options {
+	return watch.Options{Debounce: c.Debounce, MaxWait: c.MaxWait, Rescan: c.Rescan}
+}
+
 // reposFor lists the repos to run: the one named by --dir and --repo, or the
 // config's [daemon] repos and discovered Claude Code projects.
 func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (daemon.Plan, error) {
 	client := f.client.resolve(cfg.Client)
-	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, ClaudeHome: claudeHome(), HasRepo: hasRepo}
+	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, HasRepo: hasRepo}
 	if f.dir != "" {
 		dir, err := filepath.Abs(f.dir)
 		if err != nil {
@@ -222,7 +229,7 @@ func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 // checkoutPlan runs the git checkout in the current directory, found the
 // way "teammemd sync" finds it, when neither flags nor config name a repo.
 func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
-	found, err := memsync.Discover(".")
+	found, err := claude.Discover(".")
 	if err != nil {
 		return daemon.Plan{}, usageError{fmt.Errorf("nothing to sync: pass --dir, --repo and --server, "+
 			"list repos in the [daemon] section of the config, or start it inside a git checkout: %w", err)}
@@ -269,16 +276,16 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format must be text or json, got %q", format)
 }
 
-// claudeHome is $CLAUDE_CONFIG_DIR, else ~/.claude.
-func claudeHome() string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
+// watchClaudeProjects runs claude.WatchProjects in g, calling changed when
+// a project may have been added. Without a Claude Code config directory
+// there is nothing to watch; the plan lists discovery as skipped, why.
+func watchClaudeProjects(ctx context.Context, g *errgroup.Group, log *slog.Logger, changed func()) {
+	home, err := claude.Home()
 	if err != nil {
-		return ""
+		log.Warn("claude projects not watched", "err", err)
+		return
 	}
-	return filepath.Join(home, ".claude")
+	g.Go(func() error { return claude.WatchProjects(ctx, home, log, changed) })
 }
 
 // flushScanCache saves the scanner's new verdicts every interval and once
@@ -307,7 +314,7 @@ func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duratio
 // the token is $TEAMMEMD_TOKEN itself.
 func credentialFile(server, file string, explicit bool) string {
 	if usesLogin(server, file, explicit) {
-		path, _ := loginStore().Path(server)
+		path, _ := loginPath(server)
 		return path
 	}
 	if !explicit && os.Getenv(envToken) != "" {

@@ -152,17 +152,7 @@ func TestRunSavesScanVerdicts(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, &stderr) }()
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		snap, err := srv.Store.Snapshot(ctx, "acme/app", false)
-		if err == nil && snap.EntryChecksums["MEMORY.md"] != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("MEMORY.md not on the server after 30s (last error %v)\n%s", err, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitOnServer(ctx, t, srv, "acme/app", "MEMORY.md", &stderr)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("runDaemon() = %v, want nil\n%s", err, stderr.String())
@@ -204,19 +194,30 @@ func TestRunDiscoversCheckout(t *testing.T) {
 	if watching["repo"] != "acme/app" || watching["dir"] != team {
 		t.Errorf("run in a checkout logged %v, want repo acme/app and dir %s", watching, team)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		snap, err := srv.Store.Snapshot(ctx, "acme/app", false)
-		if err == nil && snap.EntryChecksums["MEMORY.md"] != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("MEMORY.md not on the server after 30s (last error %v)", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitOnServer(ctx, t, srv, "acme/app", "MEMORY.md", nil)
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("runDaemon() = %v, want nil", err)
+	}
+}
+
+// awaitOnServer waits up to 30 s for key to be in repo on srv, failing the
+// test after that, with the daemon's logs when they are at hand.
+func awaitOnServer(ctx context.Context, t *testing.T, srv *servertest.Server, repo, key string, logs *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snap, err := srv.Store.Snapshot(ctx, repo, false)
+		if err == nil && snap.EntryChecksums[key] != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			var tail string
+			if logs != nil {
+				tail = "\n" + logs.String()
+			}
+			t.Fatalf("%s not in %s on the server after 30s (last error %v)%s", key, repo, err, tail)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/store"
@@ -86,9 +88,9 @@ func inSettings(read string, err error) error {
 // config file, and returns where the store is. Unset, the listen address
 // takes its default with the rest of the section.
 func (f serveFlags) apply(sc *server.Config) (location, error) {
-	sc.Listen = firstSet(f.listen, envOr("TEAMMEMD_LISTEN", ""), sc.Listen)
-	sc.TLSCert = firstSet(f.tlsCert, os.Getenv(envTLSCert), sc.TLSCert)
-	sc.TLSKey = firstSet(f.tlsKey, os.Getenv(envTLSKey), sc.TLSKey)
+	sc.Listen = cmp.Or(f.listen, os.Getenv("TEAMMEMD_LISTEN"), sc.Listen)
+	sc.TLSCert = cmp.Or(f.tlsCert, os.Getenv(envTLSCert), sc.TLSCert)
+	sc.TLSKey = cmp.Or(f.tlsKey, os.Getenv(envTLSKey), sc.TLSKey)
 	loc, err := resolveLocation(f.store, f.data, *sc)
 	if err != nil {
 		return loc, err
@@ -106,15 +108,6 @@ func migrateStore(ctx context.Context, loc location, log *slog.Logger) error {
 	}
 	log.Info("database schema is current", "store", loc.String())
 	return st.Close()
-}
-
-func firstSet(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // serve opens the database, listens and serves until ctx is done.
@@ -212,7 +205,7 @@ func hintFirstToken(ctx context.Context, st store.Tokens, loc location, log *slo
 // xxxxx).
 func firstTokenCommand(loc location) string {
 	args := append([]string{"teammemd", "token", "create"}, loc.flagArgs()...)
-	return shellJoin(append(args, "--subject", "you", "--repos", "**")...)
+	return shell.Join(append(args, "--subject", "you", "--repos", "**")...)
 }
 
 // logScanEngine says which engine scans PUTs, and warns when it is the slow

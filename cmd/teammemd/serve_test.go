@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
@@ -114,13 +115,13 @@ func TestShellJoinRoundTrips(t *testing.T) {
 		{"line\nbreak", "tab\there"},
 	}
 	for _, args := range tests {
-		line := shellJoin(args...)
+		line := shell.Join(args...)
 		if got := shellWords(t, line); !slices.Equal(got, args) {
-			t.Errorf("sh splits shellJoin(%q) = %s into %q, want %q", args, line, got, args)
+			t.Errorf("sh splits shell.Join(%q) = %s into %q, want %q", args, line, got, args)
 		}
 	}
-	if got, want := shellJoin("teammemd", "--data", "/srv/data_1"), "teammemd --data /srv/data_1"; got != want {
-		t.Errorf("shellJoin(plain words) = %s, want %s (no quotes where none are needed)", got, want)
+	if got, want := shell.Join("teammemd", "--data", "/srv/data_1"), "teammemd --data /srv/data_1"; got != want {
+		t.Errorf("shell.Join(plain words) = %s, want %s (no quotes where none are needed)", got, want)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/teammemd/teammemd/internal/shell"
 )
 
 // serviceManager is a platform's service manager, running the sync daemon
@@ -141,7 +143,7 @@ func runServiceWith(ctx context.Context, newEnv func() (serviceEnv, error), args
 // runCommands runs cmds in order, printing each; dry only prints them.
 func runCommands(ctx context.Context, env serviceEnv, cmds []serviceCmd, dry bool, w io.Writer) error {
 	for _, c := range cmds {
-		line := shellJoin(c.argv...)
+		line := shell.Join(c.argv...)
 		note := ""
 		if c.mayFail {
 			note = "    # fails harmlessly when it is not loaded"

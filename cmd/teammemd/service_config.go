@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -218,7 +219,7 @@ func addCheckouts(env serviceEnv, f installFlags, sc serviceConfig, add *additio
 			return errInstallNoRepo
 		}
 		def := ""
-		if found, err := memsync.Discover("."); err == nil {
+		if found, err := claude.Discover("."); err == nil {
 			def = found.Root
 		}
 		ans, err := p.ask("Git checkout to sync", def)
@@ -250,7 +251,7 @@ func checkoutRoot(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("checkout: %w", err)
 	}
-	found, err := memsync.Discover(abs)
+	found, err := claude.Discover(abs)
 	if err != nil {
 		return "", usageError{fmt.Errorf("--checkout %s: %w", dir, err)}
 	}
@@ -321,7 +322,7 @@ func hasLogin(server string) bool {
 	if server == "" {
 		return false
 	}
-	path, err := loginStore().Path(server)
+	path, err := loginPath(server)
 	if err != nil {
 		return false
 	}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // fileWrite is one file "teammemd service install" writes.
@@ -29,7 +30,7 @@ func (f fileWrite) apply(dry bool, w io.Writer) error {
 		fmt.Fprintf(w, "would write %s (mode %04o):\n%s", f.path, f.mode, indent(f.data))
 		return nil
 	}
-	if err := writeFileMode(f.path, f.data, f.mode); err != nil {
+	if err := memsync.WriteFile(f.path, f.data, f.mode); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s\n", f.path)
@@ -51,36 +52,4 @@ func indent(data []byte) string {
 		out = append(out, '\n')
 	}
 	return string(out)
-}
-
-// writeFileMode writes path atomically with mode: a temporary file in the
-// same directory (created 0700 if missing), fsynced, renamed over path. A
-// failure leaves path as it was.
-func writeFileMode(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

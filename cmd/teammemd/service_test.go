@@ -406,7 +406,7 @@ func TestServiceInstallWithLogin(t *testing.T) {
 	home, bin := serviceHome(t)
 	checkout, _ := gitCheckout(t)
 	rec := login.Record{Server: "https://teammemd.example.com", AccessToken: "x", Expiry: time.Now().Add(time.Hour)}
-	if err := loginStore().Save(rec); err != nil {
+	if err := loginStore("").Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,

@@ -15,6 +15,7 @@ import (
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
 )
 
 // syncFlags are the flags of "teammemd sync".
@@ -103,7 +104,7 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 func syncTarget(f syncFlags) (dir, repo string, err error) {
 	dir, repo = f.dir, f.repo
 	if dir == "" || repo == "" {
-		found, err := memsync.Discover(".")
+		found, err := claude.Discover(".")
 		if err != nil {
 			return "", "", usageError{fmt.Errorf("%w (or pass --dir and --repo)", err)}
 		}

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 func TestSyncCommand(t *testing.T) {
@@ -114,15 +115,8 @@ func TestSyncTokenAndStateOptions(t *testing.T) {
 func gitCheckout(t *testing.T) (checkout, team string) {
 	t.Helper()
 	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
-	checkout = t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"config", "remote.origin.url", "git@github.com:acme/app.git"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = checkout
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	found, err := memsync.Discover(checkout)
+	checkout = claudetest.Checkout(t, t.TempDir(), "git@github.com:acme/app.git")
+	found, err := claude.Discover(checkout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func addTokenFlags(fs *flag.FlagSet) tokenFlags {
 // or data_dir, then the default data directory.
 func (f tokenFlags) location() (location, error) {
 	var file server.Config
-	if *f.store == "" && *f.data == "" && envOr(storeEnv, "") == "" && envOr("TEAMMEMD_DATA", "") == "" {
+	if *f.store == "" && *f.data == "" && os.Getenv(storeEnv) == "" && os.Getenv("TEAMMEMD_DATA") == "" {
 		cfg, err := loadConfig(*f.config)
 		if err != nil {
 			return location{}, err

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest/proclab"
+	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/internal/proclab/labtest"
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
@@ -29,7 +30,7 @@ const serverConfig = "[server]\nscan_secrets = false\n\n[server.rate_limit]\nreq
 // restarts the server on it, and checks that every acknowledged write is
 // in the history and no PUT is visible in part; again and again.
 func TestServerCrash(t *testing.T) {
-	kills := envInt(t, "TEAMMEMD_SERVER_KILLS", ciServerKills)
+	kills := labtest.EnvCount(t, "TEAMMEMD_SERVER_KILLS", ciServerKills)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(kills)*30*time.Second+2*time.Minute)
 	defer cancel()
 	s := newStorm(ctx, t)
@@ -52,15 +53,11 @@ type storm struct {
 
 func newStorm(ctx context.Context, t *testing.T) *storm {
 	t.Helper()
-	bin, err := buildOnce()
+	lab, err := proclab.New(t.TempDir(), labtest.Binary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lab, err := proclab.New(t.TempDir(), bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(lab.Close)
+	t.Cleanup(func() { lab.Close() })
 	if err := lab.SetConfig(serverConfig); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/server/servertest/proclab"
 )
 
 // The repos and keys the storm writes.

@@ -1,19 +1,16 @@
 package daemon
 
 import (
-	"bufio"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/teammemd/teammemd/server/api"
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
 )
 
 // Defaults are the [client] settings a repo inherits unless it overrides
@@ -21,7 +18,8 @@ import (
 type Defaults struct {
 	Server    string
 	TokenFile string
-	// ClaudeHome is $CLAUDE_CONFIG_DIR or ~/.claude, for project discovery.
+	// ClaudeHome is Claude Code's config directory, for project
+	// discovery; empty means claude.Home().
 	ClaudeHome string
 	// HasRepo, when set, asks the server of s whether it holds s.Repo (a
 	// hash probe: 200 or 404), so that discovery creates the team
@@ -58,7 +56,7 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 		add(s)
 	}
 	if cfg.DiscoverClaudeProjects {
-		projects, skipped := claudeProjects(def.ClaudeHome)
+		projects, skipped := discovered(def)
 		p.Skipped = append(p.Skipped, skipped...)
 		for _, f := range projects {
 			if s := withDefaults(f.spec, def); f.needsTeam && s.Server != "" {
@@ -85,7 +83,7 @@ func configuredSpec(rc RepoConfig) (Spec, error) {
 		return s, nil
 	}
 	s.Source = "config checkout " + rc.Checkout
-	repo, err := memsync.Discover(rc.Checkout)
+	repo, err := claude.Discover(rc.Checkout)
 	if err != nil {
 		return s, err
 	}
@@ -93,33 +91,29 @@ func configuredSpec(rc RepoConfig) (Spec, error) {
 	return s, nil
 }
 
-// claudeProjects finds the Claude Code project directories under
-// <home>/projects and maps each back to its repo: by its name, which is
-// the checkout's path sanitized, or through the working directories its
-// session transcripts record. A project whose memory/team does not exist
-// yet is returned with needsTeam set. Those that map to no repo are
-// skipped, with the reason.
-func claudeProjects(home string) ([]found, []Skipped) {
+// discovered lists the Claude Code projects under def's config home as
+// specs; the projects that map to no repo, and a config home that cannot
+// be found or read, are skipped with the reason.
+func discovered(def Defaults) ([]found, []Skipped) {
+	home := def.ClaudeHome
 	if home == "" {
-		return nil, nil
+		var err error
+		if home, err = claude.Home(); err != nil {
+			return nil, []Skipped{{Source: "claude projects", Reason: err.Error()}}
+		}
 	}
-	entries, err := os.ReadDir(filepath.Join(home, "projects"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	projects, unmapped, err := claude.Projects(home)
+	if err != nil {
 		return nil, []Skipped{{Source: home, Reason: err.Error()}}
 	}
-	var out []found
 	var skipped []Skipped
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		project := filepath.Join(home, "projects", e.Name())
-		f, err := claudeProject(project)
-		if err != nil {
-			skipped = append(skipped, Skipped{Source: "claude project " + project, Reason: err.Error()})
-			continue
-		}
-		out = append(out, f)
+	for _, u := range unmapped {
+		skipped = append(skipped, Skipped{Source: "claude project " + u.Dir, Reason: u.Err.Error()})
+	}
+	out := make([]found, 0, len(projects))
+	for _, p := range projects {
+		spec := Spec{Repo: p.Repo.Slug, Dir: p.Repo.Dir, Source: "claude project " + p.Dir}
+		out = append(out, found{spec: spec, needsTeam: !p.TeamExists})
 	}
 	return out, skipped
 }
@@ -131,93 +125,11 @@ type found struct {
 	needsTeam bool
 }
 
-// claudeProject maps one project directory to a spec.
-func claudeProject(project string) (found, error) {
-	team := filepath.Join(project, "memory", "team")
-	fi, statErr := os.Stat(team)
-	switch {
-	case statErr == nil && !fi.IsDir():
-		return found{}, fmt.Errorf("%s is not a directory", team)
-	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
-		return found{}, fmt.Errorf("team directory: %w", statErr)
-	}
-	cwds := append(memsync.ProjectCheckouts(filepath.Base(project)), transcriptDirs(project)...)
-	if len(cwds) == 0 {
-		return found{}, errors.New("no directory on this machine has the project's name as its path, " +
-			"and no session transcript records the project's working directory")
-	}
-	var lastErr error
-	for _, cwd := range cwds {
-		repo, err := memsync.Discover(cwd)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		if filepath.Clean(repo.Dir) == filepath.Clean(team) {
-			return found{spec: Spec{Repo: repo.Slug, Dir: team, Source: "claude project " + project}, needsTeam: statErr != nil}, nil
-		}
-		lastErr = fmt.Errorf("working directory %s belongs to the team directory %s", cwd, repo.Dir)
-	}
-	return found{}, fmt.Errorf("cannot map the project to a repo: %w", lastErr)
-}
-
-// maxTranscripts and maxTranscriptLines bound the reading of transcripts.
-const (
-	maxTranscripts     = 5
-	maxTranscriptLines = 50
-)
-
-// transcriptDirs returns the distinct "cwd" values found at the start of the
-// project's *.jsonl transcripts.
-func transcriptDirs(project string) []string {
-	files, _ := filepath.Glob(filepath.Join(project, "*.jsonl"))
-	slices.Sort(files)
-	var out []string
-	for _, f := range files[:min(len(files), maxTranscripts)] {
-		for _, cwd := range transcriptCwds(f) {
-			if !slices.Contains(out, cwd) {
-				out = append(out, cwd)
-			}
-		}
-	}
-	return out
-}
-
-// transcriptCwds reads the first lines of one transcript for "cwd" fields.
-func transcriptCwds(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4<<20)
-	var out []string
-	for i := 0; i < maxTranscriptLines && sc.Scan(); i++ {
-		if cwd := ParseTranscriptCwd(sc.Bytes()); cwd != "" && !slices.Contains(out, cwd) {
-			out = append(out, cwd)
-		}
-	}
-	return out
-}
-
-// ParseTranscriptCwd returns the absolute "cwd" of one transcript line, or
-// "" when the line has none.
-func ParseTranscriptCwd(line []byte) string {
-	var rec struct {
-		Cwd string `json:"cwd"`
-	}
-	if err := json.Unmarshal(line, &rec); err != nil || !filepath.IsAbs(rec.Cwd) {
-		return ""
-	}
-	return filepath.Clean(rec.Cwd)
-}
-
 // withDefaults gives s the [client] server and token file unless it has
 // its own.
 func withDefaults(s Spec, def Defaults) Spec {
-	s.Server = firstNonEmpty(s.Server, def.Server)
-	s.TokenFile = firstNonEmpty(s.TokenFile, def.TokenFile)
+	s.Server = cmp.Or(s.Server, def.Server)
+	s.TokenFile = cmp.Or(s.TokenFile, def.TokenFile)
 	return s
 }
 
@@ -239,13 +151,6 @@ func createTeam(s Spec, def Defaults) error {
 		return fmt.Errorf("create the team directory of %s, which the server holds: %w", s.Repo, err)
 	}
 	return nil
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Prober probes a repo's hashes on its server.

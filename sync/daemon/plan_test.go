@@ -1,78 +1,38 @@
 package daemon
 
 import (
-	"encoding/json"
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-// claudeProjectDir creates the project directory Claude Code keeps for the
-// checkout root under home, with its team directory and one transcript
-// holding lines.
-func claudeProjectDir(t *testing.T, home, root string, lines ...string) string {
-	t.Helper()
-	team := memsync.TeamDir(home, root)
-	if err := os.MkdirAll(team, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if len(lines) > 0 {
-		transcript := filepath.Join(filepath.Dir(filepath.Dir(team)), "0b5c2f7e-session.jsonl")
-		if err := os.WriteFile(transcript, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return team
-}
-
-func cwdLine(t *testing.T, cwd string) string {
-	data, err := json.Marshal(map[string]any{"type": "user", "cwd": cwd, "sessionId": "0b5c2f7e"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
+// Discovered projects become specs with the [client] defaults; one that
+// maps to no repo, or whose team directory does not exist while no server
+// can be asked, is skipped with the reason; a configured repo on the same
+// directory wins.
 func TestBuildPlanDiscoversClaudeProjects(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
+	base, home := claudetest.Home(t)
+	app := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:Acme/App.git")
+	appTeam := claudetest.ProjectDir(t, home, app, claudetest.CwdLine(t, app))
+	lib := claudetest.Checkout(t, filepath.Join(base, "src", "lib"), "git@github.com:acme/lib.git")
+	libProject := filepath.Dir(filepath.Dir(claude.TeamDir(home, lib)))
+	if err := os.MkdirAll(libProject, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	home := filepath.Join(base, "claude")
-	t.Setenv("CLAUDE_CONFIG_DIR", home)
-	app := filepath.Join(base, "src", "app")
-	if err := os.MkdirAll(filepath.Join(app, "pkg"), 0o755); err != nil {
+	plainProject := filepath.Join(home, "projects", claude.SanitizePath(base))
+	if err := os.MkdirAll(plainProject, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitRun(t, app, "init", "-q")
-	gitRun(t, app, "remote", "add", "origin", "git@github.com:Acme/App.git")
-
-	// The session ran in a subdirectory; noise lines come first.
-	appTeam := claudeProjectDir(t, home, app, "not json", `{"type":"summary"}`, cwdLine(t, filepath.Join(app, "pkg")))
-	// A project with no transcript, and one whose transcript names a
-	// directory that is not a git checkout.
-	claudeProjectDir(t, home, filepath.Join(base, "src", "untracked"))
-	plain := filepath.Join(base, "plain")
-	if err := os.MkdirAll(plain, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	claudeProjectDir(t, home, plain, cwdLine(t, plain))
 
 	def := Defaults{Server: "http://127.0.0.1:1", ClaudeHome: home}
 	plan := BuildPlan(Config{DiscoverClaudeProjects: true}, def)
@@ -83,8 +43,15 @@ func TestBuildPlanDiscoversClaudeProjects(t *testing.T) {
 	if got.Repo != "Acme/App" || got.Dir != appTeam || got.Server != def.Server || !strings.HasPrefix(got.Source, "claude project ") {
 		t.Errorf("BuildPlan() spec = %+v, want repo Acme/App in %s from a claude project", got, appTeam)
 	}
-	if len(plan.Skipped) != 2 {
-		t.Errorf("BuildPlan() skipped = %+v, want the project without a transcript and the one outside git", plan.Skipped)
+	var sources []string
+	for _, s := range plan.Skipped {
+		sources = append(sources, s.Source)
+		if s.Reason == "" {
+			t.Errorf("BuildPlan() skipped %s with no reason", s.Source)
+		}
+	}
+	if want := []string{"claude project " + libProject, "claude project " + plainProject}; !slices.Equal(sorted(sources), sorted(want)) {
+		t.Errorf("BuildPlan() skipped %q, want %q", sources, want)
 	}
 
 	// A configured repo on the same directory wins over the discovered one.
@@ -99,45 +66,43 @@ func TestBuildPlanDiscoversClaudeProjects(t *testing.T) {
 	}
 }
 
-func TestParseTranscriptCwd(t *testing.T) {
-	tests := []struct{ line, want string }{
-		{`{"cwd":"/home/me/app"}`, "/home/me/app"},
-		{`{"type":"user","cwd":"/home/me/app/../app/./pkg/"}`, "/home/me/app/pkg"},
-		{`{"cwd":"relative/dir"}`, ""},
-		{`{"cwd":""}`, ""},
-		{`{"cwd":42}`, ""},
-		{`{"type":"summary"}`, ""},
-		{`not json`, ""},
-		{``, ""},
-	}
-	for _, tt := range tests {
-		if got := ParseTranscriptCwd([]byte(tt.line)); got != tt.want {
-			t.Errorf("ParseTranscriptCwd(%q) = %q, want %q", tt.line, got, tt.want)
-		}
-	}
-}
+func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
-func FuzzParseTranscriptCwd(f *testing.F) {
-	for _, seed := range []string{
-		`{"cwd":"/home/me/app"}`, `{"type":"user","cwd":"/a/../b/./c/"}`, `{"cwd":"rel"}`,
-		`{"cwd":42}`, `not json`, ``, `{"cwd":"/\u0000x"}`, `[{"cwd":"/x"}]`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		got := ParseTranscriptCwd(line)
-		if got == "" {
-			return
-		}
-		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
-			t.Fatalf("ParseTranscriptCwd(%q) = %q, want an absolute, clean path or nothing", line, got)
-		}
-		again, err := json.Marshal(map[string]string{"cwd": got})
-		if err != nil {
+// A discovered project with no team directory yet gets one when the server
+// already holds its repo (a new teammate), and is listed as skipped, with
+// the reason, when it does not.
+func TestBuildPlanCreatesTeamDirOfSharedRepo(t *testing.T) {
+	base, home := claudetest.Home(t)
+	shared := claudetest.Checkout(t, filepath.Join(base, "src", "shared"), "git@github.com:acme/shared.git")
+	fresh := claudetest.Checkout(t, filepath.Join(base, "src", "fresh"), "git@github.com:acme/fresh.git")
+	for _, root := range []string{shared, fresh} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Dir(claude.TeamDir(home, root))), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if back := ParseTranscriptCwd(again); back != got {
-			t.Fatalf("ParseTranscriptCwd(%s) = %q, want %q back", again, back, got)
-		}
-	})
+	}
+	srv := servertest.Start(t)
+	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Put(context.Background(), "acme/shared", "", []byte(`{"entries":{"MEMORY.md":"# shared\n"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	def := Defaults{Server: srv.URL, ClaudeHome: home, HasRepo: func(s Spec) (bool, error) {
+		return HasRepo(context.Background(), client, s.Repo)
+	}}
+	plan := BuildPlan(Config{DiscoverClaudeProjects: true}, def)
+	sharedTeam := claude.TeamDir(home, shared)
+	if len(plan.Specs) != 1 || plan.Specs[0].Repo != "acme/shared" || plan.Specs[0].Dir != sharedTeam {
+		t.Errorf("BuildPlan() specs = %+v, want acme/shared in %s", plan.Specs, sharedTeam)
+	}
+	if fi, err := os.Stat(sharedTeam); err != nil || !fi.IsDir() {
+		t.Errorf("team directory of acme/shared: %v, want it created", err)
+	}
+	if _, err := os.Stat(claude.TeamDir(home, fresh)); err == nil {
+		t.Errorf("team directory of acme/fresh created, want none: the server does not hold it")
+	}
+	if len(plan.Skipped) != 1 || !strings.Contains(plan.Skipped[0].Reason, "the server holds no notes for acme/fresh") {
+		t.Errorf("BuildPlan() skipped = %+v, want acme/fresh with the reason", plan.Skipped)
+	}
 }

@@ -1,9 +1,10 @@
 // Package login is the client side of logging in to a teammemd server with
 // the organisation's identity: it reads the server's discovery document,
 // runs the OAuth 2.0 device authorization grant against the identity
-// provider it names, keeps the resulting login in a 0600 file per server,
-// and hands the sync client a token source that refreshes the login before
-// it expires and picks up a new login without a restart.
+// provider it names, keeps the resulting login (its tokens in the OS
+// keyring where one answers, the rest in a 0600 file per server), and hands
+// the sync client a token source that refreshes the login before it
+// expires and picks up a new login without a restart.
 package login
 
 import (
@@ -36,10 +37,16 @@ type Config struct {
 	ClientID string `toml:"client_id"`
 	// Scopes are the scopes asked for.
 	Scopes []string `toml:"scopes"`
+	// Storage is where teammemd login keeps the tokens: auto (the OS
+	// keyring when it answers, else the login file), keyring or file.
+	Storage string `toml:"storage"`
 }
 
 // Validate checks the section; every field is optional.
 func (c Config) Validate() error {
+	if _, err := ParseStorage(c.Storage); err != nil {
+		return fmt.Errorf("login.storage: %w", err)
+	}
 	if c.Issuer == "" {
 		return nil
 	}
@@ -68,6 +75,11 @@ type Record struct {
 	Expiry             time.Time `json:"expiry"`
 	// Who is the email or subject the ID token names, for messages.
 	Who string `json:"who,omitempty"`
+	// InKeyring: the tokens are in the OS keyring, not in the file.
+	InKeyring bool `json:"keyring,omitempty"`
+	// Storage is where the login was asked to be kept: a keyring-only
+	// login is never moved to the file.
+	Storage Storage `json:"storage,omitempty"`
 }
 
 // Bearer is the credential sent to the server: the ID token, whose

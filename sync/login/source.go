@@ -23,7 +23,8 @@ const refreshTimeout = 30 * time.Second
 var ErrExpired = errors.New("login expired or revoked")
 
 // Source is the oauth2.TokenSource of a stored login. Every Token call
-// re-reads the login file when it has changed, so a new "teammemd login"
+// re-reads the login when its file has changed (and only then the OS
+// keyring, when the login keeps its tokens there), so a new "teammemd login"
 // reaches a running daemon at its next request, and refreshes the login
 // shortly before it expires, under a lock, so two processes sharing the
 // login do not both spend its refresh token.
@@ -88,7 +89,7 @@ func (s *Source) reload() error {
 	if s.seen != nil && os.SameFile(fi, s.seen) && fi.ModTime().Equal(s.seen.ModTime()) && fi.Size() == s.seen.Size() {
 		return nil
 	}
-	rec, err := load(s.path)
+	rec, err := s.store.load(s.path)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/server/servertest/proclab"
 )
 
 // tally is what the checks found, for the suite's summary and its

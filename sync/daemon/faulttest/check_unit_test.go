@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/sync/daemon/daemonlab"
 )
 
 // TestAccountBites shows the ledger flag a save that is nowhere and one
@@ -81,7 +81,7 @@ func TestCheckDirBites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &side{name: "alice", d: &daemonlab.Daemon{Dir: dir}}
+	s := &side{name: "alice", d: &proclab.Daemon{Dir: dir}}
 	ev := evidence{written: map[string]save{api.EntryChecksum(whole): {side: "alice", key: "MEMORY.md", seq: 1}}}
 	var got tally
 	(&rig{}).checkDir(s, ev, &got)

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest/proclab"
+	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/internal/proclab/labtest"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -24,7 +25,7 @@ const (
 // lost, no file is torn, no temporary file is left and both sides and the
 // server agree.
 func TestDaemonCrash(t *testing.T) {
-	kills := envInt(t, "TEAMMEMD_CRASH_KILLS", ciKills)
+	kills := labtest.EnvCount(t, "TEAMMEMD_CRASH_KILLS", ciKills)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(kills)*10*time.Second+3*time.Minute)
 	defer cancel()
 	r := newRig(ctx, t, suiteTiming)

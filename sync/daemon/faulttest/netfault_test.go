@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/internal/proclab/labtest"
 	"github.com/teammemd/teammemd/server/servertest/faultproxy"
-	"github.com/teammemd/teammemd/server/servertest/proclab"
 )
 
 // Network fault suite bounds: CI injects faults for ciFaultTime; long runs
@@ -35,7 +36,7 @@ const (
 // converge, no save was lost or stored twice, and the requests stayed
 // bounded while the faults lasted.
 func TestNetworkFaults(t *testing.T) {
-	faultTime := envDuration(t, "TEAMMEMD_NETFAULT_DURATION", ciFaultTime)
+	faultTime := labtest.EnvDuration(t, "TEAMMEMD_NETFAULT_DURATION", ciFaultTime)
 	ctx, cancel := context.WithTimeout(context.Background(), faultTime+faultGrace+warmUp+netSettle+2*time.Minute)
 	defer cancel()
 	r := newRig(ctx, t, suiteTiming)

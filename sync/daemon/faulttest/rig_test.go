@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest/proclab"
-	"github.com/teammemd/teammemd/sync/daemon/daemonlab"
+	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/internal/proclab/labtest"
 )
 
 // proofRepo is the repo both daemons sync.
@@ -22,7 +22,7 @@ const readyLimit = 30 * time.Second
 type side struct {
 	name  string
 	token string
-	d     *daemonlab.Daemon
+	d     *proclab.Daemon
 	w     *writer
 	up    uptime
 }
@@ -46,11 +46,11 @@ type rig struct {
 // newRig starts the server and creates a token for each side.
 func newRig(ctx context.Context, t *testing.T, tm timing) *rig {
 	t.Helper()
-	lab, err := proclab.New(labDir(t), binary(t))
+	lab, err := proclab.New(labDir(t), labtest.Binary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(lab.Close)
+	t.Cleanup(func() { lab.Close() })
 	if err := lab.SetConfig(tm.config()); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func newRig(ctx context.Context, t *testing.T, tm timing) *rig {
 func (r *rig) startDaemons(ctx context.Context, url string) {
 	r.t.Helper()
 	for _, s := range r.sides {
-		d, err := daemonlab.Start(r.lab, daemonlab.Spec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo})
+		d, err := r.lab.StartDaemon(proclab.DaemonSpec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo})
 		if err != nil {
 			r.t.Fatal(err)
 		}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/server/servertest/proclab"
 )
 
 // notes are the keys both writers save, some in nested directories.

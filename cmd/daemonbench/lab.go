@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest/proclab"
-	"github.com/teammemd/teammemd/sync/daemon/daemonlab"
+	"github.com/teammemd/teammemd/internal/proclab"
 )
 
 // benchRepo is the repo slug both daemons sync.
@@ -28,7 +27,7 @@ type lab struct {
 
 // pair is the two daemons.
 type pair struct {
-	a, b *daemonlab.Daemon
+	a, b *proclab.Daemon
 }
 
 func newLab(keep bool, stderr io.Writer) (*lab, error) {
@@ -42,14 +41,16 @@ func newLab(keep bool, stderr io.Writer) (*lab, error) {
 // close stops every process, newest first, and removes the directory.
 func (l *lab) close() {
 	if l.procs != nil {
-		l.procs.Close()
+		if err := l.procs.Close(); err != nil {
+			fmt.Fprintln(l.stderr, "daemonbench: stop:", err)
+		}
 	}
 	if l.keep {
-		fmt.Fprintln(l.stderr, "benchcmd: kept", l.dir)
+		fmt.Fprintln(l.stderr, "daemonbench: kept", l.dir)
 		return
 	}
 	if err := os.RemoveAll(l.dir); err != nil {
-		fmt.Fprintln(l.stderr, "benchcmd: remove temporary directory:", err)
+		fmt.Fprintln(l.stderr, "daemonbench: remove temporary directory:", err)
 	}
 }
 
@@ -74,13 +75,13 @@ func (l *lab) start(ctx context.Context, tags string) (pair, error) {
 		return pair{}, fmt.Errorf("create token: %w", err)
 	}
 	var p pair
-	if p.a, err = daemonlab.Start(procs, daemonlab.Spec{Name: "a", Server: srv.URL, Token: token, Repo: benchRepo}); err != nil {
+	if p.a, err = procs.StartDaemon(proclab.DaemonSpec{Name: "a", Server: srv.URL, Token: token, Repo: benchRepo}); err != nil {
 		return pair{}, err
 	}
-	if p.b, err = daemonlab.Start(procs, daemonlab.Spec{Name: "b", Server: srv.URL, Token: token, Repo: benchRepo}); err != nil {
+	if p.b, err = procs.StartDaemon(proclab.DaemonSpec{Name: "b", Server: srv.URL, Token: token, Repo: benchRepo}); err != nil {
 		return pair{}, err
 	}
-	for _, d := range []*daemonlab.Daemon{p.a, p.b} {
+	for _, d := range []*proclab.Daemon{p.a, p.b} {
 		if err := d.WaitSettled(ctx, settleLimit); err != nil {
 			return pair{}, fmt.Errorf("%w (log: %s)", err, d.Proc().LogTail())
 		}

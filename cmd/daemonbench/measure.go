@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/teammemd/teammemd/sync/daemon/daemonlab"
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/watch"
 )
 
@@ -102,7 +102,7 @@ type idleResult struct {
 
 // measureIdle lets the daemon settle, then reads its resident memory and
 // the CPU it uses over window, as a percentage of one core.
-func measureIdle(ctx context.Context, n *daemonlab.Daemon, settle, window time.Duration) (idleResult, error) {
+func measureIdle(ctx context.Context, n *proclab.Daemon, settle, window time.Duration) (idleResult, error) {
 	if err := pause(ctx, settle); err != nil {
 		return idleResult{}, err
 	}

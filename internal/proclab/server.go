@@ -53,7 +53,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	if p := s.Proc(); p != nil && !p.Exited() {
 		return fmt.Errorf("server %s is still running (pid %d)", s.Name, p.Pid())
 	}
-	p, err := s.lab.Start(s.Name, s.lab.Env(), "serve", "--listen", s.Addr, "--data", s.Data)
+	p, err := s.lab.Start(s.Name, nil, "serve", "--listen", s.Addr, "--data", s.Data)
 	if err != nil {
 		return err
 	}
@@ -81,8 +81,11 @@ func freeLoopbackAddr() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find a free loopback port: %w", err)
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return "", fmt.Errorf("free loopback port %s: %w", addr, err)
+	}
+	return addr, nil
 }
 
 // waitListening polls addr until it accepts a connection, p exits, or the

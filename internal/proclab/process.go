@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -15,9 +16,12 @@ const stopTimeout = 15 * time.Second
 
 // Process is one started process whose output goes to a log file.
 type Process struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
+	name   string // "teammemd <command>", for messages
+	cmd    *exec.Cmd
+	log    string
+	done   chan struct{}
+	err    error       // how it exited, once done is closed
+	killed atomic.Bool // by Kill: its exit status is expected
 }
 
 // startProcess starts bin with args and env, appending stdout and stderr
@@ -34,11 +38,11 @@ func startProcess(logPath, bin string, env []string, args ...string) (*Process, 
 		f.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &Process{name: "teammemd " + args[0], cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		defer f.Close()
-		_ = cmd.Wait() // the exit status of a stopped or killed process is expected
+		p.err = cmd.Wait()
 	}()
 	return p, nil
 }
@@ -60,22 +64,29 @@ func (p *Process) Exited() bool {
 }
 
 // Stop asks the process to exit (SIGTERM), kills it after 15 s, and waits.
-func (p *Process) Stop() {
-	if p.Exited() {
-		return
+// It returns how the process ended when that was not clean: an exit status
+// other than 0, or the kill; a process Kill ended is no error.
+func (p *Process) Stop() error {
+	if !p.Exited() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM) // it may have exited meanwhile
+		select {
+		case <-p.done:
+		case <-time.After(stopTimeout):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+			return fmt.Errorf("%s did not stop within %s; killed", p.name, stopTimeout)
+		}
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM) // it may have exited meanwhile
-	select {
-	case <-p.done:
-	case <-time.After(stopTimeout):
-		_ = p.cmd.Process.Kill()
-		<-p.done
+	if p.err != nil && !p.killed.Load() {
+		return fmt.Errorf("%s: %w", p.name, p.err)
 	}
+	return nil
 }
 
 // Kill sends SIGKILL, which the process cannot catch or delay, and waits
 // until it is gone.
 func (p *Process) Kill() error {
+	p.killed.Store(true)
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("kill pid %d: %w", p.Pid(), err)
 	}

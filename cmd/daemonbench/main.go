@@ -1,4 +1,4 @@
-// Command benchcmd measures the teammemd daemon as users run it: it builds
+// Command daemonbench measures the teammemd daemon as users run it: it builds
 // teammemd, starts "teammemd serve" on a loopback port with a temporary
 // database, creates a token, starts two "teammemd run" daemons on temporary
 // team directories, and reports the save-to-teammate latency of single-file
@@ -6,7 +6,7 @@
 // daemon's idle memory (VmRSS) and CPU. It always stops its processes and
 // removes its temporary files, also on error or Ctrl-C.
 //
-//	go run ./sync/daemon/benchcmd [-tags gore2regex] [-edits 20] [-burst 1000] [-idle 60s]
+//	go run ./cmd/daemonbench [-tags gore2regex] [-edits 20] [-burst 1000] [-idle 60s]
 package main
 
 import (
@@ -39,16 +39,16 @@ func main() {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(os.Stderr, "benchcmd: interrupted")
+		fmt.Fprintln(os.Stderr, "daemonbench: interrupted")
 		os.Exit(130)
 	default:
-		fmt.Fprintln(os.Stderr, "benchcmd:", err)
+		fmt.Fprintln(os.Stderr, "daemonbench:", err)
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("benchcmd", flag.ContinueOnError)
+	fs := flag.NewFlagSet("daemonbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
 	fs.StringVar(&o.tags, "tags", "", "build tags passed to go build (e.g. gore2regex)")

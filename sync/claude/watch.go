@@ -1,4 +1,4 @@
-package daemon
+package claude
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func WatchProjects(ctx context.Context, home string, log *slog.Logger, changed f
 		return fmt.Errorf("watch claude projects: %w", err)
 	}
 	defer w.Close()
-	root := filepath.Join(home, "projects")
+	root := projectsDir(home)
 	watchProjectDirs(w, home, root)
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()

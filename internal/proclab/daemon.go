@@ -1,10 +1,4 @@
-// Package daemonlab runs "teammemd run" daemons as real processes in a
-// proclab.Lab, for tests and benchmarks that watch what users run: each
-// daemon has its own team, state and runtime directories in the lab, talks
-// to a server URL with its own token, and can be stopped, killed (SIGKILL)
-// and restarted on the same directories. It reads the daemon's status over
-// its control socket and lists its conflict copies.
-package daemonlab
+package proclab
 
 import (
 	"context"
@@ -16,14 +10,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest/proclab"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
-// Spec names one daemon to start.
-type Spec struct {
-	// Name names its directories (team-<name>, state-<name>, run-<name>)
-	// and its log (daemon-<name>.log) in the lab.
+// DaemonSpec names one daemon to start.
+type DaemonSpec struct {
+	// Name names its directory in the lab, which holds its team
+	// directory, state directory and control socket, and its log
+	// (<name>.log).
 	Name string
 	// Server is the server's base URL; Token the token the daemon sends.
 	Server, Token string
@@ -31,31 +25,31 @@ type Spec struct {
 	Repo string
 }
 
-// Daemon is one daemon of a lab and its directories.
+// Daemon is one "teammemd run" of a lab, on one repo, and its directories.
 type Daemon struct {
-	Spec
+	DaemonSpec
 	// Dir is the team directory, StateDir the state directory (state and
 	// conflict copies) and Socket the control socket.
 	Dir, StateDir, Socket string
 
-	lab  *proclab.Lab
+	lab  *Lab
 	mu   sync.Mutex
-	proc *proclab.Process
+	proc *Process
 }
 
-// Start creates the daemon's directories and starts "teammemd run" on them.
-func Start(l *proclab.Lab, s Spec) (*Daemon, error) {
-	runtime := filepath.Join(l.Dir, "run-"+s.Name)
+// StartDaemon creates the daemon's directories, <lab>/<name>/team and
+// <lab>/<name>/state, and starts "teammemd run" on them. It does not wait
+// for the daemon to be ready.
+func (l *Lab) StartDaemon(s DaemonSpec) (*Daemon, error) {
+	home := filepath.Join(l.Dir, s.Name)
 	d := &Daemon{
-		Spec: s, lab: l,
-		Dir:      filepath.Join(l.Dir, "team-"+s.Name),
-		StateDir: filepath.Join(l.Dir, "state-"+s.Name),
-		Socket:   daemon.SocketPath(runtime),
+		DaemonSpec: s, lab: l,
+		Dir:      filepath.Join(home, "team"),
+		StateDir: filepath.Join(home, "state"),
+		Socket:   daemon.SocketPath(home),
 	}
-	for _, dir := range []string{d.Dir, runtime} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create %s: %w", dir, err)
-		}
+	if err := os.MkdirAll(d.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", d.Dir, err)
 	}
 	return d, d.Restart()
 }
@@ -66,9 +60,9 @@ func (d *Daemon) Restart() error {
 	if p := d.Proc(); p != nil && !p.Exited() {
 		return fmt.Errorf("daemon %s is still running (pid %d)", d.Name, p.Pid())
 	}
-	env := d.lab.Env("TEAMMEMD_TOKEN="+d.Token, "XDG_RUNTIME_DIR="+filepath.Dir(d.Socket), "XDG_STATE_HOME="+d.StateDir)
-	p, err := d.lab.Start("daemon-"+d.Name, env, "run", "--dir", d.Dir, "--repo", d.Repo, "--server", d.Server,
-		"--socket", d.Socket, "--state-dir", d.StateDir)
+	env := []string{"TEAMMEMD_TOKEN=" + d.Token, "XDG_RUNTIME_DIR=" + filepath.Dir(d.Socket), "XDG_STATE_HOME=" + d.StateDir}
+	p, err := d.lab.Start(d.Name, env, "run", "--dir", d.Dir, "--repo", d.Repo, "--server", d.Server,
+		"--state-dir", d.StateDir, "--socket", d.Socket)
 	if err != nil {
 		return err
 	}
@@ -79,7 +73,7 @@ func (d *Daemon) Restart() error {
 }
 
 // Proc is the daemon's current process.
-func (d *Daemon) Proc() *proclab.Process {
+func (d *Daemon) Proc() *Process {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.proc
@@ -104,18 +98,18 @@ func (d *Daemon) Status(ctx context.Context) (daemon.RepoStatus, error) {
 // finished its first pull: from then on it sees every change to its team
 // directory.
 func (d *Daemon) WaitPulled(ctx context.Context, limit time.Duration) error {
-	return d.waitStatus(ctx, limit, "finish its first pull", func(s daemon.RepoStatus) bool { return s.LastPull != nil })
+	return d.WaitStatus(ctx, limit, "finish its first pull", func(s daemon.RepoStatus) bool { return s.LastPull != nil })
 }
 
 // WaitSettled waits until the daemon answers on its control socket and
 // has finished its first push.
 func (d *Daemon) WaitSettled(ctx context.Context, limit time.Duration) error {
-	return d.waitStatus(ctx, limit, "finish its first sync", func(s daemon.RepoStatus) bool { return s.LastPush != nil })
+	return d.WaitStatus(ctx, limit, "finish its first sync", func(s daemon.RepoStatus) bool { return s.LastPush != nil })
 }
 
-// waitStatus polls the status until done holds, the process exits or
-// limit passes.
-func (d *Daemon) waitStatus(ctx context.Context, limit time.Duration, what string, done func(daemon.RepoStatus) bool) error {
+// WaitStatus polls the daemon's status until done holds, the process exits
+// or limit passes; what says what it waits for, in errors.
+func (d *Daemon) WaitStatus(ctx context.Context, limit time.Duration, what string, done func(daemon.RepoStatus) bool) error {
 	deadline := time.Now().Add(limit)
 	p := d.Proc()
 	for {
@@ -129,7 +123,7 @@ func (d *Daemon) waitStatus(ctx context.Context, limit time.Duration, what strin
 		case time.Now().After(deadline):
 			return fmt.Errorf("daemon in %s did not %s within %s", d.Dir, what, limit)
 		}
-		if err := proclab.Pause(ctx, 20*time.Millisecond); err != nil {
+		if err := Pause(ctx, 20*time.Millisecond); err != nil {
 			return err
 		}
 	}

@@ -1,14 +1,17 @@
-// Package proclab runs the built teammemd binary as real processes, for the
-// tests and benchmarks that must see what users run: it builds the binary,
-// keeps every process's environment clear of the user's own config, state
-// and Claude projects, starts "teammemd serve" on a free loopback port with
-// a data directory of its own, creates tokens, and stops, kills (SIGKILL)
-// and restarts processes, each with its output appended to a log file.
+// Package proclab runs the teammemd binary as real processes, for the
+// demo, the benchmarks and the tests that must see what users run: it
+// builds the binary, keeps every process's environment clear of the user's
+// own config, state and Claude projects, starts "teammemd serve" on a free
+// loopback port with a data directory of its own and "teammemd run"
+// daemons on team directories of their own, creates tokens, reads a
+// daemon's status over its control socket, and stops, kills (SIGKILL) and
+// restarts processes, each with its output appended to a log file.
 package proclab
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,15 +30,29 @@ type Lab struct {
 	Dir string
 	// Bin is the teammemd binary.
 	Bin string
+	// OnCommand, when set, is called with each command before the lab
+	// runs it, to show it.
+	OnCommand func(Command)
 
 	env   []string
 	mu    sync.Mutex
 	procs []*Process
 }
 
-// New returns a lab in dir, which must exist, running bin. Its processes
-// read an empty config file until SetConfig writes one.
-func New(dir, bin string) (*Lab, error) {
+// Command is a command the lab runs.
+type Command struct {
+	// Env is what the command adds to the lab's environment.
+	Env []string
+	// Args are the arguments after the binary.
+	Args []string
+	// Output is set for a command run to completion for its output.
+	Output bool
+}
+
+// New returns a lab in dir, which must exist, running bin with env added
+// to every process's environment. Its processes read an empty config file
+// until SetConfig writes one.
+func New(dir, bin string, env ...string) (*Lab, error) {
 	l := &Lab{Dir: dir, Bin: bin}
 	if err := l.SetConfig(""); err != nil {
 		return nil, err
@@ -46,6 +63,7 @@ func New(dir, bin string) (*Lab, error) {
 			l.env = append(l.env, kv)
 		}
 	}
+	l.env = append(l.env, env...)
 	return l, nil
 }
 
@@ -60,15 +78,11 @@ func (l *Lab) SetConfig(toml string) error {
 	return nil
 }
 
-// Env returns the environment of the lab's processes with extra added.
-func (l *Lab) Env(extra ...string) []string {
-	return append(append([]string{}, l.env...), extra...)
-}
-
-// Start starts the binary with args and env (from Env), appending its
-// output to <name>.log in the lab directory. Close stops it.
+// Start starts the binary with args and the lab's environment plus env,
+// appending its output to <name>.log in the lab directory. Close stops it.
 func (l *Lab) Start(name string, env []string, args ...string) (*Process, error) {
-	p, err := startProcess(filepath.Join(l.Dir, name+".log"), l.Bin, env, args...)
+	l.show(Command{Env: env, Args: args})
+	p, err := startProcess(filepath.Join(l.Dir, name+".log"), l.Bin, append(append([]string{}, l.env...), env...), args...)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -81,27 +95,32 @@ func (l *Lab) Start(name string, env []string, args ...string) (*Process, error)
 // Output runs the binary with args to completion and returns its trimmed
 // standard output.
 func (l *Lab) Output(ctx context.Context, args ...string) (string, error) {
+	l.show(Command{Args: args, Output: true})
 	cmd := exec.CommandContext(ctx, l.Bin, args...)
 	cmd.Env = l.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("teammemd %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
+	return output("teammemd "+args[0], cmd)
 }
 
-// Close stops every process the lab started, newest first. It leaves the
-// directory alone.
-func (l *Lab) Close() {
+func (l *Lab) show(c Command) {
+	if l.OnCommand != nil {
+		l.OnCommand(c)
+	}
+}
+
+// Close stops every process the lab started, newest first, and returns
+// what went wrong: a process that exited with an error on its own or when
+// told to stop, or one that had to be killed. It leaves the directory
+// alone.
+func (l *Lab) Close() error {
 	l.mu.Lock()
 	procs := l.procs
 	l.procs = nil
 	l.mu.Unlock()
+	var errs []error
 	for i := len(procs) - 1; i >= 0; i-- {
-		procs[i].Stop()
+		errs = append(errs, procs[i].Stop())
 	}
+	return errors.Join(errs...)
 }
 
 // Build compiles teammemd, from the module that holds the current
@@ -126,11 +145,17 @@ func Build(ctx context.Context, bin, tags string) error {
 func goOutput(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
+	return output("go "+args[0], cmd)
+}
+
+// output runs cmd, named what in errors, and returns its trimmed standard
+// output; a failure carries its standard error.
+func output(what string, cmd *exec.Cmd) (string, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("%s: %w: %s", what, err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
 }

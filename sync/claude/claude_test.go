@@ -1,0 +1,85 @@
+package claude_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
+)
+
+func TestSanitizePath(t *testing.T) {
+	long := "/" + strings.Repeat("a", 250)
+	tests := []struct{ in, want string }{
+		{"/Users/dev/my_project", "-Users-dev-my-project"},
+		{"/home/me/app.v2", "-home-me-app-v2"},
+		{"C:\\src\\app", "C--src-app"},
+		{"/tmp/caf\u00e9", "-tmp-caf-"},
+		{"/tmp/\U0001F600", "-tmp---"},
+		{"/abc", "-abc"},
+	}
+	for _, tc := range tests {
+		if got := claude.SanitizePath(tc.in); got != tc.want {
+			t.Errorf("SanitizePath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	got := claude.SanitizePath(long)
+	if !strings.HasPrefix(got, "-"+strings.Repeat("a", 199)+"-") || len(got) <= 201 {
+		t.Errorf("SanitizePath(long) = %q, want 200 characters, a dash and a hash", got)
+	}
+	if claude.SanitizePath(long+"b") == got {
+		t.Error("SanitizePath gives two long paths with one prefix the same name")
+	}
+}
+
+func TestHome(t *testing.T) {
+	tests := []struct {
+		configDir, home string
+		want            string
+		wantErr         bool
+	}{
+		{"/etc/claude", "/home/me", "/etc/claude", false},
+		{"", "/home/me", "/home/me/.claude", false},
+		{"/etc/claude", "", "/etc/claude", false},
+		{"", "", "", true},
+	}
+	for _, tt := range tests {
+		t.Setenv("CLAUDE_CONFIG_DIR", tt.configDir)
+		t.Setenv("HOME", tt.home)
+		got, err := claude.Home()
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("Home() with CLAUDE_CONFIG_DIR=%q HOME=%q = %q, %v, want %q, error %v", tt.configDir, tt.home, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	base, home := claudetest.Home(t)
+	main := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:Acme/App.git")
+	if err := os.MkdirAll(filepath.Join(main, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	claudetest.Git(t, main, "commit", "-q", "--allow-empty", "-m", "init")
+	wt := filepath.Join(base, "wt")
+	claudetest.Git(t, main, "worktree", "add", "-q", wt)
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(main, link); err != nil {
+		t.Fatal(err)
+	}
+	want := claude.Repo{Slug: "Acme/App", Root: main, Dir: filepath.Join(home, "projects", claude.SanitizePath(main), "memory", "team")}
+	for _, from := range []string{main, filepath.Join(main, "pkg"), wt, link} {
+		got, err := claude.Discover(from)
+		if err != nil {
+			t.Fatalf("Discover(%s): %v", from, err)
+		}
+		if got != want {
+			t.Errorf("Discover(%s) = %+v, want %+v", from, got, want)
+		}
+	}
+	claudetest.Git(t, main, "remote", "remove", "origin")
+	if _, err := claude.Discover(main); err == nil {
+		t.Error("Discover without a remote = nil error, want one")
+	}
+}

@@ -1,0 +1,85 @@
+// Package claudetest makes what Claude Code's layout is found from, for
+// tests: git checkouts with an origin remote, and Claude Code project
+// directories with their team directory and a session transcript.
+package claudetest
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/teammemd/teammemd/sync/claude"
+)
+
+// Git runs git in dir, with no user or system config and a fixed author,
+// and fails the test when git fails.
+func Git(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// Checkout makes dir a git checkout whose origin remote is remote, and
+// returns dir. It skips the test when git is not installed.
+func Checkout(t testing.TB, dir, remote string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Git(t, dir, "init", "-q")
+	Git(t, dir, "remote", "add", "origin", remote)
+	return dir
+}
+
+// Home returns a new temporary directory, symlinks resolved as git
+// reports paths, and Claude Code's config directory in it, which
+// $CLAUDE_CONFIG_DIR names for the rest of the test.
+func Home(t testing.TB) (base, home string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home = filepath.Join(base, "claude")
+	t.Setenv("CLAUDE_CONFIG_DIR", home)
+	return base, home
+}
+
+// ProjectDir creates the project directory Claude Code keeps for the
+// checkout root under home, with its team directory and, when lines are
+// given, one session transcript holding them. It returns the team
+// directory.
+func ProjectDir(t testing.TB, home, root string, lines ...string) string {
+	t.Helper()
+	team := claude.TeamDir(home, root)
+	if err := os.MkdirAll(team, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) > 0 {
+		transcript := filepath.Join(filepath.Dir(filepath.Dir(team)), "0b5c2f7e-session.jsonl")
+		if err := os.WriteFile(transcript, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return team
+}
+
+// CwdLine is a transcript line of a session run in cwd.
+func CwdLine(t testing.TB, cwd string) string {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"type": "user", "cwd": cwd, "sessionId": "0b5c2f7e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
