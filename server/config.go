@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"time"
 
@@ -124,8 +125,9 @@ func setDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
 	}
 }
 
-// Validate reports the first invalid setting. Zero values are valid: they
-// stand for the defaults.
+// Validate reports the first invalid setting, naming its key below
+// [server] and its value. Zero values are valid: they stand for the
+// defaults.
 func (c Config) Validate() error {
 	if c.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
@@ -136,26 +138,24 @@ func (c Config) Validate() error {
 		return errors.New("tls_cert and tls_key go together: set both to serve HTTPS, or neither")
 	}
 	if err := validateLimits(c.Limits); err != nil {
-		return fmt.Errorf("limits: %w", err)
+		return err
 	}
 	if err := c.Auth.Validate(); err != nil {
 		return err
 	}
-	switch {
-	case c.RateLimit.Burst < 0:
-		return errors.New("rate_limit.burst must not be negative")
-	case c.MaxWaiters < 0:
-		return errors.New("max_waiters must not be negative")
-	case c.MaxWaitersPerSubject < 0:
-		return errors.New("max_waiters_per_subject must not be negative")
-	case c.MaxWaiters > 0 && c.MaxWaitersPerSubject > c.MaxWaiters:
-		return fmt.Errorf("max_waiters_per_subject (%d) must not exceed max_waiters (%d)", c.MaxWaitersPerSubject, c.MaxWaiters)
-	case c.History.KeepFor < 0:
-		return errors.New("history.keep_for must not be negative")
-	case c.History.PruneInterval < 0:
-		return errors.New("history.prune_interval must not be negative")
-	case c.History.PruneInterval > 0 && c.History.PruneInterval < time.Second:
-		return errors.New("history.prune_interval must be at least 1s")
+	if err := validateRateLimit(c.RateLimit); err != nil {
+		return err
+	}
+	if err := c.validateWaiters(); err != nil {
+		return err
+	}
+	return validateRetention(c.History)
+}
+
+// notNegative reports a negative value of key.
+func notNegative[T int | int64 | time.Duration](key string, v T) error {
+	if v < 0 {
+		return fmt.Errorf("%s must not be negative, got %v", key, v)
 	}
 	return nil
 }
@@ -165,15 +165,80 @@ func (c Config) Validate() error {
 const maxWaitCeiling = 10 * time.Minute
 
 func validateLimits(l api.Limits) error {
+	for _, err := range []error{
+		notNegative("limits.max_entry_bytes", l.MaxEntryBytes),
+		notNegative("limits.max_body_bytes", l.MaxBodyBytes),
+		notNegative("limits.max_entries", l.MaxEntries),
+		notNegative("limits.max_key_bytes", l.MaxKeyBytes),
+		notNegative("limits.max_key_segments", l.MaxKeySegments),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	switch {
-	case l.MaxEntryBytes < 0, l.MaxBodyBytes < 0, l.MaxEntries < 0, l.MaxKeyBytes < 0, l.MaxKeySegments < 0:
-		return errors.New("limits must not be negative")
-	case l.MaxWait < 0 || l.MaxWait > maxWaitCeiling:
-		return fmt.Errorf("max_wait must be between 0 and %s", maxWaitCeiling)
-	case l.MaxWait > 0 && l.MaxWait < time.Second:
-		return errors.New("max_wait must be at least 1s")
+	case l.MaxWait != 0 && (l.MaxWait < time.Second || l.MaxWait > maxWaitCeiling):
+		return fmt.Errorf("limits.max_wait must be between 1s and %s, got %s", maxWaitCeiling, l.MaxWait)
 	case l.MaxEntryBytes > 0 && l.MaxBodyBytes > 0 && int64(l.MaxEntryBytes) > l.MaxBodyBytes:
-		return errors.New("max_entry_bytes must not exceed max_body_bytes")
+		return fmt.Errorf("limits.max_entry_bytes (%d) must not exceed limits.max_body_bytes (%d)", l.MaxEntryBytes, l.MaxBodyBytes)
 	}
 	return nil
+}
+
+func validateRateLimit(r RateLimit) error {
+	if math.IsNaN(r.RequestsPerSecond) || math.IsInf(r.RequestsPerSecond, 0) {
+		return fmt.Errorf("rate_limit.requests_per_second must be a number of requests, or -1 for no limit, got %v", r.RequestsPerSecond)
+	}
+	return notNegative("rate_limit.burst", r.Burst)
+}
+
+func (c Config) validateWaiters() error {
+	if err := notNegative("max_waiters", c.MaxWaiters); err != nil {
+		return err
+	}
+	if err := notNegative("max_waiters_per_subject", c.MaxWaitersPerSubject); err != nil {
+		return err
+	}
+	if c.MaxWaiters > 0 && c.MaxWaitersPerSubject > c.MaxWaiters {
+		return fmt.Errorf("max_waiters_per_subject (%d) must not exceed max_waiters (%d)", c.MaxWaitersPerSubject, c.MaxWaiters)
+	}
+	return nil
+}
+
+func validateRetention(r Retention) error {
+	if err := notNegative("history.keep_for", r.KeepFor); err != nil {
+		return err
+	}
+	if err := notNegative("history.prune_interval", r.PruneInterval); err != nil {
+		return err
+	}
+	if r.PruneInterval > 0 && r.PruneInterval < time.Second {
+		return fmt.Errorf("history.prune_interval must be at least 1s, got %s", r.PruneInterval)
+	}
+	return nil
+}
+
+// Settings are a Config validated, with every default filled in: what a
+// Server runs with. Config.Settings is the only way to make them, so a
+// Server is built from settings checked once; the zero Settings are the
+// defaults.
+type Settings struct {
+	c   Config
+	set bool
+}
+
+// Settings validates c and fills in every default.
+func (c Config) Settings() (Settings, error) {
+	if err := c.Validate(); err != nil {
+		return Settings{}, err
+	}
+	return Settings{c: c.Resolve(), set: true}, nil
+}
+
+// Config returns the settings with every default filled in.
+func (s Settings) Config() Config {
+	if !s.set {
+		return Config{}.Resolve()
+	}
+	return s.c
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +88,24 @@ func TestConfigResolve(t *testing.T) {
 	}
 }
 
+// Settings are the validated config with its defaults; an invalid config
+// makes none, and the zero Settings are the defaults of an empty config.
+func TestSettings(t *testing.T) {
+	if got, want := (Settings{}).Config(), (Config{}).Resolve(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Settings{}.Config() = %+v, want %+v", got, want)
+	}
+	s, err := Config{RateLimit: RateLimit{RequestsPerSecond: 5}, MaxWaiters: 20}.Settings()
+	if err != nil {
+		t.Fatalf("Settings() of a valid config = %v", err)
+	}
+	if got := s.Config(); got.RateLimit != (RateLimit{RequestsPerSecond: 5, Burst: DefaultRateBurst}) || got.MaxWaitersPerSubject != 20 {
+		t.Errorf("Settings().Config() = %+v, want rate 5 with the default burst, and 20 waits per subject", got)
+	}
+	if _, err := (Config{MaxWaiters: -1}).Settings(); err == nil || !strings.Contains(err.Error(), "max_waiters must not be negative, got -1") {
+		t.Errorf("Settings() of max_waiters = -1 = %v, want the key and the value named", err)
+	}
+}
+
 // FuzzConfig decodes arbitrary [server] sections: a config that validates
 // must still validate once resolved, and resolving twice changes nothing.
 func FuzzConfig(f *testing.F) {
@@ -96,6 +116,9 @@ func FuzzConfig(f *testing.F) {
 		var c Config
 		if _, err := toml.Decode(text, &c); err != nil || c.Validate() != nil {
 			return
+		}
+		if _, err := c.Settings(); err != nil {
+			t.Fatalf("Settings() of a valid config = %v", err)
 		}
 		r := c.Resolve()
 		if err := r.Validate(); err != nil {

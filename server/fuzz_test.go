@@ -26,7 +26,8 @@ func FuzzPut(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	s, tok := newInternal(f, Options{Limits: api.Limits{MaxEntries: 50, MaxEntryBytes: 1000, MaxBodyBytes: 4000}})
+	s, tok := newInternal(f, Config{Limits: api.Limits{MaxEntries: 50, MaxEntryBytes: 1000, MaxBodyBytes: 4000},
+		RateLimit: RateLimit{RequestsPerSecond: -1}}, Options{})
 	f.Fuzz(func(t *testing.T, body string) {
 		before := call(s, tok, "GET", target+"&view=hashes", "")
 		w := call(s, tok, "PUT", target, body)

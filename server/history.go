@@ -111,11 +111,7 @@ func historyPage(repo, key string, revs []store.Revision, limit int) api.History
 // pruneLoop applies the history retention now and then every interval
 // until ctx is done.
 func (s *Server) pruneLoop(ctx context.Context) {
-	interval := s.history.PruneInterval
-	if interval <= 0 {
-		interval = DefaultPruneInterval
-	}
-	ticker := time.NewTicker(interval)
+	ticker := time.NewTicker(s.history.PruneInterval)
 	defer ticker.Stop()
 	for {
 		s.prune(ctx)

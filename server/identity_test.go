@@ -15,7 +15,7 @@ import (
 // memory routes (answered, refused or failing), history, discovery and the
 // health routes. A new identity shows once identityRefresh has passed.
 func TestStoreIDHeader(t *testing.T) {
-	s, tok := newInternal(t, Options{})
+	s, tok := newInternal(t, Config{}, Options{})
 	var now atomic.Int64
 	now.Store(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC).UnixNano())
 	s.now = func() time.Time { return time.Unix(0, now.Load()) }

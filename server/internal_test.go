@@ -18,10 +18,16 @@ import (
 	"github.com/teammemd/teammemd/server/wake"
 )
 
-// newInternal returns a Server on a real SQLite file and a write token on
-// every repo. The store closes when the test ends.
-func newInternal(t testing.TB, opts Options) (*Server, string) {
+// newInternal returns a Server with the settings of cfg and opts on a real
+// SQLite file, and a write token on every repo. The store closes when the
+// test ends.
+func newInternal(t testing.TB, cfg Config, opts Options) (*Server, string) {
 	t.Helper()
+	settings, err := cfg.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Settings = settings
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), sqlite.FileName), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +66,7 @@ const target = api.Path + "?repo=acme%2Fapp"
 // after N seconds plus at most 10% jitter, and not before.
 func TestWaitTimesOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, tok := newInternal(t, Options{Limits: api.Limits{MaxWait: 20 * time.Second}})
+		s, tok := newInternal(t, Config{Limits: api.Limits{MaxWait: 20 * time.Second}}, Options{})
 		done := make(chan *httptest.ResponseRecorder, 1)
 		go func() {
 			done <- call(s, tok, "GET", target+"&view=hashes&wait=10", "", "If-None-Match", `"`+api.EmptyRepoChecksum+`"`)
@@ -88,7 +94,7 @@ func TestWaitTimesOut(t *testing.T) {
 // TestWaitCappedAtMaxWait checks that a longer wait is cut to MaxWait.
 func TestWaitCappedAtMaxWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, tok := newInternal(t, Options{Limits: api.Limits{MaxWait: 5 * time.Second}})
+		s, tok := newInternal(t, Config{Limits: api.Limits{MaxWait: 5 * time.Second}}, Options{})
 		start := time.Now()
 		w := call(s, tok, "GET", target+"&view=hashes&wait=3600", "", "If-None-Match", `"`+api.EmptyRepoChecksum+`"`)
 		if took := time.Since(start); w.Code != http.StatusNotModified || took < 5*time.Second || took > 5500*time.Millisecond {
@@ -100,7 +106,7 @@ func TestWaitCappedAtMaxWait(t *testing.T) {
 // TestStopEndsWait checks that beginning a shutdown answers waits at once.
 func TestStopEndsWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, tok := newInternal(t, Options{})
+		s, tok := newInternal(t, Config{}, Options{})
 		done := make(chan *httptest.ResponseRecorder, 1)
 		go func() {
 			done <- call(s, tok, "GET", target+"&view=hashes&wait=60", "", "If-None-Match", `"`+api.EmptyRepoChecksum+`"`)
@@ -136,7 +142,7 @@ func TestJitter(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
-	s, tok := newInternal(t, Options{History: Retention{KeepVersions: 1}})
+	s, tok := newInternal(t, Config{History: Retention{KeepVersions: 1}}, Options{})
 	for _, v := range []string{"one", "two", "three"} {
 		if w := call(s, tok, "PUT", target, `{"entries":{"a.md":"`+v+`"}}`); w.Code != http.StatusOK {
 			t.Fatalf("PUT = %d %s", w.Code, w.Body)
@@ -198,7 +204,7 @@ func TestFirstETag(t *testing.T) {
 // repo never written answers the request time, version 0 and the empty
 // checksum, and that the repo still does not exist.
 func TestNoOpPutOnNeverWrittenRepo(t *testing.T) {
-	s, tok := newInternal(t, Options{})
+	s, tok := newInternal(t, Config{}, Options{})
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { return at }
 	w := call(s, tok, http.MethodPut, target, `{"entries":{}}`)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
@@ -43,6 +44,9 @@ func startPGReplica(t testing.TB, dbURL string, opts server.Options) *pgReplica 
 		t.Fatal(err)
 	}
 	opts.Store, opts.Auth, opts.Waker = st, auth.NewTokenAuthenticator(st), waker
+	if opts.Settings, err = servertest.Config().Settings(); err != nil {
+		t.Fatal(err)
+	}
 	srv, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func manyEntriesBody(maxBytes int) (string, int) {
 // many entries the body holds.
 func TestPutOverEntryCountRefusedWhileDecoding(t *testing.T) {
 	sc := &countingScanner{}
-	s, tok := newInternal(t, Options{Scanner: sc})
+	s, tok := newInternal(t, Config{}, Options{Scanner: sc})
 	body, n := manyEntriesBody(api.DefaultMaxBodyBytes)
 	if n < 150_000 {
 		t.Fatalf("test body holds %d entries, want over 150,000", n)
@@ -87,7 +87,7 @@ func TestPutOverEntryCountRefusedWhileDecoding(t *testing.T) {
 // The same holds for soft deletes: a body deleting more keys than a repo may
 // hold is refused while it is decoded.
 func TestPutOverDeleteCountRefusedWhileDecoding(t *testing.T) {
-	s, tok := newInternal(t, Options{Limits: api.Limits{MaxEntries: 10}})
+	s, tok := newInternal(t, Config{Limits: api.Limits{MaxEntries: 10}}, Options{})
 	var b bytes.Buffer
 	b.WriteString(`{"soft_delete_keys":[`)
 	for i := range 11 {

@@ -63,21 +63,9 @@ type Options struct {
 	Waker Waker
 	// Logger receives the access log and errors; nil discards them.
 	Logger *slog.Logger
-	// Limits are the protocol limits; zero fields take the defaults.
-	Limits api.Limits
-	// OrganizationID is sent as organizationId in every body; empty means
-	// DefaultOrganizationID.
-	OrganizationID string
-	// RateLimit bounds requests per subject; the zero value turns it off.
-	RateLimit RateLimit
-	// MaxWaiters caps concurrent change waits; 0 means DefaultMaxWaiters.
-	MaxWaiters int
-	// MaxWaitersPerSubject caps the concurrent change waits of one token
-	// subject; 0 means DefaultMaxWaitersPerSubject.
-	MaxWaitersPerSubject int
-	// History is the retention of entry history content; the zero value
-	// keeps all content.
-	History Retention
+	// Settings are the [server] settings the server runs with, from
+	// Config.Settings; the zero value runs it with the defaults.
+	Settings Settings
 	// Registry receives the server's metrics; nil means a registry of its
 	// own. /metrics serves it when it is also a prometheus.Gatherer.
 	Registry prometheus.Registerer
@@ -126,12 +114,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("server: Options.Auth is required")
 	}
-	cfg := Config{Limits: opts.Limits, MaxWaiters: opts.MaxWaiters, MaxWaitersPerSubject: opts.MaxWaitersPerSubject,
-		OrganizationID: opts.OrganizationID}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	cfg = cfg.Resolve()
+	cfg := opts.Settings.Config()
 	m, gatherer, err := newMetrics(opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -148,11 +131,11 @@ func New(opts Options) (*Server, error) {
 		log:        log,
 		limits:     cfg.Limits,
 		org:        cfg.OrganizationID,
-		history:    opts.History,
+		history:    cfg.History,
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
 		version:    opts.Version,
-		limiter:    newSubjectLimiter(opts.RateLimit, maxLimiters),
+		limiter:    newSubjectLimiter(cfg.RateLimit, maxLimiters),
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
 		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),

@@ -136,7 +136,7 @@ func TestWaitAnswersAtOnce(t *testing.T) {
 }
 
 func TestWaitCap(t *testing.T) {
-	s := servertest.Start(t, servertest.WithOptions(func(o *server.Options) { o.MaxWaiters = 1 }))
+	s := servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.MaxWaiters = 1 }))
 	got := startWait(t, s, repo, api.EmptyRepoChecksum, 30)
 	awaitWaiters(t, s, 1)
 	r := do(t, s.URL, req{query: waitQuery(repo, 30), token: s.Token,

@@ -39,7 +39,7 @@ func addToken(t *testing.T, s *Server, subject string, g store.Grant) string {
 // another subject is still held and answered when the repo changes.
 func TestWaitersPerSubject(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, tok := newInternal(t, Options{MaxWaitersPerSubject: 2})
+		s, tok := newInternal(t, Config{MaxWaitersPerSubject: 2}, Options{})
 		reader := addToken(t, s, "reader", store.Grant{Pattern: "**", Level: store.LevelRead})
 		wait := target + "&view=hashes&wait=60"
 		inm := `"` + api.EmptyRepoChecksum + `"`

@@ -31,29 +31,50 @@ type Config struct {
 
 // Validate checks every section.
 func (c *Config) Validate() error {
-	if err := c.Server.Validate(); err != nil {
-		return fmt.Errorf("[server]: %w", err)
-	}
-	if err := c.Daemon.Validate(); err != nil {
-		return fmt.Errorf("[daemon]: %w", err)
-	}
-	if err := c.Client.Validate(); err != nil {
-		return fmt.Errorf("[client]: %w", err)
-	}
-	if err := c.Scan.Validate(); err != nil {
-		return fmt.Errorf("[scan]: %w", err)
-	}
-	if err := c.Login.Validate(); err != nil {
-		return fmt.Errorf("[login]: %w", err)
-	}
-	return nil
+	_, err := c.validate()
+	return err
 }
 
-// loadConfig reads the config file at path. An empty path means
-// $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml if it exists;
-// with neither, the defaults apply.
+// validate checks every section once and returns the [server] section as
+// the settings a server is built from.
+func (c *Config) validate() (server.Settings, error) {
+	settings, err := c.Server.Settings()
+	if err != nil {
+		return settings, fmt.Errorf("[server]: %w", err)
+	}
+	if err := c.Daemon.Validate(); err != nil {
+		return settings, fmt.Errorf("[daemon]: %w", err)
+	}
+	if err := c.Client.Validate(); err != nil {
+		return settings, fmt.Errorf("[client]: %w", err)
+	}
+	if err := c.Scan.Validate(); err != nil {
+		return settings, fmt.Errorf("[scan]: %w", err)
+	}
+	if err := c.Login.Validate(); err != nil {
+		return settings, fmt.Errorf("[login]: %w", err)
+	}
+	return settings, nil
+}
+
+// loadConfig reads the config file at path and validates it. An empty
+// path means $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml if
+// it exists; with neither, the defaults apply.
 func loadConfig(path string) (Config, error) {
-	var cfg Config
+	cfg, read, err := readConfig(path)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, inConfig(read, err)
+	}
+	return cfg, nil
+}
+
+// readConfig decodes the config file at path, found as loadConfig finds
+// it, without validating it. It returns the file it read, empty when there
+// was none.
+func readConfig(path string) (Config, string, error) {
 	explicit := path != ""
 	if !explicit {
 		path = os.Getenv("TEAMMEMD_CONFIG")
@@ -64,23 +85,45 @@ func loadConfig(path string) (Config, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
-		return cfg, cfg.Validate()
+		return Config{}, "", nil
 	}
 	if err != nil {
-		return cfg, fmt.Errorf("read config: %w", err)
+		return Config{}, "", fmt.Errorf("read config: %w", err)
 	}
-	return decodeConfig(path, data)
+	cfg, err := decodeFile(path, data)
+	return cfg, path, err
+}
+
+// inConfig says that err is about the config file at path, if there is one.
+func inConfig(path string, err error) error {
+	if path == "" {
+		return err
+	}
+	return fmt.Errorf("config %s: %w", path, err)
 }
 
 // decodeConfig decodes and validates the config file at path, read as data.
 func decodeConfig(path string, data []byte) (Config, error) {
+	cfg, err := decodeFile(path, data)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, inConfig(path, err)
+	}
+	return cfg, nil
+}
+
+// decodeFile decodes the config file at path, read as data, strictly: a
+// key it does not know is an error.
+func decodeFile(path string, data []byte) (Config, error) {
 	var cfg Config
 	if err := checkDurationForms(string(data)); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, inConfig(path, err)
 	}
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, inConfig(path, err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		keys := make([]string, len(undecoded))
@@ -88,10 +131,7 @@ func decodeConfig(path string, data []byte) (Config, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return cfg, fmt.Errorf("config %s: unknown keys: %s", path, strings.Join(keys, ", "))
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+		return cfg, inConfig(path, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", ")))
 	}
 	return cfg, nil
 }

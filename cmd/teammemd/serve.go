@@ -21,13 +21,14 @@ import (
 // runServe runs the team memory server until ctx is done.
 func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
-	listen := fs.String("listen", "", "`address` to listen on, host:port (default $TEAMMEMD_LISTEN, [server] listen, or "+server.DefaultListen+")")
-	data := fs.String("data", "", "`directory` of the SQLite database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")")
-	storeURL := fs.String("store", "", "PostgreSQL database shared by replicas, a postgres://user:password@host/db `URL` (default $TEAMMEMD_STORE or [server] store; unset, the SQLite database in --data)")
+	var f serveFlags
+	fs.StringVar(&f.listen, "listen", "", "`address` to listen on, host:port (default $TEAMMEMD_LISTEN, [server] listen, or "+server.DefaultListen+")")
+	fs.StringVar(&f.data, "data", "", "`directory` of the SQLite database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")")
+	fs.StringVar(&f.store, "store", "", "PostgreSQL database shared by replicas, a postgres://user:password@host/db `URL` (default $TEAMMEMD_STORE or [server] store; unset, the SQLite database in --data)")
 	migrateOnly := fs.Bool("migrate-only", false, "create or migrate the database schema, then exit")
-	configPath := fs.String("config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")")
-	tlsCert := fs.String("tls-cert", "", "serve HTTPS with the certificate (and chain) in this PEM `file` (default $"+envTLSCert+", [server] tls_cert); SIGHUP reloads it")
-	tlsKey := fs.String("tls-key", "", "private key `file` of --tls-cert, PEM (default $"+envTLSKey+", [server] tls_key)")
+	fs.StringVar(&f.config, "config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with the certificate (and chain) in this PEM `file` (default $"+envTLSCert+", [server] tls_cert); SIGHUP reloads it")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "private key `file` of --tls-cert, PEM (default $"+envTLSKey+", [server] tls_key)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,36 +37,66 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	start := func() error {
-		cfg, err := loadConfig(*configPath)
-		if err != nil {
-			return err
-		}
-		sc, loc, err := serveConfig(withTLSFlags(cfg.Server, *tlsCert, *tlsKey), *listen, *data, *storeURL)
+		settings, loc, scanCfg, err := f.settings()
 		if err != nil {
 			return usageError{err}
 		}
 		if *migrateOnly {
 			return migrateStore(ctx, loc, log)
 		}
-		return serve(ctx, sc, loc, cfg.Scan, log)
+		return serve(ctx, settings, loc, scanCfg, log)
 	}
 	return reportIn(ctx, log, "serve failed", start())
 }
 
-// serveConfig applies flags > environment > file > defaults to the listen
-// address and the store, and fills in every other default.
-func serveConfig(file server.Config, listen, data, storeURL string) (server.Config, location, error) {
-	sc := file
-	sc.Listen = cmp.Or(listen, os.Getenv("TEAMMEMD_LISTEN"), file.Listen, server.DefaultListen)
-	loc, err := resolveLocation(storeURL, data, file)
+// serveFlags are the flags of serve that stand for [server] settings.
+type serveFlags struct {
+	config                               string
+	listen, data, store, tlsCert, tlsKey string
+}
+
+// settings reads the config file, applies the flags and the environment
+// to its [server] section and validates every section, once: the server is
+// built from the settings it returns, with the store's location and the
+// scanner's section.
+func (f serveFlags) settings() (server.Settings, location, scan.Config, error) {
+	cfg, read, err := readConfig(f.config)
 	if err != nil {
-		return sc, loc, err
+		return server.Settings{}, location{}, scan.Config{}, err
+	}
+	loc, err := f.apply(&cfg.Server)
+	if err != nil {
+		return server.Settings{}, location{}, scan.Config{}, err
+	}
+	settings, err := cfg.validate()
+	if err != nil {
+		return server.Settings{}, location{}, scan.Config{}, inSettings(read, err)
+	}
+	return settings, loc, cfg.Scan, nil
+}
+
+// inSettings names the config file the settings err is about came from,
+// if there is one, with the flags and environment that override it.
+func inSettings(read string, err error) error {
+	if read == "" {
+		return err
+	}
+	return fmt.Errorf("config %s, with flags and environment: %w", read, err)
+}
+
+// apply sets flags > environment > file on sc, the [server] section of the
+// config file, and returns where the store is. Unset, the listen address
+// takes its default with the rest of the section.
+func (f serveFlags) apply(sc *server.Config) (location, error) {
+	sc.Listen = cmp.Or(f.listen, os.Getenv("TEAMMEMD_LISTEN"), sc.Listen)
+	sc.TLSCert = cmp.Or(f.tlsCert, os.Getenv(envTLSCert), sc.TLSCert)
+	sc.TLSKey = cmp.Or(f.tlsKey, os.Getenv(envTLSKey), sc.TLSKey)
+	loc, err := resolveLocation(f.store, f.data, *sc)
+	if err != nil {
+		return loc, err
 	}
 	sc.Store, sc.DataDir = loc.url, loc.dataDir
-	if err := sc.Validate(); err != nil {
-		return sc, loc, err
-	}
-	return sc.Resolve(), loc, nil
+	return loc, nil
 }
 
 // migrateStore opens the store, which creates or migrates its schema, and
@@ -80,21 +111,21 @@ func migrateStore(ctx context.Context, loc location, log *slog.Logger) error {
 }
 
 // serve opens the database, listens and serves until ctx is done.
-func serve(ctx context.Context, sc server.Config, loc location, scanCfg scan.Config, log *slog.Logger) error {
+func serve(ctx context.Context, settings server.Settings, loc location, scanCfg scan.Config, log *slog.Logger) error {
 	st, waker, err := openBackend(ctx, loc, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	log.Info("store open", "store", loc.String())
+	sc := settings.Config()
 	authn, err := serverAuth(ctx, sc, st, loc, log)
 	if err != nil {
 		return err
 	}
 	opts := server.Options{
 		Store: st, Auth: authn, Logger: log, Version: version,
-		Limits: sc.Limits, OrganizationID: sc.OrganizationID, RateLimit: sc.RateLimit,
-		MaxWaiters: sc.MaxWaiters, MaxWaitersPerSubject: sc.MaxWaitersPerSubject, History: sc.History, Ready: ready(log, sc.TLS()),
+		Settings: settings, Ready: ready(log, sc.TLS()),
 	}
 	if sc.ScanEnabled() {
 		// A key is whatever the client chose: no path allowlist may decide

@@ -182,19 +182,17 @@ func TestServeEnvOverridesFile(t *testing.T) {
 		{"127.0.0.1:0", "/flag", "127.0.0.1:0", "/flag"},
 	}
 	for _, tt := range tests {
-		sc, _, err := serveConfig(file, tt.flagListen, tt.flagData, "")
+		sc := file
+		_, err := (serveFlags{listen: tt.flagListen, data: tt.flagData}).apply(&sc)
 		if err != nil || sc.Listen != tt.wantListen || sc.DataDir != tt.wantData {
-			t.Errorf("serveConfig(flags %q %q) = %q %q %v, want %q %q", tt.flagListen, tt.flagData, sc.Listen, sc.DataDir, err, tt.wantListen, tt.wantData)
+			t.Errorf("serveFlags.apply(flags %q %q) = %q %q %v, want %q %q", tt.flagListen, tt.flagData, sc.Listen, sc.DataDir, err, tt.wantListen, tt.wantData)
 		}
 	}
 	t.Setenv("TEAMMEMD_LISTEN", "")
 	t.Setenv("TEAMMEMD_DATA", "")
-	sc, _, err := serveConfig(server.Config{}, "", "", "")
-	if err != nil || sc.Listen != server.DefaultListen || sc.DataDir != dataDir() {
-		t.Errorf("serveConfig() with nothing set = %q %q %v, want %q %q", sc.Listen, sc.DataDir, err, server.DefaultListen, dataDir())
-	}
-	if _, _, err := serveConfig(server.Config{}, "no-port", "", ""); err == nil {
-		t.Error("serveConfig(--listen no-port) = nil error, want one")
+	var sc server.Config
+	if _, err := (serveFlags{}).apply(&sc); err != nil || sc.Resolve().Listen != server.DefaultListen || sc.DataDir != dataDir() {
+		t.Errorf("serveFlags.apply() with nothing set = %q %q %v, want %q %q", sc.Resolve().Listen, sc.DataDir, err, server.DefaultListen, dataDir())
 	}
 }
 
@@ -225,9 +223,10 @@ func TestStorePrecedence(t *testing.T) {
 			if tt.want.dataDir == "DEFAULT" {
 				tt.want.dataDir = dataDir()
 			}
-			_, got, err := serveConfig(tt.file, "", tt.flagData, tt.flagStore)
+			sc := tt.file
+			got, err := (serveFlags{data: tt.flagData, store: tt.flagStore}).apply(&sc)
 			if err != nil || got != tt.want {
-				t.Errorf("serveConfig() store = %+v, %v, want %+v", got, err, tt.want)
+				t.Errorf("serveFlags.apply() store = %+v, %v, want %+v", got, err, tt.want)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -22,14 +21,6 @@ const (
 	envTLSCert = "TEAMMEMD_TLS_CERT"
 	envTLSKey  = "TEAMMEMD_TLS_KEY"
 )
-
-// withTLSFlags applies flags > environment > file to the certificate and
-// key files.
-func withTLSFlags(file server.Config, cert, key string) server.Config {
-	file.TLSCert = cmp.Or(cert, os.Getenv(envTLSCert), file.TLSCert)
-	file.TLSKey = cmp.Or(key, os.Getenv(envTLSKey), file.TLSKey)
-	return file
-}
 
 // certificate is the TLS certificate serve presents: loaded from its files
 // at start, and again on SIGHUP, so a renewed certificate is picked up

@@ -166,9 +166,9 @@ func TestServeTLSConfig(t *testing.T) {
 	}
 	t.Setenv("TEAMMEMD_TLS_CERT", "/env/c.pem")
 	t.Setenv("TEAMMEMD_TLS_KEY", "/env/k.pem")
-	sc := withTLSFlags(server.Config{TLSCert: "/file/c.pem", TLSKey: "/file/k.pem"}, "/flag/c.pem", "")
-	if sc.TLSCert != "/flag/c.pem" || sc.TLSKey != "/env/k.pem" {
-		t.Errorf("withTLSFlags(flag cert, env and file both) = %q %q, want /flag/c.pem /env/k.pem", sc.TLSCert, sc.TLSKey)
+	sc := server.Config{TLSCert: "/file/c.pem", TLSKey: "/file/k.pem"}
+	if _, err := (serveFlags{tlsCert: "/flag/c.pem"}).apply(&sc); err != nil || sc.TLSCert != "/flag/c.pem" || sc.TLSKey != "/env/k.pem" {
+		t.Errorf("serveFlags.apply(flag cert, env and file both) = %q %q %v, want /flag/c.pem /env/k.pem", sc.TLSCert, sc.TLSKey, err)
 	}
 }
 

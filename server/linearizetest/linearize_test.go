@@ -15,6 +15,7 @@ import (
 
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
@@ -117,7 +118,11 @@ func serve(ctx context.Context, t *testing.T, wrap func(store.Store) store.Store
 	if wrap != nil {
 		s = wrap(st)
 	}
-	srv, err := server.New(server.Options{Store: s, Auth: auth.NewTokenAuthenticator(st)})
+	settings, err := servertest.Config().Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Store: s, Auth: auth.NewTokenAuthenticator(st), Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ type Server struct {
 }
 
 type config struct {
+	server   server.Config
 	opts     server.Options
 	auth     *auth.Config
 	authOpts auth.Options
@@ -54,13 +55,14 @@ type config struct {
 type Option func(*config)
 
 // WithLimits sets the protocol limits (zero fields keep the defaults).
-func WithLimits(l api.Limits) Option { return func(c *config) { c.opts.Limits = l } }
+func WithLimits(l api.Limits) Option { return func(c *config) { c.server.Limits = l } }
 
 // WithScanner makes the server refuse PUTs in which sc finds a secret.
 func WithScanner(sc server.EntryScanner) Option { return func(c *config) { c.opts.Scanner = sc } }
 
-// WithRateLimit turns on the per-subject rate limit (off by default).
-func WithRateLimit(rl server.RateLimit) Option { return func(c *config) { c.opts.RateLimit = rl } }
+// WithRateLimit turns on the per-subject rate limit (off by default); a
+// zero field takes the server's default.
+func WithRateLimit(rl server.RateLimit) Option { return func(c *config) { c.server.RateLimit = rl } }
 
 // WithLogger sends the server's log to l (discarded by default).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
@@ -71,8 +73,22 @@ func WithAuth(cfg auth.Config, opts auth.Options) Option {
 	return func(c *config) { c.auth, c.authOpts = &cfg, opts }
 }
 
-// WithOptions edits the server options directly; Store, Auth and Ready are
-// set by the harness.
+// Config is the [server] section the test server starts from: the
+// defaults of a config file but for the per-subject rate limit and history
+// pruning, both off, so a test may send as many requests as it likes and
+// read every revision back.
+func Config() server.Config {
+	return server.Config{
+		RateLimit: server.RateLimit{RequestsPerSecond: -1},
+		History:   server.Retention{KeepVersions: -1},
+	}
+}
+
+// WithConfig edits the server's settings, which start as Config.
+func WithConfig(edit func(*server.Config)) Option { return func(c *config) { edit(&c.server) } }
+
+// WithOptions edits the server options directly; Store, Auth, Settings and
+// Ready are set by the harness.
 func WithOptions(edit func(*server.Options)) Option { return func(c *config) { edit(&c.opts) } }
 
 // Start opens a database in t.TempDir(), creates the write token and serves
@@ -80,6 +96,7 @@ func WithOptions(edit func(*server.Options)) Option { return func(c *config) { e
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{Path: filepath.Join(t.TempDir(), sqlite.FileName)}
+	s.cfg.server = Config()
 	for _, o := range opts {
 		o(&s.cfg)
 	}
@@ -105,6 +122,10 @@ func (s *Server) start(ln net.Listener) error {
 		return fmt.Errorf("open store: %w", err)
 	}
 	opts := s.cfg.opts
+	if opts.Settings, err = s.cfg.server.Settings(); err != nil {
+		st.Close()
+		return fmt.Errorf("settings: %w", err)
+	}
 	opts.Store = st
 	opts.Auth = auth.NewTokenAuthenticator(st)
 	if s.cfg.auth != nil {

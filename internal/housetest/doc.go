@@ -1,0 +1,6 @@
+// Package housetest checks the house rules of the teammemd module over its
+// own source, with go/parser: every package has a doc comment, and package
+// memsync (sync/) is imported under that name wherever it is imported, so it
+// is never read as the standard library's sync. Its tests are the checks; it
+// holds no other code.
+package housetest
