@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,8 +256,7 @@ type Prober interface {
 // answers 200, where a repo never written is a 404.
 func HasRepo(ctx context.Context, c Prober, repo string) (bool, error) {
 	_, err := c.Hashes(ctx, repo)
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code == api.CodeNotFound {
+	if memsync.Classify(err) == memsync.NoRepo {
 		return false, nil
 	}
 	return err == nil, err

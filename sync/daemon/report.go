@@ -17,7 +17,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 	var mass *memsync.MassDeletionError
 	done := err == nil || errors.As(err, &mass)
 	if done {
-		r.status.setHeld(retryPush, rep.Held)
+		r.status.setHeld(retryPush, slices.Concat(rep.Held, refusedFiles(rep.Refused)))
 	}
 	r.status.update(func(s *RepoStatus) {
 		s.LastPush = &OpResult{Time: now, OK: done, Result: pushSummary(rep, err, done)}
@@ -53,6 +53,16 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 		}
 		addConflicts(s, rep.Conflicts)
 	})
+}
+
+// refusedFiles lists the files the server refused, which the push left
+// out, as held back with the reason and when they are sent.
+func refusedFiles(refused []memsync.Skipped) []memsync.Held {
+	out := make([]memsync.Held, 0, len(refused))
+	for _, f := range refused {
+		out = append(out, memsync.Held{Key: f.Key, Reason: f.Reason})
+	}
+	return out
 }
 
 func addConflicts(s *RepoStatus, cs []memsync.Conflict) {
