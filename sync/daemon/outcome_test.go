@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
@@ -178,18 +177,9 @@ func TestFailureOutcomes(t *testing.T) {
 				write(t, dir, k, v)
 			}
 			n := startNode(t, token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: url, Source: "test"}}}, nil)
-			var last RepoStatus
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				last, _ = n.repoStatus(dir)
-				if tc.settled(last) && (tc.onServer == nil || slices.Equal(keysOf(serverEntries(t, srv)), tc.onServer)) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("status after 10s = %s; server holds %v; want %s", describe(last), serverKeys(t, srv), tc.describe())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			n.settles(t, dir, tc.describe(), func(r RepoStatus) bool {
+				return tc.settled(r) && (tc.onServer == nil || slices.Equal(keysOf(serverEntries(t, srv)), tc.onServer))
+			})
 		})
 	}
 }
@@ -210,19 +200,11 @@ func (tc outcomeCase) settled(r RepoStatus) bool {
 }
 
 func (tc outcomeCase) describe() string {
-	return fmt.Sprintf("state %s, halted %q, suppressed %q, held %v (%q), retry %v, unreachable %v; server holds %v",
+	return fmt.Sprintf("state %s, halted %q, suppressed %q, held %v (%q), retry %v, unreachable %v; the server holding %v",
 		tc.state, tc.halted, tc.suppressed, tc.held, tc.heldReason, tc.retry, tc.unreachable, tc.onServer)
 }
 
 func describe(r RepoStatus) string {
 	return fmt.Sprintf("state %s, halted %q, suppressed %q, held %v, retry %v (%s), unreachable %v, last push %+v",
 		r.State, r.Halted, r.Suppressed, r.Held, r.NextRetry != nil, r.RetryCause, r.UnreachableSince != nil, r.LastPush)
-}
-
-// serverKeys lists what the server holds, nil when it cannot be read.
-func serverKeys(t *testing.T, srv *servertest.Server) []string {
-	if !srv.Running() {
-		return nil
-	}
-	return keysOf(serverEntries(t, srv))
 }
