@@ -29,7 +29,7 @@ func TestRefusedEntriesLeaveTheRestSynced(t *testing.T) {
 		code   string
 	}{
 		{"413 entry too large", servertest.WithLimits(api.Limits{MaxEntryBytes: 100}), big, api.CodeEntryTooLarge},
-		{"422 secret found", servertest.WithScanner(markerScanner("FORBIDDEN")), "FORBIDDEN", api.CodeSecretDetected},
+		{"422 secret found", servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")), "FORBIDDEN", api.CodeSecretDetected},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -14,24 +13,6 @@ import (
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 )
-
-// markerScanner is a server-side scanner that refuses every value holding
-// its marker, as the server's secret scan refuses a secret.
-type markerScanner string
-
-func (m markerScanner) ScanEntries(_ context.Context, entries map[string]string) (map[string][]string, error) {
-	hits := map[string][]string{}
-	for k, v := range entries {
-		if strings.Contains(v, string(m)) {
-			hits[k] = []string{"marker"}
-		}
-	}
-	return hits, nil
-}
-
-func (markerScanner) ScanKeys(context.Context, []string) (map[string][]string, error) {
-	return nil, nil
-}
 
 // failing serves srv through a proxy that answers status, with the
 // protocol's error body, to every request of method ("" for every
@@ -170,7 +151,7 @@ var outcomeCases = []outcomeCase{{
 func TestFailureOutcomes(t *testing.T) {
 	for _, tc := range outcomeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := servertest.Start(t, servertest.WithLimits(tc.limits), servertest.WithScanner(markerScanner("FORBIDDEN")))
+			srv := servertest.Start(t, servertest.WithLimits(tc.limits), servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")))
 			url, token := tc.start(t, srv)
 			dir := t.TempDir()
 			for k, v := range tc.files {
