@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,8 +13,8 @@ import (
 // deletions back sent everything else, so it counts as done.
 func (r *repo) recordPush(rep memsync.Report, err error) {
 	now := time.Now()
-	var mass *memsync.MassDeletionError
-	done := err == nil || errors.As(err, &mass)
+	outcome := memsync.Classify(err)
+	done := outcome == memsync.Done || outcome == memsync.DeletionsHeld
 	if done {
 		r.status.setHeld(retryPush, slices.Concat(rep.Held, refusedFiles(rep.Refused)))
 	}
@@ -31,7 +30,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 		s.Warnings = warnings(rep.Warnings)
 		s.HeldDeletions = rep.HeldDeletions
 		s.MassDeletion = ""
-		if mass != nil {
+		if outcome == memsync.DeletionsHeld {
 			s.MassDeletion = err.Error()
 		}
 	})
