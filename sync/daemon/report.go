@@ -59,7 +59,7 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 func refusedFiles(refused []memsync.Skipped) []memsync.Held {
 	out := make([]memsync.Held, 0, len(refused))
 	for _, f := range refused {
-		out = append(out, memsync.Held{Key: f.Key, Reason: f.Reason})
+		out = append(out, memsync.Held(f))
 	}
 	return out
 }

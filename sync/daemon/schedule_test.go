@@ -64,8 +64,8 @@ func (e *scriptEngine) calls() (pulls, pushes []time.Time) {
 	return append([]time.Time(nil), e.pulls...), append([]time.Time(nil), e.pushes...)
 }
 
-// scriptWaiter is a change wait that fails with the error the test sets,
-// or is held the whole wait without a change, as a server holds it.
+// scriptWaiter is a change wait that fails with err, or, with none, is
+// held the whole wait without a change, as a server holds it.
 type scriptWaiter struct {
 	mu    sync.Mutex
 	err   error
@@ -88,12 +88,6 @@ func (w *scriptWaiter) Wait(ctx context.Context, _, _ string, wait time.Duration
 	case <-ctx.Done():
 		return api.HashesResponse{}, false, ctx.Err()
 	}
-}
-
-func (w *scriptWaiter) fail(err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.err = err
 }
 
 func (w *scriptWaiter) count() int {
