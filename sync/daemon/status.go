@@ -49,8 +49,9 @@ type RepoStatus struct {
 	LastPush         *OpResult  `json:"lastPush,omitempty"`
 	Pending          []string   `json:"pending"`
 	Blocked          []Blocked  `json:"blocked"`
-	// Held lists files held back for a reason other than a secret, such
-	// as a file that cannot be read, each with the reason and the fix.
+	// Held lists files held back for a reason other than a secret the
+	// scanner found here, such as a file that cannot be read or one the
+	// server refused, each with the reason and the fix.
 	Held []Held `json:"held"`
 	// Conflict lists the unresolved conflict copies: "teammemd conflicts"
 	// lists them, "teammemd conflicts resolve" settles one.
