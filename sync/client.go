@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -194,8 +193,17 @@ type request struct {
 
 // do sends one request with retries and decodes a 200 body into out. It
 // returns the final status; 304 is not an error; other non-2xx answers are
-// *api.Error values.
+// *api.Error values. An error names the request's operation for Classify.
 func (c *Client) do(ctx context.Context, rq request, out any) (int, error) {
+	status, err := c.send(ctx, rq, out)
+	if err != nil {
+		return status, &requestError{op: rq.op, err: err}
+	}
+	return status, nil
+}
+
+// send is do without naming the operation in the error.
+func (c *Client) send(ctx context.Context, rq request, out any) (int, error) {
 	timeout := rq.timeout
 	if timeout <= 0 {
 		timeout = RequestTimeout
@@ -302,45 +310,4 @@ func (c *Client) decodeResponse(resp *http.Response, out any) error {
 		return c.notServer(fmt.Sprintf("HTTP %d with %s that is not the protocol's JSON (%v)", resp.StatusCode, bodyKind(resp, data), err))
 	}
 	return c.checkBody(resp, data, out)
-}
-
-// jitterBackoff waits exponentially longer between attempts (min * 2^n,
-// capped at max), drawn between half and all of that to spread clients,
-// and honours a Retry-After header on any retried response.
-func jitterBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return d
-		}
-	}
-	d := maxWait
-	if attempt < 30 {
-		if e := minWait << attempt; e > 0 && e < maxWait {
-			d = e
-		}
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// retryAfter parses a Retry-After value: delay seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	var d time.Duration
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = max(t.Sub(now), 0)
-	} else {
-		return 0, false
-	}
-	return min(d, maxRetryAfter), true
 }

@@ -91,30 +91,3 @@ func TestClientRetries(t *testing.T) {
 		})
 	}
 }
-
-func TestBackoffHonoursRetryAfter(t *testing.T) {
-	now := time.Now()
-	tests := []struct {
-		header string
-		want   time.Duration
-	}{
-		{"7", 7 * time.Second},
-		{"0", 0},
-		{"86400", maxRetryAfter},
-		{now.Add(-time.Hour).UTC().Format(http.TimeFormat), 0},
-	}
-	for _, tt := range tests {
-		resp := &http.Response{Header: http.Header{"Retry-After": {tt.header}}}
-		if got := jitterBackoff(time.Millisecond, 2*time.Millisecond, 3, resp); got != tt.want {
-			t.Errorf("jitterBackoff(Retry-After %q) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-	for attempt := range 8 {
-		minWait, maxWait := time.Second, 30*time.Second
-		full := min(minWait<<attempt, maxWait)
-		got := jitterBackoff(minWait, maxWait, attempt, &http.Response{Header: http.Header{}})
-		if got < full/2 || got > full {
-			t.Errorf("jitterBackoff(attempt %d) = %v, want within [%v, %v]", attempt, got, full/2, full)
-		}
-	}
-}

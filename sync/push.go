@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"sort"
 
@@ -18,7 +17,10 @@ const maxPushRounds = 3
 // push sends the local delta in batches, recovering from 412 and learning
 // the server's entry cap from 413. Deletions held back by the mass deletion
 // guard do not hold back the rest: it is sent, and the push returns the
-// *MassDeletionError after.
+// *MassDeletionError after. Nor does a file the server refuses: it is left
+// out (Report.Refused) and the rest is sent again, in a round that does not
+// count against the 412's; each such round leaves one more file out, so
+// they end.
 func (s *session) push(ctx context.Context) error {
 	if s.st.LastKnownChecksum == "" || s.emptied() || s.storeChanged() {
 		// Never pulled: learn the server's state first, so the push has an
@@ -34,7 +36,8 @@ func (s *session) push(ctx context.Context) error {
 		return err
 	}
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
-	for round := 1; ; round++ {
+	var rounds pushRounds
+	for {
 		deletes, held := s.deletions(local)
 		deletes = s.holdSecretDeletes(deletes)
 		uploads, err := s.plan(ctx, local, deletes)
@@ -52,7 +55,7 @@ func (s *session) push(ctx context.Context) error {
 		if err == nil {
 			return held
 		}
-		if round == maxPushRounds {
+		if rounds.giveUp(err, len(local)) {
 			return err
 		}
 		if err := s.recover(ctx, err); err != nil {
@@ -62,6 +65,23 @@ func (s *session) push(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// pushRounds counts a push's failed rounds.
+type pushRounds struct{ failed, refusals int }
+
+// giveUp counts a failed round and reports whether the push must give up:
+// after maxPushRounds rounds failed for the repo (a 412 each time), or
+// after more refusals pinned on a file than there are files (one that
+// keeps changing to content the server refuses).
+func (r *pushRounds) giveUp(err error, files int) bool {
+	var rej *rejectedError
+	if errors.As(err, &rej) {
+		r.refusals++
+		return r.refusals > files
+	}
+	r.failed++
+	return r.failed == maxPushRounds
 }
 
 // localDeletes lists keys deleted locally since the last sync that the
@@ -133,7 +153,7 @@ func (s *session) fitCap(ups []upload, deletes int) []upload {
 			out = append(out, u)
 			continue
 		}
-		s.skipOnce(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries", limit))
+		s.refused(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries; it is sent once there is room", limit))
 		if s.rep.OverCap == nil {
 			s.rep.OverCap = &OverCap{MaxEntries: limit}
 		}
@@ -198,7 +218,7 @@ func (s *session) accept(b batch, checksum string) {
 // server's rules found a secret in the name.
 func (s *session) noteRejection(err error, b batch) error {
 	var ae *api.Error
-	if !errors.As(err, &ae) || !permanent(ae) {
+	if !errors.As(err, &ae) || Classify(err) != Refused {
 		return err
 	}
 	key, _ := ae.Details["key"].(string)
@@ -221,7 +241,7 @@ func (s *session) noteRejection(err error, b batch) error {
 // for good without naming one of its entries, and nil otherwise.
 func splitRefused(err error, b batch) []batch {
 	var ae *api.Error
-	if !errors.As(err, &ae) || !permanent(ae) || len(b.Entries)+len(b.Deletes) < 2 {
+	if !errors.As(err, &ae) || Classify(err) != Refused || len(b.Entries)+len(b.Deletes) < 2 {
 		return nil
 	}
 	key, _ := ae.Details["key"].(string)
@@ -250,20 +270,6 @@ type rejectedError struct {
 func (e *rejectedError) Error() string { return e.err.Error() }
 func (e *rejectedError) Unwrap() error { return e.err }
 
-// permanent reports whether an error refuses this content for good (PROTOCOL.md
-// section 6: 4xx other than 409, 412 and 429, and not the repo-wide 413).
-func permanent(ae *api.Error) bool {
-	switch {
-	case ae.Status < 400 || ae.Status > 499:
-		return false
-	case ae.Status == http.StatusConflict, ae.Status == http.StatusPreconditionFailed, ae.Status == http.StatusTooManyRequests:
-		return false
-	case ae.Code == api.CodeTooManyEntries:
-		return false
-	}
-	return ae.Status != http.StatusUnauthorized && ae.Status != http.StatusForbidden
-}
-
 func appendUnique(list []string, s string) []string {
 	for _, v := range list {
 		if v == s {
@@ -273,11 +279,28 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-func (s *session) skipOnce(key, reason string) {
+// skipOnce reports key as skipped for reason, unless it already is; it
+// reports whether it did.
+func (s *session) skipOnce(key, reason string) bool {
 	for _, sk := range s.rep.Skipped {
 		if sk.Key == key && sk.Reason == reason {
-			return
+			return false
 		}
 	}
 	s.rep.skip(key, reason)
+	return true
+}
+
+// refused reports key as left out of the push because the server refuses
+// it, for reason: in Skipped and in Refused, once.
+func (s *session) refused(key, reason string) {
+	if s.skipOnce(key, reason) {
+		s.rep.Refused = append(s.rep.Refused, Skipped{Key: key, Reason: reason})
+	}
+}
+
+// refusedContent reports key as left out because the server refused this
+// exact content before, as r says.
+func (s *session) refusedContent(key string, r Rejection) {
+	s.refused(key, fmt.Sprintf("the server refused this content (%s): %s; it is sent again once the file changes", r.Code, r.Message))
 }

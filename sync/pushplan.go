@@ -58,7 +58,7 @@ func (s *session) changed(k string, le IndexEntry) bool {
 	}
 	if r, rk, ok := s.rejection(k); ok {
 		if r.Checksum == le.Hash {
-			s.skipOnce(rk, fmt.Sprintf("server refused this content (%s): %s", r.Code, r.Message))
+			s.refusedContent(rk, r)
 			return false
 		}
 		delete(s.st.Rejected, rk)

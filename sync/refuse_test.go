@@ -22,24 +22,6 @@ import (
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
-// markerScanner is a server-side scanner that refuses any value holding
-// its marker.
-type markerScanner string
-
-func (m markerScanner) ScanEntries(_ context.Context, entries map[string]string) (map[string][]string, error) {
-	hits := map[string][]string{}
-	for k, v := range entries {
-		if strings.Contains(v, string(m)) {
-			hits[k] = []string{"marker"}
-		}
-	}
-	return hits, nil
-}
-
-func (markerScanner) ScanKeys(context.Context, []string) (map[string][]string, error) {
-	return nil, nil
-}
-
 // keylessProxy forwards to srv and drops details.key from every error, as
 // a server that names no key in its refusals does; it counts the PUTs.
 func keylessProxy(t *testing.T, srv *servertest.Server) (*httptest.Server, func() int) {
@@ -77,7 +59,7 @@ func keylessProxy(t *testing.T, srv *servertest.Server) (*httptest.Server, func(
 }
 
 func TestRefusalWithoutKeyPinnedOnTheEntry(t *testing.T) {
-	srv := servertest.Start(t, servertest.WithScanner(markerScanner("FORBIDDEN")))
+	srv := servertest.Start(t, servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")))
 	ps, puts := keylessProxy(t, srv)
 	a := newPeer(t, ps.URL, srv.Token, nil)
 	a.write(t, "a.md", "fine\n")

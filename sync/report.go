@@ -40,6 +40,12 @@ type Report struct {
 	Conflicts []Conflict
 	// Skipped lists keys that did not sync, with the reason.
 	Skipped []Skipped
+	// Refused lists the files the push left out because the server refuses
+	// them, with the reason (each is also in Skipped): content refused for
+	// good (400, 413, 422), sent again once the file changes, or a new file
+	// over the server's entry limit, sent once there is room. The rest of
+	// the push went ahead.
+	Refused []Skipped
 	// OverCap, when set, counts the files left unsent because the
 	// server's entry limit leaves no room for them (each is also in
 	// Skipped).
@@ -120,6 +126,7 @@ func (r *Report) sort() {
 	slices.SortFunc(r.Blocked, func(a, b Blocked) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Held, func(a, b Held) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Skipped, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(r.Refused, func(a, b Skipped) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortStableFunc(r.Warnings, func(a, b Warning) int { return strings.Compare(a.Key, b.Key) })
 	slices.SortFunc(r.Conflicts, func(a, b Conflict) int { return strings.Compare(a.Key, b.Key) })
 }

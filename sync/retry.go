@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -34,6 +37,10 @@ type Retry struct {
 	// Status is the HTTP status of the failed attempt, 0 when no answer
 	// came (a network error).
 	Status int
+	// Unreached is set when the attempt did not reach the server: no
+	// answer came, or a proxy in front of it answered 502 or 504
+	// (Unreachable).
+	Unreached bool
 	// Wait is how long the client waits before the next attempt.
 	Wait time.Duration
 }
@@ -85,8 +92,9 @@ func (r *retryReport) check(ctx context.Context, resp *http.Response, err error)
 // backoff picks the wait before the next attempt and reports the retry. It
 // is called only when another attempt follows.
 func (r *retryReport) backoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	wait := jitterBackoff(minWait, maxWait, attempt, resp)
-	rt := Retry{Op: r.op, Repo: r.repo, Attempt: attempt + 1, Attempts: r.attempts, Cause: r.cause, Status: r.status, Wait: wait}
+	wait := clientBackoff(minWait, maxWait, attempt, resp)
+	rt := Retry{Op: r.op, Repo: r.repo, Attempt: attempt + 1, Attempts: r.attempts, Cause: r.cause, Status: r.status,
+		Unreached: answerOutcome(r.status, "", r.op) == Unreachable, Wait: wait}
 	r.log.Warn("request failed; retrying", "repo", rt.Repo, "op", rt.Op, "attempt", rt.Attempt,
 		"attempts", rt.Attempts, "cause", rt.Cause, "retryIn", rt.Wait)
 	if r.trace != nil {
@@ -109,4 +117,54 @@ func retryCause(resp *http.Response, err error) string {
 		return fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	return "unknown failure"
+}
+
+// Backoff returns the wait before retry number attempt (from 0) after
+// consecutive failures: d = minWait·2^attempt, capped at maxWait, drawn at
+// random from [d/2, d] so that clients that failed together do not retry
+// together. It is the one backoff schedule: the client's retries of a
+// request and the daemon's retries of a pull, push or change wait use it.
+func Backoff(minWait, maxWait time.Duration, attempt int) time.Duration {
+	d := maxWait
+	if attempt < 62 {
+		if e := minWait << attempt; e > 0 && e>>attempt == minWait && e < maxWait {
+			d = e
+		}
+	}
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// clientBackoff is the wait before the client's next attempt: the
+// server's Retry-After on a retried response, else Backoff.
+func clientBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return d
+		}
+	}
+	return Backoff(minWait, maxWait, attempt)
+}
+
+// retryAfter parses a Retry-After value: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = max(t.Sub(now), 0)
+	} else {
+		return 0, false
+	}
+	return min(d, maxRetryAfter), true
 }

@@ -175,6 +175,9 @@ func (e *Engine) showReport(rep *Report) {
 	for i := range rep.Skipped {
 		rep.Skipped[i].Key = e.Show(rep.Skipped[i].Key)
 	}
+	for i := range rep.Refused {
+		rep.Refused[i].Key = e.Show(rep.Refused[i].Key)
+	}
 	for i := range rep.Conflicts {
 		rep.Conflicts[i].Key = e.Show(rep.Conflicts[i].Key)
 	}

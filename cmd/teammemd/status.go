@@ -142,6 +142,7 @@ func ago(t, now time.Time) string { return now.Sub(t).Round(time.Second).String(
 var stateHints = map[string]string{
 	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
 	daemon.StateUnauthorized: "the server rejected the token: syncing resumes when the token file changes or the config is reloaded",
+	daemon.StateDenied:       "the token has no access to this repo: syncing resumes when the token file changes or the config is reloaded",
 	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",
 	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
 	daemon.StateStopped:      "pushes are stopped; see pushes stopped",

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,14 +166,11 @@ func blockedWhy(b memsync.Blocked) string {
 
 // explainSyncError adds what to do to the errors a user can fix.
 func explainSyncError(err error) error {
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		switch ae.Status {
-		case http.StatusUnauthorized:
-			return fmt.Errorf("%w: run teammemd login, or set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
-		case http.StatusForbidden:
-			return fmt.Errorf("%w: ask the server's admin for a grant", err)
-		}
+	switch memsync.Classify(err) {
+	case memsync.TokenRejected:
+		return fmt.Errorf("%w: run teammemd login, or set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
+	case memsync.NoAccess, memsync.ReadOnly:
+		return fmt.Errorf("%w: ask the server's admin for a grant", err)
 	}
 	if errors.Is(err, memsync.ErrLocked) {
 		return fmt.Errorf("%w; try again when it is done", err)

@@ -1,8 +1,9 @@
 package daemon
 
 import (
-	"math/rand/v2"
 	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // Backoff bounds for retries after transient failures.
@@ -11,8 +12,8 @@ const (
 	DefaultMaxBackoff = 2 * time.Minute
 )
 
-// backoff is an exponential delay with full jitter in its upper half:
-// attempt n waits a random time in [d/2, d] where d = min*2^n capped at max.
+// backoff counts one schedule's consecutive failures and draws each wait
+// from memsync.Backoff, the client's schedule too.
 type backoff struct {
 	min, max time.Duration
 	attempt  int
@@ -20,14 +21,9 @@ type backoff struct {
 
 // next returns the delay before the next attempt and counts it.
 func (b *backoff) next() time.Duration {
-	d := b.min
-	for i := 0; i < b.attempt && d < b.max; i++ {
-		d *= 2
-	}
-	d = min(d, b.max)
+	d := memsync.Backoff(b.min, b.max, b.attempt)
 	b.attempt++
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return d
 }
 
 // reset starts over after a success.

@@ -1,12 +1,9 @@
 package daemon
 
 import (
-	"errors"
-	"net/http"
-	"net/url"
 	"time"
 
-	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // contact records that the server answered now.
@@ -32,39 +29,12 @@ func (b *statusBox) unreachable(now time.Time) {
 // an answer is contact, a failure to get one makes the server unreachable.
 // Errors of another kind (on disk, say) change neither.
 func (b *statusBox) noteReach(err error) {
-	switch {
-	case err == nil:
+	switch o := memsync.Classify(err); {
+	case o == memsync.Done, o.Answered():
 		b.contact(time.Now())
-	case unreached(err):
+	case o == memsync.Unreachable:
 		b.unreachable(time.Now())
-	default:
-		var ae *api.Error
-		if errors.As(err, &ae) {
-			b.contact(time.Now())
-		}
 	}
-}
-
-// unreached reports whether err means no answer came from the server: a
-// network error, or a gateway saying the server behind it is down (a 503
-// is the server's own answer when it is full).
-func unreached(err error) bool {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return true
-	}
-	var ae *api.Error
-	return errors.As(err, &ae) && unreachedStatus(ae.Status)
-}
-
-// unreachedStatus reports whether an attempt's HTTP status (0 for none)
-// means the server was not reached.
-func unreachedStatus(status int) bool {
-	switch status {
-	case 0, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
 }
 
 func clonedTime(t *time.Time) *time.Time {

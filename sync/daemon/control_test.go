@@ -58,7 +58,7 @@ func TestControlSocketStatus(t *testing.T) {
 	ln2.Close()
 }
 
-func TestPermanentFailureStopsPushes(t *testing.T) {
+func TestReadOnlyTokenStopsPushes(t *testing.T) {
 	srv := servertest.Start(t)
 	readOnly := srv.CreateToken(t, "reader", store.Grant{Pattern: "acme/**", Level: store.LevelRead})
 	dir := t.TempDir()

@@ -4,12 +4,9 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"errors"
-	"net/http"
 	"os"
 	"time"
 
-	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -17,6 +14,7 @@ import (
 const (
 	msgWrongServer  = "server URL does not lead to a teammemd server; syncing stops until the config is reloaded"
 	msgUnauthorized = "server rejected the token; syncing stops until the token file changes or the config is reloaded"
+	msgDenied       = "token has no access to the repo; syncing stops until the token file changes or the config is reloaded"
 )
 
 // DefaultCredentialCheck is how often a repo stopped by a rejected token
@@ -25,17 +23,18 @@ const DefaultCredentialCheck = 2 * time.Second
 
 // haltCause returns the state and the reason, with its fix, of an error
 // that no retry can fix: the server URL leads to something other than a
-// teammemd server, or the server rejected the token. ok is false for any
-// other error.
+// teammemd server, the server rejected the token, or the token has no
+// access to the repo. ok is false for any other error.
 func haltCause(err error) (state, reason string, ok bool) {
-	var ns *memsync.NotServerError
-	if errors.As(err, &ns) {
-		return StateWrongServer, ns.Error(), true
-	}
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
-		return StateUnauthorized, "the server rejected the token (" + ae.Message + "): run teammemd login, " +
+	switch memsync.Classify(err) {
+	case memsync.WrongServer:
+		return StateWrongServer, err.Error(), true
+	case memsync.TokenRejected:
+		return StateUnauthorized, "the server rejected the token (" + err.Error() + "): run teammemd login, " +
 			"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded", true
+	case memsync.NoAccess:
+		return StateDenied, "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+			"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded", true
 	}
 	return "", "", false
 }
@@ -49,10 +48,13 @@ func (r *repo) halt(err error) bool {
 		return false
 	}
 	if r.status.setHalt(state, reason) {
-		if state == StateWrongServer {
+		switch state {
+		case StateWrongServer:
 			r.log.Error(msgWrongServer, "err", err)
-		} else {
+		case StateUnauthorized:
 			r.log.Warn(msgUnauthorized, "err", err)
+		default:
+			r.log.Warn(msgDenied, "err", err)
 		}
 	}
 	return true
@@ -81,8 +83,9 @@ func (r *repo) awaitResume(ctx context.Context) bool {
 }
 
 // watchCredential reads the repo's credential file every credential check
-// while the server rejects the token, and has the daemon open the repo
-// again, with the token read anew, once the file changed.
+// while the server rejects the token or the token has no access, and has
+// the daemon open the repo again, with the token read anew, once the file
+// changed.
 func (r *repo) watchCredential(ctx context.Context) error {
 	file := cmp.Or(r.spec.CredentialFile, r.spec.TokenFile)
 	if file == "" || r.restart == nil {
@@ -97,7 +100,7 @@ func (r *repo) watchCredential(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		}
-		if r.status.haltKind() != StateUnauthorized {
+		if kind := r.status.haltKind(); kind != StateUnauthorized && kind != StateDenied {
 			continue
 		}
 		if fileDigest(file) != seen {

@@ -120,13 +120,34 @@ func (n *node) stop(t testing.TB) {
 // eventually polls cond every 20ms until it holds or 20s pass.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	if !within(20*time.Second, cond) {
+		t.Fatalf("timed out after 20s waiting for %s", what)
+	}
+}
+
+// settles waits, as eventually does, for the status of the repo in dir to
+// satisfy cond and returns it; it fails with the last status seen
+// otherwise.
+func (n *node) settles(t *testing.T, dir, what string, cond func(RepoStatus) bool) RepoStatus {
+	t.Helper()
+	var last RepoStatus
+	if !within(20*time.Second, func() bool { last, _ = n.repoStatus(dir); return cond(last) }) {
+		t.Fatalf("timed out after 20s waiting for %s; status: %s", what, describe(last))
+	}
+	return last
+}
+
+// within polls cond every 20ms until it holds, and reports whether it did
+// before limit passed.
+func within(limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 20s waiting for %s", what)
+			return false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return true
 }
 
 func fileIs(path, want string) func() bool {

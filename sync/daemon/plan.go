@@ -3,13 +3,12 @@ package daemon
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 )
 
@@ -162,8 +161,7 @@ type Prober interface {
 // answers 200, where a repo never written is a 404.
 func HasRepo(ctx context.Context, c Prober, repo string) (bool, error) {
 	_, err := c.Hashes(ctx, repo)
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code == api.CodeNotFound {
+	if memsync.Classify(err) == memsync.NoRepo {
 		return false, nil
 	}
 	return err == nil, err

@@ -2,9 +2,7 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"net/http"
 	"slices"
 	"time"
 
@@ -169,7 +167,7 @@ func (r *repo) noteUnsent() {
 func (r *repo) traced(ctx context.Context, source string) context.Context {
 	return memsync.WithRetryTrace(ctx, func(rt memsync.Retry) {
 		now := time.Now()
-		if unreachedStatus(rt.Status) {
+		if rt.Unreached {
 			r.status.unreachable(now)
 		} else {
 			r.status.contact(now)
@@ -190,16 +188,14 @@ func (r *repo) release(n int) {
 	}
 }
 
-// permanent reports whether err is a refusal that retrying the same content
-// cannot fix: a 4xx other than 409, 412 and 429.
-func permanent(err error) bool {
-	var ae *api.Error
-	if !errors.As(err, &ae) {
-		return false
+// stopsPushes reports whether err is a refusal of the repo's pushes that
+// retrying the same content cannot fix: content refused for good, no room
+// for more entries, or a token that may read the repo but not write it.
+// Pushes stop until the files or the config change; pulls go on.
+func stopsPushes(err error) bool {
+	switch memsync.Classify(err) {
+	case memsync.Refused, memsync.RepoFull, memsync.ReadOnly:
+		return true
 	}
-	switch ae.Status {
-	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusTooManyRequests:
-		return false
-	}
-	return ae.Status >= 400 && ae.Status < 500
+	return false
 }

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,10 +13,10 @@ import (
 // deletions back sent everything else, so it counts as done.
 func (r *repo) recordPush(rep memsync.Report, err error) {
 	now := time.Now()
-	var mass *memsync.MassDeletionError
-	done := err == nil || errors.As(err, &mass)
+	outcome := memsync.Classify(err)
+	done := outcome == memsync.Done || outcome == memsync.DeletionsHeld
 	if done {
-		r.status.setHeld(retryPush, rep.Held)
+		r.status.setHeld(retryPush, slices.Concat(rep.Held, refusedFiles(rep.Refused)))
 	}
 	r.status.update(func(s *RepoStatus) {
 		s.LastPush = &OpResult{Time: now, OK: done, Result: pushSummary(rep, err, done)}
@@ -31,7 +30,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 		s.Warnings = warnings(rep.Warnings)
 		s.HeldDeletions = rep.HeldDeletions
 		s.MassDeletion = ""
-		if mass != nil {
+		if outcome == memsync.DeletionsHeld {
 			s.MassDeletion = err.Error()
 		}
 	})
@@ -53,6 +52,16 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 		}
 		addConflicts(s, rep.Conflicts)
 	})
+}
+
+// refusedFiles lists the files the server refused, which the push left
+// out, as held back with the reason and when they are sent.
+func refusedFiles(refused []memsync.Skipped) []memsync.Held {
+	out := make([]memsync.Held, 0, len(refused))
+	for _, f := range refused {
+		out = append(out, memsync.Held(f))
+	}
+	return out
 }
 
 func addConflicts(s *RepoStatus, cs []memsync.Conflict) {

@@ -49,8 +49,9 @@ type RepoStatus struct {
 	LastPush         *OpResult  `json:"lastPush,omitempty"`
 	Pending          []string   `json:"pending"`
 	Blocked          []Blocked  `json:"blocked"`
-	// Held lists files held back for a reason other than a secret, such
-	// as a file that cannot be read, each with the reason and the fix.
+	// Held lists files held back for a reason other than a secret the
+	// scanner found here, such as a file that cannot be read or one the
+	// server refused, each with the reason and the fix.
 	Held []Held `json:"held"`
 	// Conflict lists the unresolved conflict copies: "teammemd conflicts"
 	// lists them, "teammemd conflicts resolve" settles one.
@@ -67,7 +68,7 @@ type RepoStatus struct {
 	// directory: nothing syncs until it is back.
 	Missing string `json:"missing,omitempty"`
 	// Halted is why the repo makes no request at all until its config or
-	// token changes (State wrong-server or unauthorized), with the fix;
+	// token changes (State wrong-server, unauthorized or denied), with the fix;
 	// empty when it runs.
 	Halted string `json:"halted,omitempty"`
 	// Suppressed is why pushes are stopped until the files or the config
@@ -92,14 +93,19 @@ const (
 	// StateUnauthorized: the server rejected the token; see Halted.
 	// Nothing is sent until the token file changes or a reload.
 	StateUnauthorized = "unauthorized"
-	StateMissing      = "missing"  // the team directory is missing; see Missing
-	StateRetrying     = "retrying" // a failure is retried; see NextRetry
-	StateStopped      = "stopped"  // pushes are stopped; see Suppressed
-	StateStarting     = "starting" // no pull has finished yet
-	StateFailed       = "failed"   // the last pull or push failed, no retry is due
-	StatePending      = "pending"  // files wait to be pushed; see Pending
-	StateHeld         = "held"     // files or deletions are held back
-	StateIdle         = "idle"     // in sync, waiting for changes
+	// StateDenied: the token has no access to the repo (a 403 to a read);
+	// see Halted. Nothing is sent until the token file changes or a
+	// reload. A token that may read but not write only stops pushes
+	// (StateStopped).
+	StateDenied   = "denied"
+	StateMissing  = "missing"  // the team directory is missing; see Missing
+	StateRetrying = "retrying" // a failure is retried; see NextRetry
+	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
+	StateStarting = "starting" // no pull has finished yet
+	StateFailed   = "failed"   // the last pull or push failed, no retry is due
+	StatePending  = "pending"  // files wait to be pushed; see Pending
+	StateHeld     = "held"     // files or deletions are held back
+	StateIdle     = "idle"     // in sync, waiting for changes
 )
 
 // Sources of a retry, each with its own schedule.
@@ -148,7 +154,7 @@ type statusBox struct {
 	op      string               // StatePulling or StatePushing while one runs
 	retries map[string]retryNote // by source; State and NextRetry derive from them
 	held    map[string][]Held    // by the operation that held them; Held merges them
-	halt    string               // StateWrongServer or StateUnauthorized while halted
+	halt    string               // StateWrongServer, StateUnauthorized or StateDenied while halted
 	resumed chan struct{}        // closed when a halt is lifted; nil while running
 }
 

@@ -144,7 +144,7 @@ func (w *worker) push(ctx context.Context) {
 	case w.halt(err):
 		w.pullOwed = true
 		w.noteUnsent()
-	case permanent(err):
+	case stopsPushes(err):
 		w.noteUnsent()
 		w.log.Warn("push refused; waiting for the files or the config to change", "err", err)
 		w.status.clearRetry(retryPush)
