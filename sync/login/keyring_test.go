@@ -3,15 +3,11 @@ package login_test
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/sync/login/logintest"
 )
@@ -88,64 +84,14 @@ func TestKeyringToFileDropsOldTokens(t *testing.T) {
 	}
 }
 
-// TestKeyringSharedRefresh has two processes' sources refresh one login
-// kept in the keyring at once, against a provider that rotates refresh
-// tokens: one refreshes, the other reads its result through the changed
-// file, and a source made afterwards gets the same token.
+// TestKeyringSharedRefresh is TestConcurrentRefresh with the login kept
+// in the OS keyring: the others read the refreshed tokens through the
+// changed file, and the file never holds a token.
 func TestKeyringSharedRefresh(t *testing.T) {
 	k := logintest.Keyring(t)
-	clock := authtest.NewClock()
-	idp := authtest.NewIdP(t, clock)
-	idp.OnDeviceCode = func(code string) {
-		if err := idp.Approve(code, authtest.User{Sub: "u1", Email: "a@acme.com", EmailVerified: true}); err != nil {
-			t.Error(err)
-		}
-	}
-	client := authtest.Client(t)
-	ctx := context.Background()
-	server := logintest.Server()
-	l, err := login.Provider(ctx, client, server, api.Discovery{Login: &api.Login{Issuer: idp.URL, ClientID: idp.ClientID}}, login.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := login.Device(ctx, client, server, l, io.Discard, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := login.Store{Dir: t.TempDir(), Keyring: k, Storage: login.StorageKeyring}
-	if w, err := s.Keep(rec); err != nil || !w.Keyring {
-		t.Fatalf("Keep() = %+v, %v, want it in the keyring", w, err)
-	}
-	t.Cleanup(func() { s.Remove(server) })
-	clock.Advance(2 * time.Hour)
-	toks := make([]string, 3)
-	var wg sync.WaitGroup
-	for i := range 2 {
-		src, err := login.NewSource(s, server, client, clock.Now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Go(func() {
-			tok, err := src.Token()
-			if err != nil {
-				t.Errorf("source %d: Token() error = %v", i, err)
-				return
-			}
-			toks[i] = tok.AccessToken
-		})
-	}
-	wg.Wait()
-	later, err := login.NewSource(s, server, client, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok, err := later.Token(); err == nil {
-		toks[2] = tok.AccessToken
-	}
-	if toks[0] != toks[1] || toks[1] != toks[2] || toks[0] == rec.Bearer() || idp.RefreshTokens() != 1 {
-		t.Errorf("sources sharing a keyring login got %d distinct or stale tokens (%d refresh tokens left), want one refresh all share", len(toks), idp.RefreshTokens())
-	}
-	if fileHolds(t, s, server, toks[0], rec.RefreshToken) {
+	tok, old := refreshTogether(t, s, logintest.Server())
+	if fileHolds(t, s, old.Server, tok, old.RefreshToken) {
 		t.Error("the login file holds a token after the refresh, want them only in the keyring")
 	}
 }

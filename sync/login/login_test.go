@@ -1,18 +1,12 @@
 package login
 
 import (
-	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/server/auth/authtest"
 )
 
 func TestStorePath(t *testing.T) {
@@ -90,58 +84,6 @@ func TestSourceRereads(t *testing.T) {
 	}
 	if _, err := src.Token(); !errors.Is(err, ErrNotLoggedIn) || !strings.Contains(err.Error(), "teammemd login --server "+server) {
 		t.Errorf("Token() after logout error = %v, want ErrNotLoggedIn naming the login command", err)
-	}
-}
-
-// TestConcurrentRefresh has two processes' sources refresh one login at
-// once against a provider that rotates refresh tokens: the lock lets one
-// refresh and the other read its result, so neither spends a used token.
-func TestConcurrentRefresh(t *testing.T) {
-	clock := authtest.NewClock()
-	idp := authtest.NewIdP(t, clock)
-	idp.OnDeviceCode = func(code string) {
-		if err := idp.Approve(code, authtest.User{Sub: "u1", Email: "a@acme.com", EmailVerified: true}); err != nil {
-			t.Error(err)
-		}
-	}
-	client := authtest.Client(t)
-	ctx := context.Background()
-	const server = "http://127.0.0.1:1"
-	l, err := Provider(ctx, client, server, api.Discovery{Login: &api.Login{Issuer: idp.URL, ClientID: idp.ClientID}}, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := Device(ctx, client, server, l, io.Discard, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Who != "a@acme.com" || !rec.Expiry.Equal(clock.Now().Add(time.Hour).Truncate(time.Second)) {
-		t.Errorf("Device() = who %q, expiry %v, want a@acme.com expiring in an hour", rec.Who, rec.Expiry)
-	}
-	s := Store{Dir: t.TempDir()}
-	if err := s.Save(rec); err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(2 * time.Hour)
-	var wg sync.WaitGroup
-	toks := make([]string, 2)
-	for i := range toks {
-		src, err := NewSource(s, server, client, clock.Now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Go(func() {
-			tok, err := src.Token()
-			if err != nil {
-				t.Errorf("source %d: Token() error = %v", i, err)
-				return
-			}
-			toks[i] = tok.AccessToken
-		})
-	}
-	wg.Wait()
-	if toks[0] != toks[1] || toks[0] == rec.Bearer() || idp.RefreshTokens() != 1 {
-		t.Errorf("two sources refreshing at once got different or stale tokens (%d refresh tokens left), want one refresh both share", idp.RefreshTokens())
 	}
 }
 
