@@ -43,36 +43,60 @@ func (s *session) prepareDir() error {
 }
 
 // detectCaseInsensitive reports whether the team directory's file system
-// ignores case. It looks up the directory's own name in another case in
-// its parent, which creates nothing; only a name with no cased letter
-// (or a directory whose real path cannot be resolved) needs a probe file.
-// A case-insensitive file system mounted on the team directory itself,
-// or a directory with its own case folding, is seen as its parent's is.
+// ignores case, creating nothing where it can: it looks up the
+// directory's own name in another case in its parent, or, for a name
+// with no cased letter, the nearest such ancestor's. The lookup is made
+// only in a parent on the team directory's own file system (a directory
+// that is a mount point is named by the file system above it). Only when
+// no such name tells (or the directory's real path cannot be resolved) is
+// a probe file created in the team directory. A directory with a case
+// folding of its own (ext4's per-directory casefold) is seen as the
+// directory looked up is.
 func detectCaseInsensitive(dir string, root *os.Root) (bool, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return probeCaseInsensitive(root)
-	}
-	name := filepath.Base(real)
-	other := strings.ToUpper(name)
-	if other == name {
-		other = strings.ToLower(name)
-	}
-	if other == name {
 		return probeCaseInsensitive(root)
 	}
 	self, err := os.Lstat(real)
 	if err != nil {
 		return false, fmt.Errorf("stat team directory: %w", err)
 	}
-	twin, err := os.Lstat(filepath.Join(filepath.Dir(real), other))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	for p := real; filepath.Dir(p) != p; p = filepath.Dir(p) {
+		parent, err := os.Lstat(filepath.Dir(p))
+		if err != nil || device(parent) != device(self) {
+			break
+		}
+		if ci, ok := caseTwin(p); ok {
+			return ci, nil
+		}
 	}
+	return probeCaseInsensitive(root)
+}
+
+// caseTwin looks up p's name in another case in its parent: found and the
+// same file, the file system ignores case; not found, it heeds case. It
+// reports false when the name has no cased letter or the lookup fails.
+func caseTwin(p string) (insensitive, ok bool) {
+	name := filepath.Base(p)
+	other := strings.ToUpper(name)
+	if other == name {
+		other = strings.ToLower(name)
+	}
+	if other == name {
+		return false, false
+	}
+	self, err := os.Lstat(p)
 	if err != nil {
-		return probeCaseInsensitive(root)
+		return false, false
 	}
-	return os.SameFile(self, twin), nil
+	twin, err := os.Lstat(filepath.Join(filepath.Dir(p), other))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, true
+	case err != nil:
+		return false, false
+	}
+	return os.SameFile(self, twin), true
 }
 
 // probeCaseInsensitive creates a lower-case probe file in the team

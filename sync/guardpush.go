@@ -31,10 +31,11 @@ func (s *session) guardCheck(k, sum string, data []byte) NoteCheck {
 	return c
 }
 
-// holdPersonal holds k back when data makes it a personal note and the
-// config does not share those, and reports whether it did.
-func (s *session) holdPersonal(k string, data []byte) bool {
-	if s.cfg.ShareUserNotes || !s.guardCheck(k, api.EntryChecksum(string(data)), data).Personal {
+// holdPersonal holds k back when data, whose checksum is sum, makes it a
+// personal note and the config does not share those, and reports whether
+// it did.
+func (s *session) holdPersonal(k, sum string, data []byte) bool {
+	if s.cfg.ShareUserNotes || !s.guardCheck(k, sum, data).Personal {
 		return false
 	}
 	s.hold(k, heldPersonal)

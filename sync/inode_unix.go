@@ -15,3 +15,11 @@ func inode(fi fs.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// device returns the number of the file system that holds the file.
+func device(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev)
+	}
+	return 0
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -178,9 +177,10 @@ type localFile struct {
 	d   fs.DirEntry
 }
 
-// walkLocal lists the files that look syncable (not hidden, .md or .txt),
-// skips those that cannot sync before they are read, and holds back the
-// directories below the root that cannot be read.
+// walkLocal lists the files that look syncable (api.IsSyncableKey: not
+// hidden, .md or .txt), skips those that cannot sync before they are
+// read, and holds back the directories below the root that cannot be
+// read. It does not enter hidden directories: nothing in them syncs.
 func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 	var found []localFile
 	var sc localScan
@@ -198,14 +198,13 @@ func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 		if key == "." {
 			return nil
 		}
-		name := d.Name()
-		if strings.HasPrefix(name, ".") {
-			if d.IsDir() {
+		if d.IsDir() {
+			if api.IsHiddenKey(d.Name()) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if d.IsDir() || !(strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".txt")) {
+		if !api.IsSyncableKey(key) {
 			return nil
 		}
 		if reason := localProblem(key, d); reason != "" {

@@ -75,11 +75,12 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		if s.skipSecretName(k) {
 			continue
 		}
-		sums[k] = api.EntryChecksum(entries[k])
+		sum := api.EntryChecksum(entries[k])
+		sums[k] = sum
 		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
 			continue
 		}
-		w, ok, err := s.planEntry(k, entries[k], local, claimed)
+		w, ok, err := s.planEntry(k, entries[k], sum, local, claimed)
 		if err != nil {
 			return err
 		}
@@ -99,12 +100,11 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	return nil
 }
 
-// planEntry decides what one server entry needs: nothing (identical, a
-// local edit the push sends, or a file held back), a skip, or a write,
-// which it returns. A file deleted locally is written again while the pull
-// restores an emptied team directory.
-func (s *session) planEntry(k, value string, local map[string]IndexEntry, claimed map[string]string) (entryWrite, bool, error) {
-	remote := api.EntryChecksum(value)
+// planEntry decides what one server entry, value with checksum remote,
+// needs: nothing (identical, a local edit the push sends, or a file held
+// back), a skip, or a write, which it returns. A file deleted locally is
+// written again while the pull restores an emptied team directory.
+func (s *session) planEntry(k, value, remote string, local map[string]IndexEntry, claimed map[string]string) (entryWrite, bool, error) {
 	if s.isHeld(k) {
 		return entryWrite{}, false, nil // what it holds is unknown: never overwritten
 	}

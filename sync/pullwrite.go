@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -27,6 +28,10 @@ type writeOutcome struct {
 	conflicts []Conflict // local edits kept: the one seen first, a save made since
 	skip      string     // why the target was left alone, or ""
 	err       error
+	// pin is the written file as the stat after the write saw it, when
+	// pinned is set: see pinWrite.
+	pin    writtenFile
+	pinned bool
 }
 
 // writeEntries writes the pulled entries concurrently, then fsyncs each
@@ -42,11 +47,12 @@ func (s *session) writeEntries(writes []entryWrite) error {
 		}
 	}()
 	out := make([]writeOutcome, len(writes))
+	now := s.now()
 	var g errgroup.Group
 	g.SetLimit(writeWorkers)
 	for i, w := range writes {
 		g.Go(func() error {
-			out[i] = s.writeEntry(w, dirs[path.Dir(w.key)])
+			out[i] = s.writeEntry(w, dirs[path.Dir(w.key)], now)
 			return nil
 		})
 	}
@@ -86,10 +92,11 @@ func (s *session) openDirs(writes []entryWrite) map[string]openedDir {
 
 // writeEntry keeps an unpushed local edit as a conflict copy, then swaps
 // the pulled content in and judges the file it displaced, so a save made
-// after the first look is kept too. A failed copy stops before the swap:
-// the local file stays as it is. It touches no shared state, so entries
-// are written at once.
-func (s *session) writeEntry(w entryWrite, dir openedDir) writeOutcome {
+// after the first look is kept too; last it pins what it wrote (now is
+// the time the writes began). A failed copy stops before the swap: the
+// local file stays as it is. It touches no shared state, so entries are
+// written at once.
+func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOutcome {
 	o := writeOutcome{err: dir.err}
 	known := []string{w.base, w.sum}
 	if o.err == nil && w.present {
@@ -119,6 +126,12 @@ func (s *session) writeEntry(w entryWrite, dir openedDir) writeOutcome {
 	}
 	if errors.Is(o.err, errNotRegular) {
 		o.skip, o.err = s.blockedReason(o.err), nil
+	}
+	if o.err == nil && o.skip == "" {
+		if testHookAfterReplace != nil {
+			testHookAfterReplace(w.key)
+		}
+		o.pin, o.pinned = pinWrite(dir.root, path.Base(w.key), int64(len(w.value)), w.sum, now)
 	}
 	return o
 }
@@ -167,16 +180,32 @@ func (s *session) recordWrites(writes []entryWrite, out []writeOutcome, syncErr 
 		case o.skip != "":
 			s.rep.skip(w.key, o.skip)
 		case syncErr == nil:
-			s.st.Base[w.key] = w.sum
-			s.rep.Pulled = append(s.rep.Pulled, w.key)
-			if s.rep.PulledChecksums == nil {
-				s.rep.PulledChecksums = map[string]string{}
-			}
-			s.rep.PulledChecksums[w.key] = w.sum
+			s.recordWrite(w, o)
 		}
 	}
 	if first != nil {
 		return first
 	}
 	return syncErr
+}
+
+// recordWrite records one entry written: its merge base, the guards'
+// verdict on the value in hand, and, when the write was pinned, its index
+// entry and FileID, so the daemon tells the write from a user's without
+// reading the file, and the next scan hashes it only to settle the racy
+// case (see pinWrite). An entry not pinned leaves no index entry: the
+// next scan hashes the file.
+func (s *session) recordWrite(w entryWrite, o writeOutcome) {
+	s.st.Base[w.key] = w.sum
+	s.rep.Pulled = append(s.rep.Pulled, w.key)
+	s.guardCheck(w.key, w.sum, []byte(w.value))
+	if !o.pinned {
+		delete(s.st.Index, w.key)
+		return
+	}
+	s.st.Index[w.key] = o.pin.index
+	if s.rep.Written == nil {
+		s.rep.Written = map[string]FileID{}
+	}
+	s.rep.Written[w.key] = o.pin.id
 }

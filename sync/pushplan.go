@@ -138,11 +138,12 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 		s.block(k, c)
 		return upload{}, false
 	}
-	if s.holdPersonal(k, c.data) {
+	v := string(c.data)
+	sum := api.EntryChecksum(v)
+	if s.holdPersonal(k, sum, c.data) {
 		return upload{}, false
 	}
-	v := string(c.data)
-	return upload{Key: k, Value: v, Sum: api.EntryChecksum(v)}, true
+	return upload{Key: k, Value: v, Sum: sum}, true
 }
 
 // block adds a Blocked entry for k, once per push, under the redacted key

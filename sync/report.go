@@ -14,10 +14,11 @@ import (
 type Report struct {
 	// Pulled lists keys written into the team directory from the server.
 	Pulled []string
-	// PulledChecksums maps each key written into the team directory to the
-	// entry checksum of the content written, so a watcher can tell these
-	// writes from a user's.
-	PulledChecksums map[string]string
+	// Written maps each key written into the team directory to the
+	// file's FileID as the stat right after the write saw it, so a watcher
+	// can tell these writes from a user's without reading them. A key
+	// whose file was changed before that stat is not listed.
+	Written map[string]FileID
 	// Pushed lists keys sent to the server.
 	Pushed []string
 	// Deleted lists local files removed because a teammate deleted them.

@@ -66,7 +66,7 @@ func (s *session) writeLocal(key, value string) error {
 	}
 	defer dir.Close()
 	w := entryWrite{key: key, value: value, sum: api.EntryChecksum(value), base: s.st.Base[key], present: true}
-	o := s.writeEntry(w, openedDir{root: dir})
+	o := s.writeEntry(w, openedDir{root: dir}, s.now())
 	for _, c := range o.conflicts {
 		s.recordConflict(c)
 	}

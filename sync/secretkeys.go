@@ -161,7 +161,7 @@ func (e *Engine) scrubState(st *State) {
 }
 
 // showReport replaces every key of rep whose name holds a secret by its
-// redacted form. PulledChecksums keeps the keys written, for a watcher to
+// redacted form. Written keeps the keys written, for a watcher to
 // recognise the pull's own writes; a pull never writes such a key.
 func (e *Engine) showReport(rep *Report) {
 	if e.scanner == nil {

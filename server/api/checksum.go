@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"sort"
 	"strings"
+
+	"github.com/teammemd/teammemd/internal/entryhash"
 )
 
 // ChecksumPrefix starts every entry and repo checksum.
@@ -17,6 +19,7 @@ const EmptyRepoChecksum = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b93
 // EntryChecksum returns "sha256:" + lowercase hex SHA-256 of the exact bytes
 // of value, with no normalisation.
 func EntryChecksum(value string) string {
+	entryhash.Note(value)
 	sum := sha256.Sum256([]byte(value))
 	return ChecksumPrefix + hex.EncodeToString(sum[:])
 }

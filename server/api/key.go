@@ -101,7 +101,7 @@ func introducesTraversal(key, transformed string) bool {
 // IsHiddenKey reports whether any segment of key starts with a dot. Such keys
 // are legal on the wire, but the daemon never pushes or writes them.
 func IsHiddenKey(key string) bool {
-	for _, s := range strings.Split(key, "/") {
+	for s := range strings.SplitSeq(key, "/") {
 		if strings.HasPrefix(s, ".") {
 			return true
 		}

@@ -27,7 +27,7 @@ func (r *repo) live(ctx context.Context) error {
 		if r.eng.StoreChanged() {
 			// The answer, whatever it was, named a new store identity: the
 			// server's database was restored or replaced. Re-baseline now.
-			if err := r.requestPull(ctx); err != nil && !sleep(ctx, bo.next()) {
+			if err := r.requestPull(ctx, waitAnswer{}); err != nil && !sleep(ctx, bo.next()) {
 				return nil
 			}
 			continue
@@ -55,7 +55,7 @@ func (r *repo) live(ctx context.Context) error {
 			bo.reset()
 			continue
 		}
-		if err := r.requestPull(ctx); err != nil || r.checksum() == cur {
+		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum}); err != nil || r.checksum() == cur {
 			// A failed pull, or one that did not move the checksum, must
 			// not turn into a tight loop of immediate answers.
 			if !sleep(ctx, bo.next()) {
@@ -75,16 +75,32 @@ func (r *repo) checksum() string {
 	return emptyChecksum
 }
 
-// requestPull has the worker pull and waits for the outcome.
-func (r *repo) requestPull(ctx context.Context) error {
-	reply := make(chan error, 1)
+// testHookAskPull, when a test sets it, runs as the change wait asks the
+// worker to pull, with the repo's team directory; nil in production.
+var testHookAskPull func(dir string)
+
+// waitAnswer asks the worker to pull because a change wait armed with
+// the checksum armed answered that the repo's checksum is now checksum;
+// the zero waitAnswer asks for a pull in any case.
+type waitAnswer struct {
+	armed, checksum string
+	reply           chan error
+}
+
+// requestPull has the worker pull on the wait's answer a (see
+// pullForWait) and waits for the outcome.
+func (r *repo) requestPull(ctx context.Context, a waitAnswer) error {
+	if testHookAskPull != nil {
+		testHookAskPull(r.spec.Dir)
+	}
+	a.reply = make(chan error, 1)
 	select {
-	case r.pullReq <- reply:
+	case r.pullReq <- a:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
-	case err := <-reply:
+	case err := <-a.reply:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()

@@ -5,30 +5,42 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/watch"
 )
 
+// TestOwnWritesOnly: a batch is the pull's own when each path is still the
+// file the pull wrote (same device, inode, size and mtime), still deleted,
+// or a directory; an edit, a replacement or a recreation is the user's.
 func TestOwnWritesOnly(t *testing.T) {
+	srv := servertest.Start(t)
 	dir := t.TempDir()
-	write(t, dir, "pulled.md", "from the server\n")
-	write(t, dir, "edited.md", "changed by the user\n")
+	eng := engineOn(t, srv, dir, t.TempDir())
+	for _, k := range []string{"pulled.md", "grown.md", "same size.md", "replaced.md"} {
+		write(t, dir, k, "from the server\n")
+	}
 	write(t, dir, "user.md", "never pulled\n")
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := newOwnWrites(dir)
-	o.note(memsync.Report{
-		PulledChecksums: map[string]string{
-			"pulled.md": api.EntryChecksum("from the server\n"),
-			"edited.md": api.EntryChecksum("as pulled\n"),
-		},
-		Deleted: []string{"gone.md", "back.md"},
-	})
+	rep := memsync.Report{Written: map[string]memsync.FileID{}, Deleted: []string{"gone.md", "back.md"}}
+	for _, k := range []string{"pulled.md", "grown.md", "same size.md", "replaced.md"} {
+		id, err := eng.Identify(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Written[k] = id
+	}
+	o := newOwnWrites(eng.Identify)
+	o.note(rep)
+	write(t, dir, "grown.md", "from the server, then edited\n")
+	write(t, dir, "same size.md", "FROM THE SERVER\n")
+	later(t, filepath.Join(dir, "same size.md"))
+	replaceKeepingTimes(t, filepath.Join(dir, "replaced.md"), "from the server\n")
 	write(t, dir, "back.md", "recreated by the user\n")
 	tests := []struct {
 		name  string
@@ -38,7 +50,9 @@ func TestOwnWritesOnly(t *testing.T) {
 		{"pulled file", watch.Batch{Paths: []string{"pulled.md"}}, true},
 		{"pulled file and a directory", watch.Batch{Paths: []string{"pulled.md", "sub"}}, true},
 		{"pulled deletion", watch.Batch{Paths: []string{"gone.md"}}, true},
-		{"edited after the pull", watch.Batch{Paths: []string{"edited.md"}}, false},
+		{"grown after the pull", watch.Batch{Paths: []string{"grown.md"}}, false},
+		{"saved in place after the pull, same size", watch.Batch{Paths: []string{"same size.md"}}, false},
+		{"replaced by the same content and times", watch.Batch{Paths: []string{"replaced.md"}}, false},
 		{"recreated after the pull deleted it", watch.Batch{Paths: []string{"back.md"}}, false},
 		{"a file the pull never wrote", watch.Batch{Paths: []string{"pulled.md", "user.md"}}, false},
 		{"a removed path the pull never wrote", watch.Batch{Paths: []string{"old.md"}}, false},
@@ -49,6 +63,39 @@ func TestOwnWritesOnly(t *testing.T) {
 		if got := o.only(tt.batch); got != tt.want {
 			t.Errorf("only(%s %v) = %v, want %v", tt.name, tt.batch, got, tt.want)
 		}
+	}
+}
+
+// later moves path's modification time one second on, as a save a tick
+// after the last one leaves it.
+func later(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, time.Time{}, fi.ModTime().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replaceKeepingTimes renames a new file with content over path, with
+// path's modification time: only the inode tells it apart.
+func replaceKeepingTimes(t *testing.T, path, content string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, time.Time{}, fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
 	}
 }
 

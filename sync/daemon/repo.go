@@ -28,6 +28,9 @@ type Engine interface {
 	// Show returns a key as it may be shown: redacted when its name holds
 	// a secret.
 	Show(key string) string
+	// Identify returns what a path in the team directory is now, by its
+	// metadata, to tell a pull's writes (Report.Written) from a user's.
+	Identify(key string) (memsync.FileID, error)
 }
 
 // Waiter holds change waits (PROTOCOL.md section 3) on the server.
@@ -75,7 +78,7 @@ type repo struct {
 	opts    *Options
 	status  *statusBox
 
-	pullReq chan chan error // change wait -> worker: pull, then reply
+	pullReq chan waitAnswer // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
 	own     *ownWrites      // what pulls wrote; the worker's alone
 	// restart has the daemon open the repo again, reading its token anew.
@@ -87,9 +90,9 @@ func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Optio
 		spec: spec, eng: eng, waiter: waiter, watcher: w, opts: opts,
 		log:     opts.Logger.With("repo", spec.Repo, "dir", spec.Dir),
 		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Dir: spec.Dir, Server: spec.Server}},
-		pullReq: make(chan chan error),
+		pullReq: make(chan waitAnswer),
 		kick:    make(chan struct{}, 1),
-		own:     newOwnWrites(w.Dir()),
+		own:     newOwnWrites(eng.Identify),
 	}
 	return r
 }

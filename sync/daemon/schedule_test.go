@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -49,6 +50,11 @@ func (e *scriptEngine) Checksum() string          { return "" }
 func (e *scriptEngine) StoreChanged() bool        { return false }
 func (e *scriptEngine) Unsent() ([]string, error) { return nil, nil }
 func (e *scriptEngine) Show(key string) string    { return key }
+
+// Identify finds nothing: the script engine writes no file.
+func (e *scriptEngine) Identify(string) (memsync.FileID, error) {
+	return memsync.FileID{}, fs.ErrNotExist
+}
 
 // fail sets the errors of the next pulls and pushes.
 func (e *scriptEngine) fail(pull, push error) {

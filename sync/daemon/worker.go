@@ -46,8 +46,8 @@ func (r *repo) work(ctx context.Context) error {
 			if !w.waiting {
 				w.attempt(ctx)
 			}
-		case reply := <-r.pullReq:
-			reply <- w.pullForWait(ctx)
+		case a := <-r.pullReq:
+			a.reply <- w.pullForWait(ctx, a)
 		case <-r.kick:
 			r.resume()
 			r.unsuppress()
@@ -77,7 +77,19 @@ func (w *worker) attempt(ctx context.Context) {
 // pushes when a push is due and no retry will make it: files are pending,
 // or deletions are held back and the change may have lifted the refusal
 // (a "teammemd sync --allow-mass-delete" elsewhere, say).
-func (w *worker) pullForWait(ctx context.Context) error {
+//
+// It pulls nothing when, with no pull owed, the engine holds the checksum
+// the wait answered with, or has moved on from the one it was armed with:
+// the change seen is this daemon's own push (the server can answer the
+// wait before the push has recorded its checksum; the worker, which ran
+// the push, sees it recorded here), or one its last pull or push took in.
+// The change wait goes on from the engine's checksum, and answers at once
+// if the server holds anything else.
+func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
+	if cur := w.checksum(); a.checksum != "" && !w.pullOwed && (a.checksum == cur || a.armed != cur) {
+		w.log.Debug("change wait saw the repo's own writes")
+		return nil
+	}
 	err := w.pull(ctx)
 	if st := w.status.snapshot(); err == nil && !w.waiting && (len(st.Pending) > 0 || len(st.HeldDeletions) > 0) {
 		w.push(ctx)

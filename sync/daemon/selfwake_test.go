@@ -1,0 +1,218 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/internal/entryhash"
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// startTraced runs a daemon on dir whose requests tr records as node's.
+func startTraced(t *testing.T, srv *servertest.Server, tr *tracer, node, dir string, log *slog.Logger) *node {
+	t.Helper()
+	return startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
+		o.Logger = log
+		o.WaitTimeout = 55 * time.Second // no wait times out while the test looks
+		o.Open = testOpener(t, srv.Token, t.TempDir(), &counter{next: tr.transport(node)}, log)
+	})
+}
+
+// serverChecksum returns the repo checksum the server holds.
+func serverChecksum(t *testing.T, srv *servertest.Server) string {
+	t.Helper()
+	snap, err := srv.Store.Snapshot(context.Background(), slug, false)
+	if err != nil {
+		return ""
+	}
+	return snap.Checksum
+}
+
+// askPullHook sets the hook that sees a change wait ask its worker to
+// pull, until the test ends (after its daemons stopped).
+func askPullHook(t *testing.T, f func(dir string)) {
+	testHookAskPull = f
+	t.Cleanup(func() { testHookAskPull = nil })
+}
+
+// TestOneSaveTrace: one save costs alice's PUT, bob's change wait answer
+// and bob's GET, nothing else. The server answers alice's own change wait
+// too, as it answers every wait that names an older checksum; alice only
+// re-arms it (trace drops such a re-armed wait). The test holds alice's
+// PUT answer until her change wait has asked her worker to pull: the wait
+// has answered before her push recorded its checksum, the window in which
+// her daemon took its own PUT for a teammate's change and pulled again.
+func TestOneSaveTrace(t *testing.T) {
+	srv := servertest.Start(t)
+	tr := newTracer()
+	askPullHook(t, tr.asked)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	write(t, dirA, "seed.md", "the first note\n")
+	startTraced(t, srv, tr, "alice", dirA, nil)
+	startTraced(t, srv, tr, "bob", dirB, nil)
+	var old string
+	eventually(t, "both daemons settled on the seeded repo", func() bool {
+		old = serverChecksum(t, srv)
+		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.armed("alice", old) && tr.armed("bob", old)
+	})
+	from := tr.mark()
+	tr.holdPutUntilAsked("alice", dirA)
+
+	write(t, dirA, "note.md", "alice's save\n")
+	var new string
+	eventually(t, "bob has the note and both daemons wait on the new checksum", func() bool {
+		new = serverChecksum(t, srv)
+		return new != old && fileIs(filepath.Join(dirB, "note.md"), "alice's save\n")() && tr.armed("alice", new) && tr.armed("bob", new)
+	})
+	if !tr.held["alice"] {
+		t.Fatal("alice's change wait did not ask to pull while her PUT answer was held; the window was not reached")
+	}
+	got := tr.trace(from, map[string]string{old: "old", new: "new"})
+	want := []string{
+		"alice PUT if-match=old: 200 new",
+		"bob wait if-none-match=old: 200 new",
+		"bob GET if-none-match=old: 200 new",
+		"alice wait if-none-match=new: in flight",
+		"bob wait if-none-match=new: in flight",
+	}
+	if !slices.Equal(sorted(got), sorted(want)) {
+		t.Errorf("trace of one save =\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// TestBurstTrace: a save too large for one PUT is pushed in batches; the
+// change wait answered after the first batch is re-armed, not pulled on.
+// Bob's change wait answers are held until alice is done, so he pulls
+// once.
+func TestBurstTrace(t *testing.T) {
+	srv := servertest.Start(t)
+	tr := newTracer()
+	askPullHook(t, tr.asked)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	write(t, dirA, "seed.md", "the first note\n")
+	startTraced(t, srv, tr, "alice", dirA, nil)
+	startTraced(t, srv, tr, "bob", dirB, nil)
+	var old string
+	eventually(t, "both daemons settled on the seeded repo", func() bool {
+		old = serverChecksum(t, srv)
+		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.armed("alice", old) && tr.armed("bob", old)
+	})
+	from := tr.mark()
+	tr.holdPutUntilAsked("alice", dirA)
+	openBob := tr.closeGate("bob")
+	defer openBob()
+
+	big := strings.Repeat("a line of a long note\n", 4000) // 88,000 bytes
+	for _, k := range []string{"b1.md", "b2.md", "b3.md"} {
+		write(t, dirA, k, big)
+	}
+	var puts []string
+	eventually(t, "alice pushed the burst in two PUTs and waits on the last checksum", func() bool {
+		puts = tr.putChecksums("alice", from)
+		return len(puts) == 2 && serverChecksum(t, srv) == puts[1] && tr.armed("alice", puts[1])
+	})
+	openBob()
+	eventually(t, "bob has the burst and waits on the last checksum", func() bool {
+		return fileIs(filepath.Join(dirB, "b3.md"), big)() && tr.armed("bob", puts[1])
+	})
+	if !tr.held["alice"] {
+		t.Fatal("alice's change wait did not ask to pull while her first PUT answer was held; the window was not reached")
+	}
+	got := tr.trace(from, map[string]string{old: "old", puts[0]: "first", puts[1]: "last"})
+	want := []string{
+		"alice PUT if-match=old: 200 first",
+		"alice PUT if-match=first: 200 last",
+		"bob wait if-none-match=old: 200 first",
+		"bob GET if-none-match=old: 200 last",
+		"alice wait if-none-match=last: in flight",
+		"bob wait if-none-match=last: in flight",
+	}
+	if !slices.Equal(sorted(got), sorted(want)) {
+		t.Errorf("trace of a two-batch push =\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// hashedBySync reports whether the entry checksum being computed was asked
+// for by the sync engine or the daemon, not the server in the same
+// process.
+func hashedBySync() bool {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, "/server/api.EntryChecksum") {
+			f, _ = frames.Next()
+			return strings.HasPrefix(f.Function, "github.com/teammemd/teammemd/sync")
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// TestOneNoteHashes: the engine and the daemon together hash a note at
+// most twice on its way out (save, push) and twice on its way in (pull,
+// the daemon telling the pull's write from a user's, the next push).
+func TestOneNoteHashes(t *testing.T) {
+	const note = "---\nname: deploys\ndescription: how we deploy\ntype: project\n---\nDeploys go out on Tuesdays.\n"
+	var hashes atomic.Int64
+	t.Cleanup(entryhash.Watch(func(v string) {
+		if v == note && hashedBySync() {
+			hashes.Add(1)
+		}
+	}))
+	srv := servertest.Start(t)
+	tr := newTracer()
+	dirA, dirB := t.TempDir(), t.TempDir()
+	logB := newLogRecorder()
+	alice := startTraced(t, srv, tr, "alice", dirA, nil)
+	startTraced(t, srv, tr, "bob", dirB, slog.New(logB))
+	eventually(t, "both daemons settled", func() bool {
+		sum := serverChecksum(t, srv)
+		return tr.armed("alice", sum) && tr.armed("bob", sum) || tr.armed("alice", emptyChecksum) && tr.armed("bob", emptyChecksum)
+	})
+	openBob := tr.closeGate("bob")
+	defer openBob()
+
+	write(t, dirA, "deploys.md", note)
+	eventually(t, "alice pushed the note and waits on the new checksum", func() bool {
+		sum := serverChecksum(t, srv)
+		return sum != "" && sum != emptyChecksum && tr.armed("alice", sum)
+	})
+	if got := hashes.Load(); got > 2 {
+		t.Errorf("a saved note was hashed %d times on its way to the server, want at most 2", got)
+	}
+	alice.stop(t) // its later scans are not this note's way in
+	hashes.Store(0)
+
+	openBob()
+	eventually(t, "bob pulled the note and took its write for his own", func() bool {
+		return fileIs(filepath.Join(dirB, "deploys.md"), note)() && logB.count(msgOwnWrites) > 0
+	})
+	write(t, dirB, "other.md", "bob's own note\n")
+	eventually(t, "bob pushed his next save", func() bool {
+		sum := serverChecksum(t, srv)
+		return tr.armed("bob", sum) && fileIs(filepath.Join(dirB, "other.md"), "bob's own note\n")() && serverHas(t, srv, "other.md")
+	})
+	if got := hashes.Load(); got > 2 {
+		t.Errorf("a pulled note was hashed %d times by the pull, the daemon and the next push, want at most 2", got)
+	}
+}
+
+// serverHas reports whether the server holds key.
+func serverHas(t *testing.T, srv *servertest.Server, key string) bool {
+	t.Helper()
+	snap, err := srv.Store.Snapshot(context.Background(), slug, false)
+	if err != nil {
+		return false
+	}
+	_, ok := snap.EntryChecksums[key]
+	return ok
+}
