@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,28 +20,11 @@ import (
 func countHashes(t *testing.T, value string) *atomic.Int64 {
 	var n atomic.Int64
 	t.Cleanup(entryhash.Watch(func(v string) {
-		if v == value && hashedByEngine() {
+		if v == value && entryhash.CallerHas("github.com/teammemd/teammemd/sync.") {
 			n.Add(1)
 		}
 	}))
 	return &n
-}
-
-// hashedByEngine reports whether the entry checksum being computed was
-// asked for by package memsync.
-func hashedByEngine() bool {
-	pcs := make([]uintptr, 32)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	for {
-		f, more := frames.Next()
-		if strings.HasSuffix(f.Function, "/server/api.EntryChecksum") {
-			f, _ = frames.Next()
-			return strings.HasPrefix(f.Function, "github.com/teammemd/teammemd/sync.")
-		}
-		if !more {
-			return false
-		}
-	}
 }
 
 // savedState reads p's state as its engine last saved it.
