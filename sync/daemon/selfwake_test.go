@@ -41,6 +41,24 @@ func askPullHook(t *testing.T, f func(dir string)) {
 	t.Cleanup(func() { testHookAskPull = nil })
 }
 
+// tracedPair starts a server and the traced daemons of alice and bob on a
+// repo seeded with one note, and returns once both wait on its checksum.
+func tracedPair(t *testing.T) (srv *servertest.Server, tr *tracer, dirA, dirB, old string) {
+	t.Helper()
+	srv = servertest.Start(t)
+	tr = newTracer()
+	askPullHook(t, tr.asked)
+	dirA, dirB = t.TempDir(), t.TempDir()
+	write(t, dirA, "seed.md", "the first note\n")
+	startTraced(t, srv, tr, "alice", dirA, nil)
+	startTraced(t, srv, tr, "bob", dirB, nil)
+	eventually(t, "both daemons settled on the seeded repo", func() bool {
+		old = serverChecksum(t, srv)
+		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.armed("alice", old) && tr.armed("bob", old)
+	})
+	return srv, tr, dirA, dirB, old
+}
+
 // TestOneSaveTrace: one save costs alice's PUT, bob's change wait answer
 // and bob's GET, nothing else. The server answers alice's own change wait
 // too, as it answers every wait that names an older checksum; alice only
@@ -49,18 +67,7 @@ func askPullHook(t *testing.T, f func(dir string)) {
 // has answered before her push recorded its checksum, the window in which
 // her daemon took its own PUT for a teammate's change and pulled again.
 func TestOneSaveTrace(t *testing.T) {
-	srv := servertest.Start(t)
-	tr := newTracer()
-	askPullHook(t, tr.asked)
-	dirA, dirB := t.TempDir(), t.TempDir()
-	write(t, dirA, "seed.md", "the first note\n")
-	startTraced(t, srv, tr, "alice", dirA, nil)
-	startTraced(t, srv, tr, "bob", dirB, nil)
-	var old string
-	eventually(t, "both daemons settled on the seeded repo", func() bool {
-		old = serverChecksum(t, srv)
-		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.armed("alice", old) && tr.armed("bob", old)
-	})
+	srv, tr, dirA, dirB, old := tracedPair(t)
 	from := tr.mark()
 	tr.holdPutUntilAsked("alice", dirA)
 
@@ -91,18 +98,7 @@ func TestOneSaveTrace(t *testing.T) {
 // Bob's change wait answers are held until alice is done, so he pulls
 // once.
 func TestBurstTrace(t *testing.T) {
-	srv := servertest.Start(t)
-	tr := newTracer()
-	askPullHook(t, tr.asked)
-	dirA, dirB := t.TempDir(), t.TempDir()
-	write(t, dirA, "seed.md", "the first note\n")
-	startTraced(t, srv, tr, "alice", dirA, nil)
-	startTraced(t, srv, tr, "bob", dirB, nil)
-	var old string
-	eventually(t, "both daemons settled on the seeded repo", func() bool {
-		old = serverChecksum(t, srv)
-		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.armed("alice", old) && tr.armed("bob", old)
-	})
+	srv, tr, dirA, dirB, old := tracedPair(t)
 	from := tr.mark()
 	tr.holdPutUntilAsked("alice", dirA)
 	openBob := tr.closeGate("bob")
