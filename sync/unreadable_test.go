@@ -11,27 +11,27 @@ import (
 	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
-// TestUnreadableFileHeldBack makes note1.md unreadable with mode 000 and a
-// read fault, so that it fails to read whoever runs the test, root
-// included.
+// TestUnreadableFileHeldBack makes note1.md unreadable in each way of
+// fault.Denials.
 func TestUnreadableFileHeldBack(t *testing.T) {
-	testUnreadableHeldBack(t, func(path string) func() {
-		restore := fault.DenyRead(path)
-		chmod(t, path, 0o000)
-		return func() { restore(); chmod(t, path, 0o644) }
-	})
-}
-
-// TestUnreadableFileHeldBackRealPermission makes note1.md unreadable with
-// its mode alone.
-func TestUnreadableFileHeldBackRealPermission(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("running as root, which reads a mode 000 file: TestUnreadableFileHeldBack covers this with a read fault")
+	for _, d := range fault.Denials() {
+		t.Run(d.Name, func(t *testing.T) {
+			if d.Skip != "" {
+				t.Skip(d.Skip)
+			}
+			testUnreadableHeldBack(t, func(path string) func() {
+				allow, err := d.Deny(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return func() {
+					if err := allow(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		})
 	}
-	testUnreadableHeldBack(t, func(path string) func() {
-		chmod(t, path, 0o000)
-		return func() { chmod(t, path, 0o644) }
-	})
 }
 
 // testUnreadableHeldBack checks that a file the engine cannot read is held

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,27 +9,27 @@ import (
 	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
-// TestUnreadableFileHeldBackInStatus makes note1.md unreadable with mode
-// 000 and a read fault, so that it fails to read whoever runs the test,
-// root included.
+// TestUnreadableFileHeldBackInStatus makes a.md unreadable in each way of
+// fault.Denials.
 func TestUnreadableFileHeldBackInStatus(t *testing.T) {
-	testUnreadableInStatus(t, func(path string) func() {
-		restore := fault.DenyRead(path)
-		chmod(t, path, 0o000)
-		return func() { restore(); chmod(t, path, 0o644) }
-	})
-}
-
-// TestUnreadableFileHeldBackInStatusRealPermission makes note1.md
-// unreadable with its mode alone.
-func TestUnreadableFileHeldBackInStatusRealPermission(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("running as root, which reads a mode 000 file: TestUnreadableFileHeldBackInStatus covers this with a read fault")
+	for _, d := range fault.Denials() {
+		t.Run(d.Name, func(t *testing.T) {
+			if d.Skip != "" {
+				t.Skip(d.Skip)
+			}
+			testUnreadableInStatus(t, func(path string) func() {
+				allow, err := d.Deny(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return func() {
+					if err := allow(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		})
 	}
-	testUnreadableInStatus(t, func(path string) func() {
-		chmod(t, path, 0o000)
-		return func() { chmod(t, path, 0o644) }
-	})
 }
 
 // testUnreadableInStatus checks that the daemon holds back a file it
@@ -56,11 +55,4 @@ func testUnreadableInStatus(t *testing.T, deny func(path string) (allow func()))
 	allow()
 	eventually(t, "a.md's edit on the server once readable", onServer(t, srv, map[string]string{"a.md": "a, edited here\n"}))
 	eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle && len(r.Held) == 0 })
-}
-
-func chmod(t *testing.T, path string, mode os.FileMode) {
-	t.Helper()
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -6,6 +6,7 @@ package fault
 
 import (
 	"io/fs"
+	"os"
 	"slices"
 	"sync/atomic"
 	"syscall"
@@ -37,4 +38,40 @@ func Read(path string) error {
 		return (*f)(path)
 	}
 	return nil
+}
+
+// Denial is one way for a test to make a file unreadable.
+type Denial struct {
+	// Name names the way, for the subtest.
+	Name string
+	// Skip, when not "", is why the way cannot work here.
+	Skip string
+	// Deny makes path unreadable and returns what makes it readable again.
+	Deny func(path string) (allow func() error, err error)
+}
+
+// Denials are the ways to make a file unreadable: its mode 000 and a read
+// fault together, which fail for whoever runs the test, root included; and
+// its mode alone, the real thing, which root reads all the same.
+func Denials() []Denial {
+	byMode := func(path string) (func() error, error) {
+		if err := os.Chmod(path, 0o000); err != nil {
+			return nil, err
+		}
+		return func() error { return os.Chmod(path, 0o644) }, nil
+	}
+	withFault := func(path string) (func() error, error) {
+		restore := DenyRead(path)
+		allow, err := byMode(path)
+		if err != nil {
+			restore()
+			return nil, err
+		}
+		return func() error { restore(); return allow() }, nil
+	}
+	var skip string
+	if os.Geteuid() == 0 {
+		skip = "running as root, which reads a mode 000 file: the read fault covers this"
+	}
+	return []Denial{{Name: "read fault", Deny: withFault}, {Name: "real permission", Skip: skip, Deny: byMode}}
 }
