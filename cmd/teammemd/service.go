@@ -41,6 +41,9 @@ type servicePlan struct {
 	name   string // what the service is, for the user: "systemd user unit"
 	unit   fileWrite
 	reload string // the command that makes the daemon reread its config
+	// probe is a command that succeeds only when the manager answers for
+	// this user.
+	probe []string
 	// install runs after the unit is written; uninstall before it is
 	// removed, afterUninstall after.
 	install, uninstall, afterUninstall []serviceCmd

@@ -63,6 +63,7 @@ func (systemdUser) plan(s serviceSpec) (servicePlan, error) {
 		name:           "systemd user unit",
 		unit:           fileWrite{path: systemdUnitPath(), data: []byte(header + fmt.Sprintf(systemdUnitBody, execStart)), mode: 0o644},
 		reload:         "systemctl --user reload teammemd",
+		probe:          []string{"systemctl", "--user", "show-environment"},
 		install:        []serviceCmd{ctl(false, "daemon-reload"), ctl(false, "enable", systemdUnitName), ctl(false, "restart", systemdUnitName)},
 		uninstall:      []serviceCmd{ctl(false, "disable", "--now", systemdUnitName)},
 		afterUninstall: []serviceCmd{ctl(false, "daemon-reload")},
