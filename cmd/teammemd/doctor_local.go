@@ -167,3 +167,16 @@ func (d *doctor) checkClock(context.Context) {
 	}
 	d.report(checkOK, "clock", fmt.Sprintf("within %s of the server's", maxClockSkew), "")
 }
+
+// checkAgent reports, for each repo, whether Claude Code will show its
+// team notes to the model, by which route, and where it would upload them.
+func (d *doctor) checkAgent(ctx context.Context) {
+	if len(d.plan.Specs) == 0 {
+		return
+	}
+	a := newAgentChecker(ctx, d.claude)
+	for _, s := range d.plan.Specs {
+		c := a.check(s.Dir)
+		d.report(c.outcome, "agent", s.Repo+": "+c.detail, c.fix)
+	}
+}

@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
@@ -28,6 +30,7 @@ type doctorCase struct {
 	tokenFile string
 	server    string
 	extra     string // more config text
+	claude    string // --claude, when set
 	env       doctorEnv
 }
 
@@ -72,18 +75,24 @@ func (c *doctorCase) run(t *testing.T) (stdout string, code int) {
 	}
 	var out, errOut bytes.Buffer
 	ctx := context.Background()
-	err := runDoctorWith(ctx, c.env, []string{"--config", writeConfig(t, cfg)}, &out, &errOut)
+	args := []string{"--config", writeConfig(t, cfg)}
+	if c.claude != "" {
+		args = append(args, "--claude", c.claude)
+	}
+	err := runDoctorWith(ctx, c.env, args, &out, &errOut)
 	return out.String(), exitCode(ctx, err, &errOut)
 }
 
 // On a machine where all is well every check passes, one line each.
 func TestDoctorHealthy(t *testing.T) {
 	c := newDoctorCase(t)
+	c.claude = fakeClaudeBin(t, "2.1.328", "api_key")
+	writeClaudeSettings(t, `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/usr/local/bin/teammemd hook session-start"}]}]}}`)
 	out, code := c.run(t)
 	if code != 0 {
 		t.Errorf("doctor on a healthy setup exit %d, want 0:\n%s", code, out)
 	}
-	for _, name := range []string{"config", "server", "token", "reachable", "teammemd", "auth", "repo", "team dir", "inotify", "clock"} {
+	for _, name := range []string{"config", "server", "token", "reachable", "teammemd", "auth", "repo", "team dir", "agent", "inotify", "clock"} {
 		if !strings.Contains(out, fmt.Sprintf("ok    %-9s ", name)) {
 			t.Errorf("doctor output lacks an ok line for %s:\n%s", name, out)
 		}
@@ -206,5 +215,43 @@ func TestDoctorWithLogin(t *testing.T) {
 	out, code := c.run(t)
 	if code != 0 || !strings.Contains(out, "ok    token     the login to "+c.srv.URL) || !strings.Contains(out, "ok    auth ") {
 		t.Errorf("doctor with a login: exit %d, want 0 and the login named as the token:\n%s", code, out)
+	}
+}
+
+// writeClaudeSettings writes Claude Code's user settings in the config
+// directory the test's $CLAUDE_CONFIG_DIR names.
+func writeClaudeSettings(t *testing.T, data string) {
+	t.Helper()
+	writeFile(t, filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), "settings.json"), data, 0o600)
+}
+
+// Doctor says whether Claude Code shows the team's notes to the model: not
+// before setup on a current client, naming the fix; by which route after;
+// and a failure where the client itself would upload the notes.
+func TestDoctorClaudeCode(t *testing.T) {
+	stores := `{"env":{"CLAUDE_MEMORY_STORES":` + strconv.Quote(route.StoresValue) + `}}`
+	for _, tc := range []struct {
+		name, version, login, settings string
+		code                           int
+		want                           string
+	}{
+		{"before setup", "2.1.328", "api_key", "", 1,
+			"FAIL  agent     acme/app: Claude Code 2.1.328 will not show these team notes to the model: Claude Code 2.1.328 reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes; fix: teammemd setup claude"},
+		{"hook route", "2.1.332", "api_key", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/x/teammemd hook session-start"}]}]}}`, 0,
+			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)"},
+		{"stores uploading", "2.1.328", "claude.ai", stores, 1, "syncs its memory stores, team notes included, with Anthropic's host"},
+		{"old client", "2.1.88", "api_key", "", 1, "no teammemd hook is set; fix: teammemd setup claude"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newDoctorCase(t)
+			c.claude = fakeClaudeBin(t, tc.version, tc.login)
+			if tc.settings != "" {
+				writeClaudeSettings(t, tc.settings)
+			}
+			out, code := c.run(t)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Errorf("doctor: exit %d, want %d, and a line with %q:\n%s", code, tc.code, tc.want, out)
+			}
+		})
 	}
 }
