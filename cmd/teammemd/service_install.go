@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/route"
 )
 
 // installFlags are the flags of "teammemd service install".
@@ -70,7 +73,26 @@ func serviceInstall(ctx context.Context, env serviceEnv, args []string, stdout, 
 		return nil
 	}
 	fmt.Fprintf(stdout, "teammemd run is installed as a %s and started; teammemd service status shows how it does\n", plan.name)
+	offerSetup(ctx, stdout)
 	return nil
+}
+
+// offerSetup says, when a Claude Code client on PATH would not show the
+// team's notes to the model, that teammemd setup claude makes it.
+func offerSetup(ctx context.Context, w io.Writer) {
+	c := route.Find(ctx, "")
+	home, err := claude.Home()
+	if c.Path == "" || err != nil {
+		return
+	}
+	v := route.Inspect(c, home, "", os.Getenv)
+	if !v.Loads() {
+		fmt.Fprintf(w, "%s will not show the synced notes to the model yet: %s.\n"+
+			"teammemd setup claude sets it up (add --dry-run to see what it changes first).\n", clientName(c), v.Why)
+	}
+	for _, warn := range v.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 }
 
 // installSpec finds the home directory, the binary and the config path.

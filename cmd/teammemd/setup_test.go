@@ -139,3 +139,18 @@ func slicesHave(calls [][]string, line string) bool {
 	}
 	return false
 }
+
+// service install says when the Claude Code client on PATH will not show
+// the synced notes, and that setup claude fixes it.
+func TestServiceInstallOffersSetup(t *testing.T) {
+	_, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("PATH", filepath.Dir(fakeClaudeBin(t, "2.1.328", "api_key"))+":"+os.Getenv("PATH"))
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	stdout, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
+	if code != 0 || !strings.Contains(stdout, "Claude Code 2.1.328 will not show the synced notes to the model yet") ||
+		!strings.Contains(stdout, "teammemd setup claude sets it up") {
+		t.Errorf("service install: exit %d\n%s%s\nwant the offer of teammemd setup claude", code, stdout, stderr)
+	}
+}
