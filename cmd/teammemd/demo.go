@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/proclab"
-	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
