@@ -120,7 +120,33 @@ func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stde
 	if err := applySettings(sp, f.dryRun, stdout); err != nil {
 		return err
 	}
+	if !f.dryRun {
+		printProjects(agentChecker{client: client, home: home}, spec.config, stdout)
+	}
 	return startService(ctx, env, f, spec, plan, stdout)
+}
+
+// printProjects says, for each repo the config makes the daemon sync,
+// whether Claude Code will now show its team notes to the model.
+func printProjects(a agentChecker, config string, w io.Writer) {
+	cfg, err := loadConfig(config)
+	if err != nil {
+		fmt.Fprintf(w, "cannot list the projects: %v\n", err)
+		return
+	}
+	plan, err := planFor(runFlags{config: config}, cfg)
+	if err != nil {
+		fmt.Fprintf(w, "cannot list the projects: %v\n", err)
+		return
+	}
+	for _, s := range plan.Specs {
+		c := a.check(s.Dir)
+		fmt.Fprintf(w, "%s: %s", s.Repo, c.detail)
+		if c.fix != "" {
+			fmt.Fprintf(w, "; fix: %s", c.fix)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // describeClient says what client was found.

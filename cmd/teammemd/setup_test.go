@@ -74,7 +74,8 @@ func TestSetupClaude(t *testing.T) {
 			t.Errorf("settings %s = %q, want %q", path, v, want)
 		}
 	}
-	for _, want := range []string{"route: stores", "2.1.328", "claude.ai login", "trade-off", "systemd user unit and started"} {
+	for _, want := range []string{"route: stores", "2.1.328", "claude.ai login", "trade-off", "systemd user unit and started",
+		"acme/app: Claude Code 2.1.328 loads these team notes (route: hook, stores)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("setup output lacks %q:\n%s", want, stdout)
 		}
