@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/route"
 )
@@ -60,6 +61,12 @@ func serviceInstall(ctx context.Context, env serviceEnv, args []string, stdout, 
 	if err != nil {
 		return err
 	}
+	if !f.dryRun {
+		if err := managerAnswers(ctx, env, plan); err != nil {
+			return fmt.Errorf("%w; nothing was written. %s, or run the daemon yourself: %s",
+				err, plan.noManager, shell.Join(spec.binary, "run", "--config", spec.config))
+		}
+	}
 	for _, fw := range append(files, plan.unit) {
 		if err := fw.apply(f.dryRun, stdout); err != nil {
 			return err
@@ -93,6 +100,19 @@ func offerSetup(ctx context.Context, w io.Writer) {
 	for _, warn := range v.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+}
+
+// managerAnswers asks the service manager whether it answers for this
+// user; its error carries what the manager said.
+func managerAnswers(ctx context.Context, env serviceEnv, plan servicePlan) error {
+	out, err := env.runner.run(ctx, plan.probe)
+	if err == nil {
+		return nil
+	}
+	if msg := strings.TrimSpace(out); msg != "" {
+		return fmt.Errorf("no %s answers here: %s", plan.name, firstLine(msg))
+	}
+	return fmt.Errorf("no %s answers here: %w", plan.name, err)
 }
 
 // installSpec finds the home directory, the binary and the config path.

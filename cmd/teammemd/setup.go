@@ -204,9 +204,8 @@ func startService(ctx context.Context, env serviceEnv, f setupFlags, spec servic
 		fmt.Fprintf(w, "start the daemon with:\n    %s\n", runLine)
 		return nil
 	}
-	if _, err := env.runner.run(ctx, plan.probe); err != nil {
-		fmt.Fprintf(w, "no %s answers here (%s), so no service was installed; start the daemon with:\n    %s\n",
-			plan.name, strings.TrimSpace(err.Error()), runLine)
+	if err := managerAnswers(ctx, env, plan); err != nil {
+		fmt.Fprintf(w, "%v, so no service was installed (%s); start the daemon with:\n    %s\n", err, plan.noManager, runLine)
 		return nil
 	}
 	if err := plan.unit.apply(f.dryRun, w); err != nil {
