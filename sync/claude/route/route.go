@@ -86,7 +86,7 @@ func Choose(c Client, w Want) (Choice, error) {
 		return Choice{}, fmt.Errorf("unknown route %q: want hook or stores", w.Route)
 	}
 	if c.Version != nil && c.Version.LessThan(HooksSince) {
-		return Choice{}, fmt.Errorf("Claude Code %s predates SessionStart hooks (%s) and team memory stores (%s): update it (claude update)",
+		return Choice{}, fmt.Errorf("this Claude Code, %s, predates SessionStart hooks (%s) and team memory stores (%s): update it (claude update)",
 			c.Version, HooksSince, StoresSince)
 	}
 	stores := c.Version != nil && !c.Version.LessThan(StoresSince)
