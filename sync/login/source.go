@@ -88,9 +88,18 @@ func (s *Source) token() *oauth2.Token {
 	return &oauth2.Token{AccessToken: s.rec.Bearer(), TokenType: "Bearer", Expiry: s.rec.Expiry}
 }
 
-// fresh reports a login that need not be refreshed yet.
+// fresh reports a login that need not be refreshed yet: one that does not
+// expire soon, or whose last refresh brought no ID token and whose kept
+// one has not expired (refreshing again before then would bring none
+// either).
 func (s *Source) fresh() bool {
-	return s.rec.Expiry.IsZero() || s.now().Add(RefreshBefore).Before(s.rec.Expiry)
+	if s.rec.Expiry.IsZero() {
+		return true
+	}
+	if s.rec.IDTokenKept {
+		return s.now().Before(s.rec.Expiry)
+	}
+	return s.now().Add(RefreshBefore).Before(s.rec.Expiry)
 }
 
 // reload reads the login file again when it is not the one last read.
@@ -112,7 +121,9 @@ func (s *Source) reload() error {
 }
 
 // refresh trades the refresh token for new tokens and saves them, unless
-// another process did so while this one waited for the lock.
+// another process did so while this one waited for the lock. New tokens
+// without an ID token, when the kept one has expired, are ErrExpired: the
+// server would refuse the access token (see Record.update).
 func (s *Source) refresh(ctx context.Context) error {
 	if s.rec.RefreshToken == "" {
 		return fmt.Errorf("%w: the login to %s has expired and cannot be refreshed: run teammemd login --server %s", ErrExpired, s.server, s.server)
@@ -135,7 +146,14 @@ func (s *Source) refresh(ctx context.Context) error {
 		return err
 	}
 	s.seen = nil
-	return s.reload()
+	if err := s.reload(); err != nil {
+		return err
+	}
+	if !s.fresh() && s.rec.IDTokenKept {
+		return fmt.Errorf("%w: the identity provider refreshed the login to %s without an ID token, and the last one has expired: "+
+			"log in again: run teammemd login --server %s", ErrExpired, s.server, s.server)
+	}
+	return nil
 }
 
 // redeem asks the token endpoint for new tokens for the refresh token.
