@@ -29,9 +29,10 @@ type User struct {
 // IdP is a fake OpenID Connect provider: a discovery document, a JWKS of EC
 // keys made at start (Rotate replaces them), the device authorization
 // endpoint, a token endpoint for the device code and refresh token grants
-// (refresh tokens rotate on use), and a revocation endpoint. Its ID and
-// access tokens are real ES256 JWTs for ClientID, valid for TokenTTL on its
-// clock.
+// (refresh tokens rotate on use), and a revocation endpoint. Its ID tokens
+// are real ES256 JWTs for ClientID, valid for TokenTTL on its clock; its
+// access tokens are opaque, as many providers' are, for the provider's own
+// APIs.
 type IdP struct {
 	// URL is the issuer.
 	URL      string
@@ -40,6 +41,12 @@ type IdP struct {
 	// OnDeviceCode, when set, is called with each user code issued, as the
 	// person at the browser would see it.
 	OnDeviceCode func(userCode string)
+	// OnRefresh, when set, is called on each refresh token request before
+	// it is answered; a test blocks in it to hold a refresh in flight.
+	OnRefresh func()
+	// RefreshWithoutIDToken answers refreshes without an ID token, which
+	// OpenID Connect allows (Core 1.0, section 12.2).
+	RefreshWithoutIDToken bool
 
 	clock   *Clock
 	mu      sync.Mutex
@@ -177,11 +184,15 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 	}
 	var u User
 	var errCode string
+	withID := true
 	switch r.PostFormValue("grant_type") {
 	case DeviceGrantType:
 		u, errCode = p.redeemDevice(r.PostFormValue("device_code"))
 	case "refresh_token":
 		u, errCode = p.redeemRefresh(r.PostFormValue("refresh_token"))
+		p.mu.Lock()
+		withID = !p.RefreshWithoutIDToken
+		p.mu.Unlock()
 	default:
 		errCode = "unsupported_grant_type"
 	}
@@ -189,7 +200,7 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, errCode)
 		return
 	}
-	p.issue(w, u)
+	p.issue(w, u, withID)
 }
 
 // redeemDevice answers a device code poll.
@@ -210,8 +221,14 @@ func (p *IdP) redeemDevice(code string) (User, string) {
 	return *g.user, ""
 }
 
-// redeemRefresh uses up a refresh token.
+// redeemRefresh uses up a refresh token, once OnRefresh has returned.
 func (p *IdP) redeemRefresh(rt string) (User, string) {
+	p.mu.Lock()
+	hook := p.OnRefresh
+	p.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	u, ok := p.refresh[rt]
@@ -222,17 +239,22 @@ func (p *IdP) redeemRefresh(rt string) (User, string) {
 	return u, ""
 }
 
-// issue answers tokens for u with a new refresh token.
-func (p *IdP) issue(w http.ResponseWriter, u User) {
+// issue answers an opaque access token for u, a new refresh token and,
+// withID, an ID token.
+func (p *IdP) issue(w http.ResponseWriter, u User, withID bool) {
 	rt := "rt-" + randomHex(16)
 	p.mu.Lock()
 	p.refresh[rt] = u
 	p.mu.Unlock()
+	answer := map[string]any{
+		"access_token": "at-" + randomHex(16), "token_type": "Bearer",
+		"expires_in": int(p.TokenTTL / time.Second), "refresh_token": rt,
+	}
+	if withID {
+		answer["id_token"] = p.IDToken(u, p.ClientID, p.TokenTTL)
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": p.IDToken(u, p.ClientID, p.TokenTTL), "id_token": p.IDToken(u, p.ClientID, p.TokenTTL),
-		"token_type": "Bearer", "expires_in": int(p.TokenTTL / time.Second), "refresh_token": rt,
-	})
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // revoke forgets a refresh token (RFC 7009: unknown tokens are not an error).
