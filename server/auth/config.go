@@ -3,9 +3,10 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/loopback"
 )
 
 // Auth modes: the kinds of credential a server can accept.
@@ -185,7 +186,7 @@ func (c OIDCConfig) validate() error {
 	if c.Issuer == "" {
 		return errors.New("issuer is required when oidc is enabled")
 	}
-	if err := checkURL("issuer", c.Issuer); err != nil {
+	if err := loopback.CheckURL("issuer", c.Issuer); err != nil {
 		return err
 	}
 	if c.ClientID == "" {
@@ -212,7 +213,7 @@ func (c GitHubConfig) validate() error {
 	if c.APIURL == "" {
 		return nil
 	}
-	return checkURL("api_url", c.APIURL)
+	return loopback.CheckURL("api_url", c.APIURL)
 }
 
 func (c ClaudeConfig) validate() error {
@@ -225,7 +226,7 @@ func (c ClaudeConfig) validate() error {
 	if c.ProfileURL == "" {
 		return nil
 	}
-	return checkURL("profile_url", c.ProfileURL)
+	return loopback.CheckURL("profile_url", c.ProfileURL)
 }
 
 func checkTTL(d time.Duration) error {
@@ -233,28 +234,4 @@ func checkTTL(d time.Duration) error {
 		return fmt.Errorf("cache_ttl must be between 0 and %s", maxVerdictTTL)
 	}
 	return nil
-}
-
-// checkURL requires an https URL, or http to a loopback address: tokens are
-// sent to it.
-func checkURL(name, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%s %q is not an absolute URL", name, raw)
-	}
-	switch {
-	case u.Scheme == "https":
-		return nil
-	case u.Scheme == "http" && isLoopback(u.Hostname()):
-		return nil
-	}
-	return fmt.Errorf("%s %q must be https:// (http:// only to a loopback address)", name, raw)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -333,3 +333,23 @@ func TestDiscovery(t *testing.T) {
 		t.Errorf("store id after a restart = %q, want %q", again.StoreID, d.StoreID)
 	}
 }
+
+// TestOIDCKeysOverPlainHTTP: a provider whose discovery document names its
+// keys at a plain http:// address off loopback is not trusted: the keys are
+// never fetched (authtest.Client fails the test if they are), and the
+// request is answered 503 with the key named in the log.
+func TestOIDCKeysOverPlainHTTP(t *testing.T) {
+	clock := authtest.NewClock()
+	idp := authtest.NewIdP(t, clock)
+	idp.SetJWKSURI("http://keys.acme.example/jwks")
+	cfg := auth.Config{
+		OIDC:   auth.OIDCConfig{Enabled: true, Issuer: idp.URL, ClientID: idp.ClientID},
+		Grants: []auth.GrantRule{grant("group:eng", "write", "acme/**")},
+	}
+	srv, logs := startWith(t, cfg, clock)
+	alice := authtest.User{Sub: "u-alice", Groups: []string{"eng"}}
+	want(t, "token of a provider with http:// keys", call(t, srv, http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, time.Hour)), 503, "", "")
+	if !strings.Contains(logs.String(), "jwks_uri") {
+		t.Errorf("the server log does not name jwks_uri:\n%s", logs.String())
+	}
+}

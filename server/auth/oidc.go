@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
+	"github.com/teammemd/teammemd/internal/loopback"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -51,6 +53,9 @@ func (a *OIDCAuthenticator) ready(ctx context.Context) (*oidc.Provider, *oidc.ID
 		return nil, nil, a.failErr
 	}
 	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), a.client), a.cfg.Issuer)
+	if err == nil {
+		err = checkKeysURL(p)
+	}
 	if err != nil {
 		a.failedAt, a.failErr = time.Now(), unavailable(ModeOIDC, "discover the provider: %w", err)
 		return nil, nil, a.failErr
@@ -63,6 +68,18 @@ func (a *OIDCAuthenticator) ready(ctx context.Context) (*oidc.Provider, *oidc.ID
 		Now: func() time.Time { return a.now().Add(-skew) },
 	})
 	return a.provider, a.verifier, nil
+}
+
+// checkKeysURL requires the key set the provider's discovery document names
+// to be fetched over https, as the issuer is.
+func checkKeysURL(p *oidc.Provider) error {
+	var doc struct {
+		JWKSURI string `json:"jwks_uri"`
+	}
+	if err := p.Claims(&doc); err != nil {
+		return fmt.Errorf("read the discovery document: %w", err)
+	}
+	return loopback.CheckURL("jwks_uri", doc.JWKSURI)
 }
 
 // Authenticate implements Authenticator.
