@@ -39,6 +39,10 @@ func TestConfigValidate(t *testing.T) {
 		{"bad level", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"**"}, Level: "admin"}}}, "read or write"},
 		{"no repos", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Level: "read"}}}, "repos is empty"},
 		{"bad pattern", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"acme/../x"}, Level: "read"}}}, "dot segment"},
+		{"email of any domain", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*", Repos: []string{"**"}, Level: "read"}}}, "one @"},
+		{"email of two @", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*@evil.com@acme.com", Repos: []string{"**"}, Level: "read"}}}, "one @"},
+		{"email domain with a wildcard", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*@*.acme.com", Repos: []string{"**"}, Level: "read"}}}, "domain"},
+		{"email without a local part", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:@acme.com", Repos: []string{"**"}, Level: "read"}}}, "one @"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()
@@ -95,6 +99,8 @@ func TestGrantMatch(t *testing.T) {
 		{"email:*@acme.com", true},
 		{"email:alice@acme.com", true},
 		{"email:*@acme.co", false},
+		{"email:*@cme.com", false},
+		{"email:*cme.com", false},
 		{"group:ops", true},
 		{"group:en", false},
 		{"org:o1", false}, // a claude.ai subject never matches an OIDC identity
@@ -102,6 +108,37 @@ func TestGrantMatch(t *testing.T) {
 	for _, tt := range tests {
 		if got := (GrantRule{Subject: tt.subject}).matches(id); got != tt.want {
 			t.Errorf("GrantRule{%s}.matches(alice) = %v, want %v", tt.subject, got, tt.want)
+		}
+	}
+}
+
+// TestGrantEmailMatch: an email grant matches a single well-formed address
+// whose domain is the grant's, exactly.
+func TestGrantEmailMatch(t *testing.T) {
+	tests := []struct {
+		subject, email string
+		want           bool
+	}{
+		{"email:*@acme.com", "alice@acme.com", true},
+		{"email:*@acme.com", "Alice@ACME.COM", true},
+		{"email:a*@acme.com", "alice@acme.com", true},
+		{"email:b*@acme.com", "alice@acme.com", false},
+		{"email:*@acme.com", "mallory@evil.com@acme.com", false},
+		{"email:mallory@evil.com@acme.com", "mallory@evil.com@acme.com", false},
+		{"email:*@acme.com", "@acme.com", false},
+		{"email:*@acme.com", "alice@", false},
+		{"email:*@acme.com", "alice@sub.acme.com", false},
+		{"email:*@acme.com", "alice@evilacme.com", false},
+		{"email:*@acme.com", "alice acme@acme.com", false},
+		{"email:*@acme.com", "alice\n@acme.com", false},
+		{"email:*@acme.com", "alice", false},
+	}
+	for _, tt := range tests {
+		for _, mode := range []string{ModeOIDC, ModeClaude} {
+			id := Identity{Mode: mode, Email: tt.email}
+			if got := (GrantRule{Subject: tt.subject}).matches(id); got != tt.want {
+				t.Errorf("GrantRule{%s}.matches(%s %q) = %v, want %v", tt.subject, mode, tt.email, got, tt.want)
+			}
 		}
 	}
 }

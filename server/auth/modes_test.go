@@ -110,6 +110,7 @@ func TestOIDC(t *testing.T) {
 	alice := authtest.User{Sub: "u-alice", Email: "alice@acme.com", EmailVerified: true, Groups: []string{"eng"}}
 	bob := authtest.User{Sub: "u-bob", Email: "bob@acme.com", EmailVerified: true}
 	mallory := authtest.User{Sub: "u-mallory", Email: "mallory@acme.com", EmailVerified: false}
+	twoAts := authtest.User{Sub: "u-mallory", Email: "mallory@evil.com@acme.com", EmailVerified: true}
 	aliceTok := idp.IDToken(alice, idp.ClientID, time.Hour)
 	tests := []struct {
 		name, method, repo, bearer string
@@ -120,6 +121,7 @@ func TestOIDC(t *testing.T) {
 		{"verified email reads acme/app", http.MethodGet, "acme%2Fapp", idp.IDToken(bob, idp.ClientID, time.Hour), 200, "", ""},
 		{"verified email may not write", http.MethodPut, "acme%2Fapp", idp.IDToken(bob, idp.ClientID, time.Hour), 403, "", "ask the server's admin for a write grant"},
 		{"unverified email grants nothing", http.MethodGet, "acme%2Fapp", idp.IDToken(mallory, idp.ClientID, time.Hour), 403, "", ""},
+		{"an email of two addresses grants nothing", http.MethodGet, "acme%2Fapp", idp.IDToken(twoAts, idp.ClientID, time.Hour), 403, "", ""},
 		{"sub grant", http.MethodPut, "ci%2Fbuild", idp.IDToken(authtest.User{Sub: "robot-1"}, idp.ClientID, time.Hour), 200, "", ""},
 		{"other audience", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, "another-app", time.Hour), 401, auth.ReasonInvalid, "teammemd login"},
 		{"expired", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, -time.Hour), 401, auth.ReasonExpired, "teammemd login"},
