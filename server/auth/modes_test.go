@@ -112,6 +112,7 @@ func TestOIDC(t *testing.T) {
 	mallory := authtest.User{Sub: "u-mallory", Email: "mallory@acme.com", EmailVerified: false}
 	twoAts := authtest.User{Sub: "u-mallory", Email: "mallory@evil.com@acme.com", EmailVerified: true}
 	aliceTok := idp.IDToken(alice, idp.ClientID, time.Hour)
+	withClaims := func(u authtest.User, claims map[string]any) string { return idp.IDTokenWith(u, time.Hour, claims) }
 	tests := []struct {
 		name, method, repo, bearer string
 		status                     int
@@ -124,6 +125,11 @@ func TestOIDC(t *testing.T) {
 		{"an email of two addresses grants nothing", http.MethodGet, "acme%2Fapp", idp.IDToken(twoAts, idp.ClientID, time.Hour), 403, "", ""},
 		{"sub grant", http.MethodPut, "ci%2Fbuild", idp.IDToken(authtest.User{Sub: "robot-1"}, idp.ClientID, time.Hour), 200, "", ""},
 		{"other audience", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, "another-app", time.Hour), 401, auth.ReasonInvalid, "teammemd login"},
+		{"several audiences, no azp", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"aud": []string{idp.ClientID, "another-app"}}), 401, auth.ReasonInvalid, "teammemd login"},
+		{"several audiences, issued to another app", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"aud": []string{idp.ClientID, "another-app"}, "azp": "another-app"}), 401, auth.ReasonInvalid, ""},
+		{"several audiences, issued to teammemd", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"aud": []string{idp.ClientID, "another-app"}, "azp": idp.ClientID}), 200, "", ""},
+		{"one audience, issued to another app", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"azp": "another-app"}), 401, auth.ReasonInvalid, ""},
+		{"one audience, issued to teammemd", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"azp": idp.ClientID}), 200, "", ""},
 		{"expired", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, -time.Hour), 401, auth.ReasonExpired, "teammemd login"},
 		{"expired within the clock skew", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, -10*time.Second), 200, "", ""},
 		{"tampered", http.MethodGet, "acme%2Fapp", aliceTok[:len(aliceTok)-4] + "AAAA", 401, auth.ReasonInvalid, ""},

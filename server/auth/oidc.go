@@ -101,20 +101,37 @@ func (a *OIDCAuthenticator) Authenticate(ctx context.Context, bearer string) (Pr
 	case tok.IssuedAt.After(a.now().Add(a.cfg.ClockSkew)):
 		return Principal{}, reject(ModeOIDC, ReasonInvalid, "the token was issued in the future: check this machine's clock, then run teammemd login again")
 	}
-	id, err := a.identity(tok)
-	if err != nil {
+	var claims map[string]any
+	if err := tok.Claims(&claims); err != nil {
+		return Principal{}, reject(ModeOIDC, ReasonInvalid, "the token's claims are not a JSON object: run teammemd login again")
+	}
+	if err := a.checkParty(tok.Audience, claims["azp"]); err != nil {
 		return Principal{}, err
 	}
+	id := a.identity(tok.Subject, claims)
 	return Principal{Subject: "oidc:" + cmp.Or(id.Email, id.Sub), Mode: ModeOIDC, Grants: grantsFor(a.rules, id)}, nil
 }
 
-// identity reads the subject, a verified email and the groups of tok.
-func (a *OIDCAuthenticator) identity(tok *oidc.IDToken) (Identity, error) {
-	var claims map[string]any
-	if err := tok.Claims(&claims); err != nil {
-		return Identity{}, reject(ModeOIDC, ReasonInvalid, "the token's claims are not a JSON object: run teammemd login again")
+// checkParty requires a token to have been issued to teammemd's client
+// (OpenID Connect Core 1.0, section 3.1.3.7, steps 4 and 5): a token for
+// several audiences must name the client as its authorized party (azp), and
+// an azp, when present, must be the client, so that a token another client
+// was given, which also lists this server's audience, is refused.
+func (a *OIDCAuthenticator) checkParty(aud []string, azp any) error {
+	party, _ := azp.(string)
+	switch {
+	case azp == nil && len(aud) > 1:
+		return reject(ModeOIDC, ReasonInvalid, "the token names several audiences but not the client it was issued to (azp): run teammemd login again")
+	case azp != nil && party != a.cfg.ClientID:
+		return reject(ModeOIDC, ReasonInvalid, "the token was issued to another client (azp): run teammemd login again")
 	}
-	id := Identity{Mode: ModeOIDC, Sub: tok.Subject}
+	return nil
+}
+
+// identity reads the subject, a verified email and the groups of a token's
+// claims.
+func (a *OIDCAuthenticator) identity(sub string, claims map[string]any) Identity {
+	id := Identity{Mode: ModeOIDC, Sub: sub}
 	if email, _ := claims["email"].(string); email != "" && verified(claims["email_verified"]) {
 		id.Email = email
 	}
@@ -128,7 +145,7 @@ func (a *OIDCAuthenticator) identity(tok *oidc.IDToken) (Identity, error) {
 			}
 		}
 	}
-	return id, nil
+	return id
 }
 
 // verified reads an email_verified claim, which some providers send as a
