@@ -83,6 +83,10 @@ type GitHubConfig struct {
 	RepoHost string `toml:"repo_host"`
 	// CacheTTL is how long GitHub's answers are trusted.
 	CacheTTL time.Duration `toml:"cache_ttl"`
+	// ReadPublicRepos lets every GitHub user read the team memory of a
+	// public repo, on which GitHub gives everyone pull. Off, a public repo's
+	// team memory is for the users with push on it.
+	ReadPublicRepos bool `toml:"read_public_repos"`
 }
 
 // ClaudeConfig is [server.auth.claude].

@@ -15,7 +15,8 @@ import (
 
 // GitHubAuthenticator accepts GitHub tokens: GitHub's API says whose token it
 // is, and what that user may do on the repo a slug names, which becomes a read
-// or write grant on that one repo. GitHub's good answers are cached for the
+// or write grant on that one repo (a public repo's pull, which every user has,
+// only when the config allows it). GitHub's good answers are cached for the
 // TTL under a hash of the token; a failed or negative check is never cached.
 type GitHubAuthenticator struct {
 	cfg    GitHubConfig
@@ -110,11 +111,7 @@ func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, nam
 		return level, nil
 	}
 	v, err, _ := a.flight.Do("repo\x00"+ck, func() (any, error) {
-		var repo struct {
-			Permissions struct {
-				Admin, Maintain, Push, Pull bool
-			} `json:"permissions"`
-		}
+		var repo githubRepo
 		u := a.endpoint("repos", owner, name)
 		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, u, bearer, githubHeaders, &repo)
 		if ans.status == http.StatusNotFound || (ans.status == http.StatusForbidden && !rateLimited(ans)) {
@@ -123,14 +120,7 @@ func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, nam
 		if err := a.judge(ans, err); err != nil {
 			return store.Level(""), err
 		}
-		perm := repo.Permissions
-		switch {
-		case perm.Admin || perm.Maintain || perm.Push:
-			return store.LevelWrite, nil
-		case perm.Pull:
-			return store.LevelRead, nil
-		}
-		return store.Level(""), nil
+		return a.grantOn(repo), nil
 	})
 	if err != nil {
 		return "", err
@@ -141,6 +131,31 @@ func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, nam
 		a.levels.put(ck, level, now.Add(a.cfg.CacheTTL), now)
 	}
 	return level, nil
+}
+
+// githubRepo is the part of GitHub's answer about a repo teammemd reads.
+type githubRepo struct {
+	Private     bool   `json:"private"`
+	Visibility  string `json:"visibility"`
+	Permissions struct {
+		Admin, Maintain, Push, Pull bool
+	} `json:"permissions"`
+}
+
+// grantOn is the level GitHub's answer about a repo grants: write for push
+// (or more), read for pull. GitHub gives every user pull on a public repo,
+// so there pull grants read only when the config says public repos are
+// readable.
+func (a *GitHubAuthenticator) grantOn(repo githubRepo) store.Level {
+	perm := repo.Permissions
+	public := repo.Visibility == "public" || (repo.Visibility == "" && !repo.Private)
+	switch {
+	case perm.Admin || perm.Maintain || perm.Push:
+		return store.LevelWrite
+	case perm.Pull && (!public || a.cfg.ReadPublicRepos):
+		return store.LevelRead
+	}
+	return ""
 }
 
 // githubHeaders ask for the REST API's current JSON.

@@ -361,3 +361,24 @@ func TestOIDCKeysOverPlainHTTP(t *testing.T) {
 		t.Errorf("the server log does not name jwks_uri:\n%s", logs.String())
 	}
 }
+
+// TestGitHubPublicRepo: GitHub gives every user pull on a public repo, which
+// is no grant to its team memory unless read_public_repos says so; push
+// still grants write.
+func TestGitHubPublicRepo(t *testing.T) {
+	gh := authtest.NewGitHub(t)
+	const owner, stranger = "ghp_ownerToken00000000000000000000000", "ghp_strangerToken0000000000000000000"
+	gh.AddUser(owner, "octocat")
+	gh.AddUser(stranger, "stranger")
+	gh.SetPublic("acme/oss")
+	gh.Grant("octocat", "acme/oss", "write")
+	cfg := auth.Config{GitHub: auth.GitHubConfig{Enabled: true, APIURL: gh.URL, RepoHost: auth.GitHubHost}}
+	srv, _ := startWith(t, cfg, authtest.NewClock())
+	want(t, "push on a public repo writes", call(t, srv, http.MethodPut, "acme%2Foss", owner), 200, "", "")
+	want(t, "any user reads a public repo", call(t, srv, http.MethodGet, "acme%2Foss", stranger), 403, "", "")
+
+	cfg.GitHub.ReadPublicRepos = true
+	srv, _ = startWith(t, cfg, authtest.NewClock())
+	want(t, "any user reads a public repo, read_public_repos on", call(t, srv, http.MethodGet, "acme%2Foss", stranger), 404, "", "")
+	want(t, "any user writes a public repo, read_public_repos on", call(t, srv, http.MethodPut, "acme%2Foss", stranger), 403, "", "")
+}
