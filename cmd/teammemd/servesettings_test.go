@@ -37,6 +37,8 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		{"negative keep_for", "[server.history]\nkeep_for = \"-1h\"\n", nil, []string{"history.keep_for", "-1h0m0s"}},
 		{"fast pruning", "[server.history]\nprune_interval = \"1ms\"\n", nil, []string{"history.prune_interval", "1ms"}},
 		{"every auth mode off", "[server.auth]\ntokens = false\n", nil, []string{"auth", "every mode is off"}},
+		{"failure cache ttl", "[server.auth]\nfailure_cache_ttl = \"2h\"\n", nil, []string{"auth.failure_cache_ttl", "2h0m0s"}},
+		{"failure cache size", "[server.auth]\nfailure_cache_size = -1\n", nil, []string{"auth.failure_cache_size", "-1"}},
 		{"listen from the file", "[server]\nlisten = \"8787\"\n", nil, []string{"listen", `"8787"`}},
 		{"listen from a flag", "", []string{"--listen", "nope"}, []string{"listen", `"nope"`}},
 		{"certificate from a flag without a key", "", []string{"--tls-cert", "/nonexistent/cert.pem"}, []string{"tls_cert", "tls_key"}},

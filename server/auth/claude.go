@@ -12,8 +12,8 @@ import (
 // ClaudeAuthenticator accepts the claude.ai OAuth access token a stock Claude
 // Code sends: it asks the profile endpoint whose account the token is, and
 // grants what the rules give that account's email, uuid or organization. A
-// good verdict is cached for the TTL under a hash of the token; a failed
-// check is never cached. The token is never stored or logged.
+// good verdict is cached for the TTL under a hash of the token (Modes caches
+// a refusal). The token is never stored or logged.
 type ClaudeAuthenticator struct {
 	cfg    ClaudeConfig
 	rules  []GrantRule
@@ -38,21 +38,20 @@ func newClaude(cfg ClaudeConfig, rules []GrantRule, client *http.Client, now fun
 	return &ClaudeAuthenticator{cfg: cfg, rules: rules, client: client, now: now, cache: newVerdictCache[Principal](maxCached)}
 }
 
-// Authenticate implements Authenticator.
-func (a *ClaudeAuthenticator) Authenticate(ctx context.Context, bearer string) (Principal, error) {
-	key := HashToken(bearer)
-	if p, ok := a.cache.get(key, a.now()); ok {
+// authenticate returns the principal of a claude.ai access token.
+func (a *ClaudeAuthenticator) authenticate(ctx context.Context, c credential) (Principal, error) {
+	if p, ok := a.cache.get(c.hash, a.now()); ok {
 		return p.clone(), nil
 	}
-	v, err, _ := a.flight.Do(key, func() (any, error) {
-		return a.check(context.WithoutCancel(ctx), bearer)
+	v, err, _ := a.flight.Do(c.hash, func() (any, error) {
+		return a.check(context.WithoutCancel(ctx), c.secret)
 	})
 	if err != nil {
 		return Principal{}, err
 	}
 	p := v.(Principal)
 	now := a.now()
-	a.cache.put(key, p.clone(), now.Add(a.cfg.CacheTTL), now)
+	a.cache.put(c.hash, p.clone(), now.Add(a.cfg.CacheTTL), now)
 	return p.clone(), nil
 }
 

@@ -23,6 +23,8 @@ const (
 	DefaultClaudeProfileURL = "https://api.anthropic.com/api/oauth/profile"
 	DefaultClaudeBeta       = "oauth-2025-04-20"
 	DefaultVerdictTTL       = 5 * time.Minute
+	DefaultFailureCacheTTL  = time.Minute
+	DefaultFailureCacheSize = 10_000
 	DefaultClockSkew        = 30 * time.Second
 	DefaultGroupsClaim      = "groups"
 )
@@ -30,10 +32,11 @@ const (
 // DefaultOIDCScopes are the scopes "teammemd login" asks for.
 var DefaultOIDCScopes = []string{"openid", "email", "profile", "offline_access"}
 
-// Upper bounds of the durations a config may set.
+// Upper bounds of the settings.
 const (
-	maxVerdictTTL = time.Hour
-	maxClockSkew  = 10 * time.Minute
+	maxVerdictTTL       = time.Hour
+	maxClockSkew        = 10 * time.Minute
+	maxFailureCacheSize = 1_000_000
 )
 
 // Config is the [server.auth] section: which credentials the server accepts
@@ -50,6 +53,12 @@ type Config struct {
 	Claude ClaudeConfig `toml:"claude"`
 	// Grants map OIDC and Claude identities to repos ([[server.auth.grants]]).
 	Grants []GrantRule `toml:"grants"`
+	// FailureCacheTTL is how long a credential the OIDC provider, GitHub or
+	// claude.ai refused is refused again without asking.
+	FailureCacheTTL time.Duration `toml:"failure_cache_ttl"`
+	// FailureCacheSize bounds how many refused credentials are remembered
+	// (by SHA-256, never the credential).
+	FailureCacheSize int `toml:"failure_cache_size"`
 }
 
 // OIDCConfig is [server.auth.oidc].
@@ -119,6 +128,12 @@ func (c Config) ModeNames() []string {
 
 // Resolve returns c with every unset field of the modes given its default.
 func (c Config) Resolve() Config {
+	if c.FailureCacheTTL == 0 {
+		c.FailureCacheTTL = DefaultFailureCacheTTL
+	}
+	if c.FailureCacheSize == 0 {
+		c.FailureCacheSize = DefaultFailureCacheSize
+	}
 	if c.OIDC.Audience == "" {
 		c.OIDC.Audience = c.OIDC.ClientID
 	}
@@ -170,6 +185,9 @@ func defaultRepoHost(apiURL string) string {
 func (c Config) Validate() error {
 	if len(c.ModeNames()) == 0 {
 		return errors.New("auth: every mode is off; turn on tokens, oidc, github or claude")
+	}
+	if err := c.validateBounds(); err != nil {
+		return fmt.Errorf("auth.%w", err)
 	}
 	if err := c.OIDC.validate(); err != nil {
 		return fmt.Errorf("auth.oidc: %w", err)
@@ -231,6 +249,17 @@ func (c ClaudeConfig) validate() error {
 		return nil
 	}
 	return loopback.CheckURL("profile_url", c.ProfileURL)
+}
+
+// validateBounds checks the bounds on asking the identity services.
+func (c Config) validateBounds() error {
+	if c.FailureCacheTTL < 0 || c.FailureCacheTTL > maxVerdictTTL {
+		return fmt.Errorf("failure_cache_ttl must be between 0 and %s, got %s", maxVerdictTTL, c.FailureCacheTTL)
+	}
+	if c.FailureCacheSize < 0 || c.FailureCacheSize > maxFailureCacheSize {
+		return fmt.Errorf("failure_cache_size must be between 0 and %d, got %d", maxFailureCacheSize, c.FailureCacheSize)
+	}
+	return nil
 }
 
 func checkTTL(d time.Duration) error {

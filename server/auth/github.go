@@ -17,7 +17,8 @@ import (
 // is, and what that user may do on the repo a slug names, which becomes a read
 // or write grant on that one repo (a public repo's pull, which every user has,
 // only when the config allows it). GitHub's good answers are cached for the
-// TTL under a hash of the token; a failed or negative check is never cached.
+// TTL under a hash of the token (Modes caches a refusal of the token; a repo
+// GitHub grants nothing on is asked again).
 type GitHubAuthenticator struct {
 	cfg    GitHubConfig
 	client *http.Client
@@ -34,16 +35,10 @@ func newGitHub(cfg GitHubConfig, client *http.Client, now func() time.Time) *Git
 	}
 }
 
-// Authenticate implements Authenticator: the caller, without grants.
-func (a *GitHubAuthenticator) Authenticate(ctx context.Context, bearer string) (Principal, error) {
-	return a.AuthenticateRepo(ctx, bearer, "")
-}
-
-// AuthenticateRepo implements RepoAuthenticator: the caller, with a grant on
-// repo at the level GitHub gives the token's user there.
-func (a *GitHubAuthenticator) AuthenticateRepo(ctx context.Context, bearer, repo string) (Principal, error) {
-	key := HashToken(bearer)
-	login, err := a.login(ctx, key, bearer)
+// authenticate returns the caller, with a grant on repo at the level GitHub
+// gives the token's user there ("" for none).
+func (a *GitHubAuthenticator) authenticate(ctx context.Context, c credential, repo string) (Principal, error) {
+	login, err := a.login(ctx, c)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -52,7 +47,7 @@ func (a *GitHubAuthenticator) AuthenticateRepo(ctx context.Context, bearer, repo
 	if !ok {
 		return p, nil
 	}
-	level, err := a.level(ctx, key, bearer, owner, name)
+	level, err := a.level(ctx, c, owner, name)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -78,15 +73,15 @@ func (a *GitHubAuthenticator) githubRepo(slug string) (owner, name string, ok bo
 }
 
 // login returns the login of the token's user.
-func (a *GitHubAuthenticator) login(ctx context.Context, key, bearer string) (string, error) {
-	if login, ok := a.users.get(key, a.now()); ok {
+func (a *GitHubAuthenticator) login(ctx context.Context, c credential) (string, error) {
+	if login, ok := a.users.get(c.hash, a.now()); ok {
 		return login, nil
 	}
-	v, err, _ := a.flight.Do("user\x00"+key, func() (any, error) {
+	v, err, _ := a.flight.Do("user\x00"+c.hash, func() (any, error) {
 		var user struct {
 			Login string `json:"login"`
 		}
-		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, a.endpoint("user"), bearer, githubHeaders, &user)
+		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, a.endpoint("user"), c.secret, githubHeaders, &user)
 		if err := a.judge(ans, err); err != nil {
 			return "", err
 		}
@@ -99,21 +94,21 @@ func (a *GitHubAuthenticator) login(ctx context.Context, key, bearer string) (st
 		return "", err
 	}
 	now := a.now()
-	a.users.put(key, v.(string), now.Add(a.cfg.CacheTTL), now)
+	a.users.put(c.hash, v.(string), now.Add(a.cfg.CacheTTL), now)
 	return v.(string), nil
 }
 
 // level returns what the token's user may do on owner/name: write, read or
 // "" for nothing.
-func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, name string) (store.Level, error) {
-	ck := key + "\x00" + owner + "/" + name
+func (a *GitHubAuthenticator) level(ctx context.Context, c credential, owner, name string) (store.Level, error) {
+	ck := c.hash + "\x00" + owner + "/" + name
 	if level, ok := a.levels.get(ck, a.now()); ok {
 		return level, nil
 	}
 	v, err, _ := a.flight.Do("repo\x00"+ck, func() (any, error) {
 		var repo githubRepo
 		u := a.endpoint("repos", owner, name)
-		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, u, bearer, githubHeaders, &repo)
+		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, u, c.secret, githubHeaders, &repo)
 		if ans.status == http.StatusNotFound || (ans.status == http.StatusForbidden && !rateLimited(ans)) {
 			return store.Level(""), nil // GitHub hides a repo the user cannot see
 		}

@@ -38,6 +38,17 @@ type Modes struct {
 	oidc   *OIDCAuthenticator
 	github *GitHubAuthenticator
 	claude *ClaudeAuthenticator
+	// refused remembers, by hash, the credentials a service refused, for
+	// refusedTTL, so that sending one again asks nobody.
+	refused    *verdictCache[*RejectError]
+	refusedTTL time.Duration
+	now        func() time.Time
+}
+
+// credential is a bearer credential and its SHA-256, by which the caches
+// know it: it is hashed once per request.
+type credential struct {
+	secret, hash string
 }
 
 // New builds the modes cfg turns on; tokens backs static tokens.
@@ -54,7 +65,10 @@ func New(cfg Config, tokens store.Tokens, opts Options) (*Modes, error) {
 	if now == nil {
 		now = time.Now
 	}
-	m := &Modes{names: cfg.ModeNames()}
+	m := &Modes{
+		names:   cfg.ModeNames(),
+		refused: newVerdictCache[*RejectError](cfg.FailureCacheSize), refusedTTL: cfg.FailureCacheTTL, now: now,
+	}
 	if cfg.TokensEnabled() {
 		if tokens == nil {
 			return nil, errors.New("auth: static tokens are on but there is no token store")
@@ -95,13 +109,14 @@ func (m *Modes) AuthenticateRepo(ctx context.Context, bearer, repo string) (Prin
 	if bearer == "" || len(bearer) > maxCredentialBytes {
 		return Principal{}, reject("", ReasonUnrecognised, "the credential is empty or too long")
 	}
+	c := credential{secret: bearer}
 	switch form := FormOf(bearer); {
 	case form == ModeOIDC && m.oidc != nil:
-		return m.oidc.Authenticate(ctx, bearer)
+		return m.remembered(c, func(credential) (Principal, error) { return m.oidc.Authenticate(ctx, bearer) })
 	case form == ModeGitHub && m.github != nil:
-		return m.github.AuthenticateRepo(ctx, bearer, repo)
+		return m.remembered(c, func(c credential) (Principal, error) { return m.github.authenticate(ctx, c, repo) })
 	case form == ModeClaude && m.claude != nil:
-		return m.claude.Authenticate(ctx, bearer)
+		return m.remembered(c, func(c credential) (Principal, error) { return m.claude.authenticate(ctx, c) })
 	case (form == ModeToken || form == "") && m.token != nil:
 		return m.staticToken(ctx, bearer, form)
 	case form == "":
@@ -109,6 +124,23 @@ func (m *Modes) AuthenticateRepo(ctx context.Context, bearer, repo string) (Prin
 	default:
 		return Principal{}, reject(form, ReasonModeOff, fmt.Sprintf("this server does not accept %s credentials; it accepts: %s", form, m.accepted()))
 	}
+}
+
+// remembered runs check, a mode that asks an outside service, unless that
+// service refused c within the failure TTL: then the refusal is answered
+// again. A refusal is remembered; a service that could not answer is not.
+func (m *Modes) remembered(c credential, check func(credential) (Principal, error)) (Principal, error) {
+	c.hash = HashToken(c.secret)
+	if rej, ok := m.refused.get(c.hash, m.now()); ok {
+		return Principal{}, rej
+	}
+	p, err := check(c)
+	var rej *RejectError
+	if errors.As(err, &rej) {
+		now := m.now()
+		m.refused.put(c.hash, rej, now.Add(m.refusedTTL), now)
+	}
+	return p, err
 }
 
 // staticToken looks bearer up among the static tokens; form is "" for a

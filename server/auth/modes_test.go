@@ -263,7 +263,8 @@ func TestClaude(t *testing.T) {
 		}
 	}
 
-	// A good verdict is cached; a failed check never is.
+	// A good verdict is cached; a refusal is cached for the failure TTL; a
+	// check that could not be made is never cached.
 	calls := prof.Calls.Load()
 	want(t, "cached", call(t, srv, http.MethodGet, "acme%2Fapp", alice), 200, "", "")
 	if got := prof.Calls.Load(); got != calls {
@@ -275,9 +276,9 @@ func TestClaude(t *testing.T) {
 	prof.SetDown(false)
 	want(t, "unknown while the endpoint is up", call(t, srv, http.MethodGet, "acme%2Fapp", late), 401, auth.ReasonRejected, "")
 	prof.Add(late, authtest.Account{UUID: "acc-4", Email: "dan@acme.com"})
-	want(t, "known now: the failure was not cached", call(t, srv, http.MethodGet, "acme%2Fapp", late), 200, "", "")
 	prof.Revoke(alice)
 	clock.Advance(time.Minute)
+	want(t, "known now, the refusal's TTL passed", call(t, srv, http.MethodGet, "acme%2Fapp", late), 200, "", "")
 	want(t, "signed out, TTL passed", call(t, srv, http.MethodGet, "acme%2Fapp", alice), 401, auth.ReasonRejected, "")
 }
 
