@@ -39,6 +39,7 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		{"every auth mode off", "[server.auth]\ntokens = false\n", nil, []string{"auth", "every mode is off"}},
 		{"failure cache ttl", "[server.auth]\nfailure_cache_ttl = \"2h\"\n", nil, []string{"auth.failure_cache_ttl", "2h0m0s"}},
 		{"failure cache size", "[server.auth]\nfailure_cache_size = -1\n", nil, []string{"auth.failure_cache_size", "-1"}},
+		{"keys fetched too often", oidcOn + "jwks_refresh_interval = \"10ms\"\n", nil, []string{"auth.oidc: jwks_refresh_interval", "10ms"}},
 		{"listen from the file", "[server]\nlisten = \"8787\"\n", nil, []string{"listen", `"8787"`}},
 		{"listen from a flag", "", []string{"--listen", "nope"}, []string{"listen", `"nope"`}},
 		{"certificate from a flag without a key", "", []string{"--tls-cert", "/nonexistent/cert.pem"}, []string{"tls_cert", "tls_key"}},
@@ -78,6 +79,11 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		})
 	}
 }
+
+// oidcOn is a [server.auth.oidc] section that turns OIDC on, for a test to
+// add a key to.
+const oidcOn = "[[server.auth.grants]]\nsubject = \"group:eng\"\nrepos = [\"acme/**\"]\nlevel = \"read\"\n" +
+	"[server.auth.oidc]\nenabled = true\nissuer = \"https://login.acme.com\"\nclient_id = \"teammemd\"\n"
 
 // runCLIWithin runs teammemd with args in this process, as runCLI does, and
 // stops it after d: a command that should have failed at once and is still

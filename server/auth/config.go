@@ -19,14 +19,15 @@ const (
 
 // Defaults of the [server.auth] section.
 const (
-	DefaultGitHubAPIURL     = "https://api.github.com"
-	DefaultClaudeProfileURL = "https://api.anthropic.com/api/oauth/profile"
-	DefaultClaudeBeta       = "oauth-2025-04-20"
-	DefaultVerdictTTL       = 5 * time.Minute
-	DefaultFailureCacheTTL  = time.Minute
-	DefaultFailureCacheSize = 10_000
-	DefaultClockSkew        = 30 * time.Second
-	DefaultGroupsClaim      = "groups"
+	DefaultGitHubAPIURL        = "https://api.github.com"
+	DefaultClaudeProfileURL    = "https://api.anthropic.com/api/oauth/profile"
+	DefaultClaudeBeta          = "oauth-2025-04-20"
+	DefaultVerdictTTL          = 5 * time.Minute
+	DefaultFailureCacheTTL     = time.Minute
+	DefaultFailureCacheSize    = 10_000
+	DefaultClockSkew           = 30 * time.Second
+	DefaultJWKSRefreshInterval = time.Minute
+	DefaultGroupsClaim         = "groups"
 )
 
 // DefaultOIDCScopes are the scopes "teammemd login" asks for.
@@ -34,9 +35,10 @@ var DefaultOIDCScopes = []string{"openid", "email", "profile", "offline_access"}
 
 // Upper bounds of the settings.
 const (
-	maxVerdictTTL       = time.Hour
-	maxClockSkew        = 10 * time.Minute
-	maxFailureCacheSize = 1_000_000
+	maxVerdictTTL          = time.Hour
+	maxClockSkew           = 10 * time.Minute
+	maxFailureCacheSize    = 1_000_000
+	maxJWKSRefreshInterval = time.Hour
 )
 
 // Config is the [server.auth] section: which credentials the server accepts
@@ -77,6 +79,9 @@ type OIDCConfig struct {
 	GroupsClaim string `toml:"groups_claim"`
 	// ClockSkew is how far the provider's clock may be from ours.
 	ClockSkew time.Duration `toml:"clock_skew"`
+	// JWKSRefreshInterval is the least time between two fetches of the
+	// provider's keys, which a token naming a key not yet fetched asks for.
+	JWKSRefreshInterval time.Duration `toml:"jwks_refresh_interval"`
 }
 
 // GitHubConfig is [server.auth.github].
@@ -145,6 +150,9 @@ func (c Config) Resolve() Config {
 	}
 	if c.OIDC.ClockSkew == 0 {
 		c.OIDC.ClockSkew = DefaultClockSkew
+	}
+	if c.OIDC.JWKSRefreshInterval == 0 {
+		c.OIDC.JWKSRefreshInterval = DefaultJWKSRefreshInterval
 	}
 	if c.GitHub.APIURL == "" {
 		c.GitHub.APIURL = DefaultGitHubAPIURL
@@ -216,6 +224,9 @@ func (c OIDCConfig) validate() error {
 	}
 	if c.ClockSkew < 0 || c.ClockSkew > maxClockSkew {
 		return fmt.Errorf("clock_skew must be between 0 and %s", maxClockSkew)
+	}
+	if c.JWKSRefreshInterval != 0 && (c.JWKSRefreshInterval < time.Second || c.JWKSRefreshInterval > maxJWKSRefreshInterval) {
+		return fmt.Errorf("jwks_refresh_interval must be between 1s and %s, got %s", maxJWKSRefreshInterval, c.JWKSRefreshInterval)
 	}
 	for _, s := range c.Scopes {
 		if s == "" {

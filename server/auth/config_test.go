@@ -27,6 +27,8 @@ func TestConfigValidate(t *testing.T) {
 		{"oidc over plain http", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "http://idp.acme.com", ClientID: "x"}, Grants: []GrantRule{eng}}, "must be https"},
 		{"oidc over loopback http", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "http://127.0.0.1:9/", ClientID: "x"}, Grants: []GrantRule{eng}}, ""},
 		{"clock skew too large", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", ClockSkew: time.Hour}, Grants: []GrantRule{eng}}, "clock_skew"},
+		{"keys fetched too often", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", JWKSRefreshInterval: time.Millisecond}, Grants: []GrantRule{eng}}, "auth.oidc: jwks_refresh_interval"},
+		{"keys fetched too seldom", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", JWKSRefreshInterval: 2 * time.Hour}, Grants: []GrantRule{eng}}, "auth.oidc: jwks_refresh_interval"},
 		{"group grant with oidc off", Config{Claude: claude, Grants: []GrantRule{eng, {Subject: "org:o", Repos: []string{"**"}, Level: "read"}}}, ""},
 		{"only a group grant for claude", Config{Claude: claude, Grants: []GrantRule{eng}}, "claude is on"},
 		{"claude with an org grant", Config{Claude: claude, Grants: []GrantRule{{Subject: "org:o", Repos: []string{"**"}, Level: "read"}}}, ""},

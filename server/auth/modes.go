@@ -212,16 +212,26 @@ func githubForm(s string) bool {
 
 // jwtForm reports a compact JWS whose header is a JSON object naming an alg.
 func jwtForm(s string) bool {
+	h, ok := jwtHeader(s)
+	return ok && h.Alg != ""
+}
+
+// jwtHead is what the server reads of a JWT's header before verifying it.
+type jwtHead struct {
+	Alg   string `json:"alg"`
+	KeyID string `json:"kid"`
+}
+
+// jwtHeader decodes the header of a compact JWS of three parts.
+func jwtHeader(s string) (jwtHead, bool) {
+	var h jwtHead
 	head, rest, ok := strings.Cut(s, ".")
 	if !ok || strings.Count(rest, ".") != 1 {
-		return false
+		return h, false
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(head)
 	if err != nil {
-		return false
+		return h, false
 	}
-	var h struct {
-		Alg string `json:"alg"`
-	}
-	return json.Unmarshal(raw, &h) == nil && h.Alg != ""
+	return h, json.Unmarshal(raw, &h) == nil
 }

@@ -148,7 +148,8 @@ func TestOIDC(t *testing.T) {
 }
 
 // TestOIDCKeyRotation checks that a token signed with a new key is accepted
-// once the provider publishes it, and one signed with the retired key is not.
+// once the provider publishes it and the keys may be fetched again (503, to
+// retry, until then), and one signed with the retired key is not.
 func TestOIDCKeyRotation(t *testing.T) {
 	clock := authtest.NewClock()
 	idp := authtest.NewIdP(t, clock)
@@ -166,6 +167,8 @@ func TestOIDCKeyRotation(t *testing.T) {
 		t.Fatal("Rotate kept the key id")
 	}
 	after := idp.IDToken(alice, idp.ClientID, time.Hour)
+	want(t, "token of the new key, keys fetched within the refresh interval", call(t, srv, http.MethodGet, "acme%2Fapp", after), 503, "", "")
+	clock.Advance(auth.DefaultJWKSRefreshInterval)
 	want(t, "token of the new key", call(t, srv, http.MethodGet, "acme%2Fapp", after), 404, "", "")
 	want(t, "token of the retired key", call(t, srv, http.MethodGet, "acme%2Fapp", before), 401, auth.ReasonInvalid, "teammemd login")
 }

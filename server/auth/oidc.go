@@ -4,27 +4,21 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
-	"github.com/teammemd/teammemd/internal/loopback"
 	"github.com/teammemd/teammemd/server/api"
 )
 
-// discoveryRetry is how long a failed discovery of the provider is
-// remembered before the next request tries again.
-const discoveryRetry = 5 * time.Second
-
 // OIDCAuthenticator accepts JWTs from the organisation's OpenID Connect
 // provider: signature (keys from the provider's JWKS, fetched again when a
-// token names a key it has not seen), issuer, audience and expiry, with the
-// configured clock skew. The provider is discovered on first use, so a
-// server starts while its provider is away.
+// token names a key it has not seen, at most once per refresh interval),
+// issuer, audience, authorized party and expiry, with the configured clock
+// skew. The provider is discovered on first use, so a server starts while
+// its provider is away.
 type OIDCAuthenticator struct {
 	cfg    OIDCConfig
 	rules  []GrantRule
@@ -32,8 +26,7 @@ type OIDCAuthenticator struct {
 	now    func() time.Time
 
 	mu       sync.Mutex
-	provider *oidc.Provider
-	verifier *oidc.IDTokenVerifier
+	provider *provider // nil until discovered
 	failedAt time.Time
 	failErr  error
 }
@@ -42,59 +35,21 @@ func newOIDC(cfg OIDCConfig, rules []GrantRule, client *http.Client, now func() 
 	return &OIDCAuthenticator{cfg: cfg, rules: rules, client: client, now: now}
 }
 
-// ready returns the provider and its verifier, discovering them first.
-func (a *OIDCAuthenticator) ready(ctx context.Context) (*oidc.Provider, *oidc.IDTokenVerifier, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.verifier != nil {
-		return a.provider, a.verifier, nil
-	}
-	if a.failErr != nil && time.Since(a.failedAt) < discoveryRetry {
-		return nil, nil, a.failErr
-	}
-	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), a.client), a.cfg.Issuer)
-	if err == nil {
-		err = checkKeysURL(p)
-	}
-	if err != nil {
-		a.failedAt, a.failErr = time.Now(), unavailable(ModeOIDC, "discover the provider: %w", err)
-		return nil, nil, a.failErr
-	}
-	skew := a.cfg.ClockSkew
-	a.provider = p
-	a.verifier = p.Verifier(&oidc.Config{
-		ClientID: a.cfg.Audience,
-		// A token stays good for skew after its expiry.
-		Now: func() time.Time { return a.now().Add(-skew) },
-	})
-	return a.provider, a.verifier, nil
-}
-
-// checkKeysURL requires the key set the provider's discovery document names
-// to be fetched over https, as the issuer is.
-func checkKeysURL(p *oidc.Provider) error {
-	var doc struct {
-		JWKSURI string `json:"jwks_uri"`
-	}
-	if err := p.Claims(&doc); err != nil {
-		return fmt.Errorf("read the discovery document: %w", err)
-	}
-	return loopback.CheckURL("jwks_uri", doc.JWKSURI)
-}
-
 // Authenticate implements Authenticator.
 func (a *OIDCAuthenticator) Authenticate(ctx context.Context, bearer string) (Principal, error) {
-	_, v, err := a.ready(ctx)
+	p, err := a.ready(ctx)
 	if err != nil {
 		return Principal{}, err
 	}
-	tok, err := v.Verify(ctx, bearer)
+	head, _ := jwtHeader(bearer)
+	if err := p.keys.ensure(ctx, head.KeyID); err != nil {
+		return Principal{}, err
+	}
+	tok, err := p.verifier.Verify(ctx, bearer)
 	var expired *oidc.TokenExpiredError
 	switch {
 	case errors.As(err, &expired):
 		return Principal{}, reject(ModeOIDC, ReasonExpired, "your login has expired: run teammemd login again")
-	case err != nil && strings.Contains(err.Error(), "fetching keys"):
-		return Principal{}, unavailable(ModeOIDC, "fetch the provider's keys: %w", err)
 	case err != nil:
 		return Principal{}, reject(ModeOIDC, ReasonInvalid,
 			"the token's signature, issuer or audience is not this server's provider's: run teammemd login again")
@@ -164,17 +119,10 @@ func verified(v any) bool {
 // its discovery document and are left out while it cannot be reached.
 func (a *OIDCAuthenticator) Login(ctx context.Context) api.Login {
 	l := api.Login{Issuer: a.cfg.Issuer, ClientID: a.cfg.ClientID, Scopes: a.cfg.Scopes}
-	p, _, err := a.ready(ctx)
+	p, err := a.ready(ctx)
 	if err != nil {
 		return l
 	}
-	ep := p.Endpoint()
-	l.DeviceAuthorizationEndpoint, l.TokenEndpoint = ep.DeviceAuthURL, ep.TokenURL
-	var extra struct {
-		Revocation string `json:"revocation_endpoint"`
-	}
-	if err := p.Claims(&extra); err == nil {
-		l.RevocationEndpoint = extra.Revocation
-	}
+	l.DeviceAuthorizationEndpoint, l.TokenEndpoint, l.RevocationEndpoint = p.doc.DeviceAuthURL, p.doc.TokenURL, p.doc.RevocationURL
 	return l
 }

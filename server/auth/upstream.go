@@ -22,7 +22,8 @@ type upstreamAnswer struct {
 	header http.Header
 }
 
-// getJSON GETs url with the bearer and extra headers, and decodes a 200 body
+// getJSON GETs url with the bearer (none when empty) and extra headers, and
+// decodes a 200 body
 // into out. A failure to reach the service, or a 200 it cannot decode, is an
 // *UnavailableError; other statuses are returned for the caller to judge.
 // Neither the bearer nor the body ever reaches an error.
@@ -31,7 +32,9 @@ func getJSON(ctx context.Context, client *http.Client, mode, url, bearer string,
 	if err != nil {
 		return upstreamAnswer{}, fmt.Errorf("%s: build request: %w", mode, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+bearer)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
 	req.Header.Set("Accept", "application/json")
 	for k, v := range header {
 		req.Header.Set(k, v)
