@@ -39,6 +39,7 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		{"every auth mode off", "[server.auth]\ntokens = false\n", nil, []string{"auth", "every mode is off"}},
 		{"failure cache ttl", "[server.auth]\nfailure_cache_ttl = \"2h\"\n", nil, []string{"auth.failure_cache_ttl", "2h0m0s"}},
 		{"failure cache size", "[server.auth]\nfailure_cache_size = -1\n", nil, []string{"auth.failure_cache_size", "-1"}},
+		{"checks in flight", "[server.auth]\nmax_checks_in_flight = -2\n", nil, []string{"auth.max_checks_in_flight", "-2"}},
 		{"keys fetched too often", oidcOn + "jwks_refresh_interval = \"10ms\"\n", nil, []string{"auth.oidc: jwks_refresh_interval", "10ms"}},
 		{"listen from the file", "[server]\nlisten = \"8787\"\n", nil, []string{"listen", `"8787"`}},
 		{"listen from a flag", "", []string{"--listen", "nope"}, []string{"listen", `"nope"`}},

@@ -17,7 +17,7 @@ import (
 type ClaudeAuthenticator struct {
 	cfg    ClaudeConfig
 	rules  []GrantRule
-	client *http.Client
+	up     *upstream
 	now    func() time.Time
 	cache  *verdictCache[Principal]
 	flight singleflight.Group
@@ -34,8 +34,8 @@ type profile struct {
 	} `json:"organization"`
 }
 
-func newClaude(cfg ClaudeConfig, rules []GrantRule, client *http.Client, now func() time.Time) *ClaudeAuthenticator {
-	return &ClaudeAuthenticator{cfg: cfg, rules: rules, client: client, now: now, cache: newVerdictCache[Principal](maxCached)}
+func newClaude(cfg ClaudeConfig, rules []GrantRule, up *upstream, now func() time.Time) *ClaudeAuthenticator {
+	return &ClaudeAuthenticator{cfg: cfg, rules: rules, up: up, now: now, cache: newVerdictCache[Principal](maxCached)}
 }
 
 // authenticate returns the principal of a claude.ai access token.
@@ -58,7 +58,7 @@ func (a *ClaudeAuthenticator) authenticate(ctx context.Context, c credential) (P
 // check asks the profile endpoint about bearer.
 func (a *ClaudeAuthenticator) check(ctx context.Context, bearer string) (Principal, error) {
 	var prof profile
-	ans, err := getJSON(ctx, a.client, ModeClaude, a.cfg.ProfileURL, bearer, map[string]string{"anthropic-beta": a.cfg.Beta}, &prof)
+	ans, err := a.up.getJSON(ctx, ModeClaude, a.cfg.ProfileURL, bearer, map[string]string{"anthropic-beta": a.cfg.Beta}, &prof)
 	switch {
 	case err != nil:
 		return Principal{}, err

@@ -25,6 +25,7 @@ const (
 	DefaultVerdictTTL          = 5 * time.Minute
 	DefaultFailureCacheTTL     = time.Minute
 	DefaultFailureCacheSize    = 10_000
+	DefaultChecksInFlight      = 16
 	DefaultClockSkew           = 30 * time.Second
 	DefaultJWKSRefreshInterval = time.Minute
 	DefaultGroupsClaim         = "groups"
@@ -38,6 +39,7 @@ const (
 	maxVerdictTTL          = time.Hour
 	maxClockSkew           = 10 * time.Minute
 	maxFailureCacheSize    = 1_000_000
+	maxChecksInFlight      = 1024
 	maxJWKSRefreshInterval = time.Hour
 )
 
@@ -61,6 +63,9 @@ type Config struct {
 	// FailureCacheSize bounds how many refused credentials are remembered
 	// (by SHA-256, never the credential).
 	FailureCacheSize int `toml:"failure_cache_size"`
+	// MaxChecksInFlight bounds the calls to the OIDC provider, GitHub and
+	// claude.ai in flight at once; a check past it waits for a slot.
+	MaxChecksInFlight int `toml:"max_checks_in_flight"`
 }
 
 // OIDCConfig is [server.auth.oidc].
@@ -138,6 +143,9 @@ func (c Config) Resolve() Config {
 	}
 	if c.FailureCacheSize == 0 {
 		c.FailureCacheSize = DefaultFailureCacheSize
+	}
+	if c.MaxChecksInFlight == 0 {
+		c.MaxChecksInFlight = DefaultChecksInFlight
 	}
 	if c.OIDC.Audience == "" {
 		c.OIDC.Audience = c.OIDC.ClientID
@@ -269,6 +277,9 @@ func (c Config) validateBounds() error {
 	}
 	if c.FailureCacheSize < 0 || c.FailureCacheSize > maxFailureCacheSize {
 		return fmt.Errorf("failure_cache_size must be between 0 and %d, got %d", maxFailureCacheSize, c.FailureCacheSize)
+	}
+	if c.MaxChecksInFlight < 0 || c.MaxChecksInFlight > maxChecksInFlight {
+		return fmt.Errorf("max_checks_in_flight must be between 0 and %d, got %d", maxChecksInFlight, c.MaxChecksInFlight)
 	}
 	return nil
 }

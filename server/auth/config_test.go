@@ -40,6 +40,8 @@ func TestConfigValidate(t *testing.T) {
 		{"negative failure ttl", Config{FailureCacheTTL: -time.Second}, "auth.failure_cache_ttl"},
 		{"negative failure cache", Config{FailureCacheSize: -1}, "auth.failure_cache_size"},
 		{"huge failure cache", Config{FailureCacheSize: 2_000_000}, "auth.failure_cache_size"},
+		{"negative checks in flight", Config{MaxChecksInFlight: -1}, "auth.max_checks_in_flight"},
+		{"too many checks in flight", Config{MaxChecksInFlight: 5000}, "auth.max_checks_in_flight"},
 		{"unknown subject kind", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "team:eng", Repos: []string{"**"}, Level: "read"}}}, "kind must be"},
 		{"subject without value", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:", Repos: []string{"**"}, Level: "read"}}}, "kind:value"},
 		{"bad level", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"**"}, Level: "admin"}}}, "read or write"},

@@ -21,16 +21,16 @@ import (
 // GitHub grants nothing on is asked again).
 type GitHubAuthenticator struct {
 	cfg    GitHubConfig
-	client *http.Client
+	up     *upstream
 	now    func() time.Time
 	users  *verdictCache[string]
 	levels *verdictCache[store.Level]
 	flight singleflight.Group
 }
 
-func newGitHub(cfg GitHubConfig, client *http.Client, now func() time.Time) *GitHubAuthenticator {
+func newGitHub(cfg GitHubConfig, up *upstream, now func() time.Time) *GitHubAuthenticator {
 	return &GitHubAuthenticator{
-		cfg: cfg, client: client, now: now,
+		cfg: cfg, up: up, now: now,
 		users: newVerdictCache[string](maxCached), levels: newVerdictCache[store.Level](maxCached),
 	}
 }
@@ -81,7 +81,7 @@ func (a *GitHubAuthenticator) login(ctx context.Context, c credential) (string, 
 		var user struct {
 			Login string `json:"login"`
 		}
-		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, a.endpoint("user"), c.secret, githubHeaders, &user)
+		ans, err := a.up.getJSON(context.WithoutCancel(ctx), ModeGitHub, a.endpoint("user"), c.secret, githubHeaders, &user)
 		if err := a.judge(ans, err); err != nil {
 			return "", err
 		}
@@ -108,7 +108,7 @@ func (a *GitHubAuthenticator) level(ctx context.Context, c credential, owner, na
 	v, err, _ := a.flight.Do("repo\x00"+ck, func() (any, error) {
 		var repo githubRepo
 		u := a.endpoint("repos", owner, name)
-		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, u, c.secret, githubHeaders, &repo)
+		ans, err := a.up.getJSON(context.WithoutCancel(ctx), ModeGitHub, u, c.secret, githubHeaders, &repo)
 		if ans.status == http.StatusNotFound || (ans.status == http.StatusForbidden && !rateLimited(ans)) {
 			return store.Level(""), nil // GitHub hides a repo the user cannot see
 		}

@@ -23,7 +23,7 @@ type keySet struct {
 	url      string
 	algs     []jose.SignatureAlgorithm
 	interval time.Duration
-	client   *http.Client
+	up       *upstream
 	now      func() time.Time
 	flight   singleflight.Group
 
@@ -34,8 +34,8 @@ type keySet struct {
 	failed    bool      // the last fetch failed
 }
 
-func newKeySet(url string, algs []jose.SignatureAlgorithm, interval time.Duration, client *http.Client, now func() time.Time) *keySet {
-	return &keySet{url: url, algs: algs, interval: interval, client: client, now: now}
+func newKeySet(url string, algs []jose.SignatureAlgorithm, interval time.Duration, up *upstream, now func() time.Time) *keySet {
+	return &keySet{url: url, algs: algs, interval: interval, up: up, now: now}
 }
 
 // VerifySignature implements oidc.KeySet with the keys held; it never
@@ -143,7 +143,7 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
-	ans, err := getJSON(ctx, k.client, ModeOIDC, k.url, "", nil, &set)
+	ans, err := k.up.getJSON(ctx, ModeOIDC, k.url, "", nil, &set)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,7 @@ func New(cfg Config, tokens store.Tokens, opts Options) (*Modes, error) {
 	if client == nil {
 		client = &http.Client{Timeout: UpstreamTimeout}
 	}
+	up := newUpstream(client, cfg.MaxChecksInFlight)
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -76,13 +77,13 @@ func New(cfg Config, tokens store.Tokens, opts Options) (*Modes, error) {
 		m.token = NewTokenAuthenticator(tokens)
 	}
 	if cfg.OIDC.Enabled {
-		m.oidc = newOIDC(cfg.OIDC, cfg.Grants, client, now)
+		m.oidc = newOIDC(cfg.OIDC, cfg.Grants, up, now)
 	}
 	if cfg.GitHub.Enabled {
-		m.github = newGitHub(cfg.GitHub, client, now)
+		m.github = newGitHub(cfg.GitHub, up, now)
 	}
 	if cfg.Claude.Enabled {
-		m.claude = newClaude(cfg.Claude, cfg.Grants, client, now)
+		m.claude = newClaude(cfg.Claude, cfg.Grants, up, now)
 	}
 	return m, nil
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/http"
 	"sync"
 	"time"
 
@@ -20,10 +19,10 @@ import (
 // skew. The provider is discovered on first use, so a server starts while
 // its provider is away.
 type OIDCAuthenticator struct {
-	cfg    OIDCConfig
-	rules  []GrantRule
-	client *http.Client
-	now    func() time.Time
+	cfg   OIDCConfig
+	rules []GrantRule
+	up    *upstream
+	now   func() time.Time
 
 	mu       sync.Mutex
 	provider *provider // nil until discovered
@@ -31,8 +30,8 @@ type OIDCAuthenticator struct {
 	failErr  error
 }
 
-func newOIDC(cfg OIDCConfig, rules []GrantRule, client *http.Client, now func() time.Time) *OIDCAuthenticator {
-	return &OIDCAuthenticator{cfg: cfg, rules: rules, client: client, now: now}
+func newOIDC(cfg OIDCConfig, rules []GrantRule, up *upstream, now func() time.Time) *OIDCAuthenticator {
+	return &OIDCAuthenticator{cfg: cfg, rules: rules, up: up, now: now}
 }
 
 // Authenticate implements Authenticator.

@@ -52,7 +52,7 @@ func (a *OIDCAuthenticator) ready(ctx context.Context) (*provider, error) {
 		return nil, a.failErr
 	}
 	algs := signingAlgs(doc.Algorithms)
-	keys := newKeySet(doc.JWKSURI, algs, a.cfg.JWKSRefreshInterval, a.client, a.now)
+	keys := newKeySet(doc.JWKSURI, algs, a.cfg.JWKSRefreshInterval, a.up, a.now)
 	skew := a.cfg.ClockSkew
 	a.provider = &provider{doc: doc, keys: keys, verifier: oidc.NewVerifier(a.cfg.Issuer, keys, &oidc.Config{
 		ClientID:             a.cfg.Audience,
@@ -68,7 +68,7 @@ func (a *OIDCAuthenticator) ready(ctx context.Context) (*provider, error) {
 func (a *OIDCAuthenticator) discover(ctx context.Context) (*providerDoc, error) {
 	var doc providerDoc
 	u := strings.TrimSuffix(a.cfg.Issuer, "/") + "/.well-known/openid-configuration"
-	ans, err := getJSON(ctx, a.client, ModeOIDC, u, "", nil, &doc)
+	ans, err := a.up.getJSON(ctx, ModeOIDC, u, "", nil, &doc)
 	switch {
 	case err != nil:
 		return nil, err
