@@ -41,7 +41,7 @@ func newKeySet(url string, algs []jose.SignatureAlgorithm, interval time.Duratio
 // VerifySignature implements oidc.KeySet with the keys held; it never
 // fetches (ensure does).
 func (k *keySet) VerifySignature(_ context.Context, jwt string) ([]byte, error) {
-	jws, err := jose.ParseSigned(jwt, k.algs)
+	jws, err := jose.ParseSignedCompact(jwt, k.algs)
 	if err != nil {
 		return nil, fmt.Errorf("parse the token: %w", err)
 	}
