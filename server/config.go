@@ -45,7 +45,8 @@ type Config struct {
 	OrganizationID string `toml:"organization_id"`
 	// Limits are the protocol limits ([server.limits]).
 	Limits api.Limits `toml:"limits"`
-	// RateLimit bounds requests per authenticated subject ([server.rate_limit]).
+	// RateLimit bounds requests per authenticated subject, and failed
+	// authentications per client address ([server.rate_limit]).
 	RateLimit RateLimit `toml:"rate_limit"`
 	// MaxWaiters caps concurrent change waits; over it a wait gets 503.
 	MaxWaiters int `toml:"max_waiters"`

@@ -110,14 +110,13 @@ func (m *Modes) AuthenticateRepo(ctx context.Context, bearer, repo string) (Prin
 	if bearer == "" || len(bearer) > maxCredentialBytes {
 		return Principal{}, reject("", ReasonUnrecognised, "the credential is empty or too long")
 	}
-	c := credential{secret: bearer}
 	switch form := FormOf(bearer); {
 	case form == ModeOIDC && m.oidc != nil:
-		return m.remembered(c, func(credential) (Principal, error) { return m.oidc.Authenticate(ctx, bearer) })
+		return m.remembered(bearer, func(c credential) (Principal, error) { return m.oidc.Authenticate(ctx, c.secret) })
 	case form == ModeGitHub && m.github != nil:
-		return m.remembered(c, func(c credential) (Principal, error) { return m.github.authenticate(ctx, c, repo) })
+		return m.remembered(bearer, func(c credential) (Principal, error) { return m.github.authenticate(ctx, c, repo) })
 	case form == ModeClaude && m.claude != nil:
-		return m.remembered(c, func(c credential) (Principal, error) { return m.claude.authenticate(ctx, c) })
+		return m.remembered(bearer, func(c credential) (Principal, error) { return m.claude.authenticate(ctx, c) })
 	case (form == ModeToken || form == "") && m.token != nil:
 		return m.staticToken(ctx, bearer, form)
 	case form == "":
@@ -128,10 +127,11 @@ func (m *Modes) AuthenticateRepo(ctx context.Context, bearer, repo string) (Prin
 }
 
 // remembered runs check, a mode that asks an outside service, unless that
-// service refused c within the failure TTL: then the refusal is answered
-// again. A refusal is remembered; a service that could not answer is not.
-func (m *Modes) remembered(c credential, check func(credential) (Principal, error)) (Principal, error) {
-	c.hash = HashToken(c.secret)
+// service refused bearer within the failure TTL: then the refusal is
+// answered again. A refusal is remembered; a service that could not answer
+// is not.
+func (m *Modes) remembered(bearer string, check func(credential) (Principal, error)) (Principal, error) {
+	c := credential{secret: bearer, hash: HashToken(bearer)}
 	if rej, ok := m.refused.get(c.hash, m.now()); ok {
 		return Principal{}, rej
 	}
