@@ -15,14 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
 
+	"github.com/teammemd/teammemd/internal/loopback"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -50,16 +49,7 @@ func (c Config) Validate() error {
 	if c.Issuer == "" {
 		return nil
 	}
-	u, err := url.Parse(c.Issuer)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("login.issuer %q is not an absolute URL", c.Issuer)
-	}
-	ip := net.ParseIP(u.Hostname())
-	loopback := u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
-	if u.Scheme != "https" && (u.Scheme != "http" || !loopback) {
-		return fmt.Errorf("login.issuer %q must be https:// (http:// only to a loopback address)", c.Issuer)
-	}
-	return nil
+	return loopback.CheckURL("login.issuer", c.Issuer)
 }
 
 // Record is one stored login: the tokens, and what refreshing them needs.
