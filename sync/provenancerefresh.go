@@ -11,6 +11,11 @@ import (
 // provenance reads: at historyPageSize revisions a page, 10,000 revisions.
 const provenancePages = 20
 
+// carryPageSize is the size of the first page of a refresh that carries
+// on from an earlier record: a sync or two since then wrote a few
+// revisions, and the first older than the record ends the walk.
+const carryPageSize = 50
+
 // RefreshProvenance rewrites the repo's provenance file (Provenance) from
 // the server's history, read newest first without content until every key
 // the state says the server holds has its newest revision, the history
@@ -56,16 +61,20 @@ func (e *Engine) walkHistory(ctx context.Context, st *State, old *Provenance) (*
 		live: st.ServerChecksums,
 		old:  old,
 	}
-	cursor := ""
+	cursor, limit := "", historyPageSize
+	if old != nil {
+		limit = carryPageSize
+	}
 	for pages := 1; !w.covered(); pages++ {
 		if pages > provenancePages {
 			e.log.Info("provenance incomplete", "pages", provenancePages, "keys", len(w.p.Keys))
 			return w.finish(st), nil
 		}
-		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, HistoryRequest{Cursor: cursor, Limit: historyPageSize, NoContent: true})
+		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, HistoryRequest{Cursor: cursor, Limit: limit, NoContent: true})
 		if err != nil {
 			return nil, err
 		}
+		limit = historyPageSize
 		for _, r := range page.Revisions {
 			w.note(r)
 		}
