@@ -1,6 +1,7 @@
 package memsync
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -90,7 +91,7 @@ func (t *teamDir) sharedNote(f localFile, st *State) (SharedNote, bool) {
 		if cached.Hash != want {
 			return SharedNote{}, false
 		}
-		head, err = t.readHead(f.key)
+		head, err = t.readHead(f.key, min(fi.Size(), headBytes))
 	} else {
 		head, err = t.read(f.key)
 		if err == nil && api.EntryChecksum(string(head)) != want {
@@ -104,16 +105,18 @@ func (t *teamDir) sharedNote(f localFile, st *State) (SharedNote, bool) {
 	return SharedNote{Key: f.key, Checksum: want, ModTime: fi.ModTime(), Name: name, Description: desc}, true
 }
 
-// readHead reads the first headBytes of key's file.
-func (t *teamDir) readHead(key string) ([]byte, error) {
+// readHead reads the first n bytes of key's file, or all of it when it
+// is shorter.
+func (t *teamDir) readHead(key string, n int64) ([]byte, error) {
 	f, err := t.root.Open(key)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, headBytes))
-	if err != nil {
+	head := make([]byte, n)
+	got, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
-	return data, nil
+	return head[:got], nil
 }
