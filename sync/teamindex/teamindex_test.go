@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/scan"
+	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
@@ -32,7 +33,8 @@ func TestBuildListsOnlySharedNotes(t *testing.T) {
 	f.write(t, "deploy.md", note("Deploy", "how we ship to production", "BODY make ship\n"), old)
 	f.write(t, "db/migrations.md", "---\nname: Migrations\ndescription: never edit an applied migration\nmetadata:\n  type: project\n---\nBODY\n", old)
 	f.write(t, "MEMORY.md", "# Team memory\n- [Deploy](deploy.md) BODY\n", old)
-	f.write(t, "creds.md", note("Creds", "the CI token", "token: ghp_"+strings.Repeat("aB3dE6gH9j", 3)+"kL2mN7\n"), old)
+	key := scantest.AWSKey()
+	f.write(t, "creds.md", note("Creds", "the deploy key", scantest.AWSNote(key)), old)
 	f.write(t, "personal.md", "---\nname: Me\ndescription: my own habits\ntype: user\n---\nBODY\n", old)
 	f.write(t, "refused.md", note("Refused", "the server refuses it", "SERVER-REFUSES\n"), old)
 	f.write(t, ".hidden.md", note("Hidden", "a dot-file", "BODY\n"), old)
@@ -55,7 +57,7 @@ func TestBuildListsOnlySharedNotes(t *testing.T) {
 			t.Errorf("index lacks %q; index:\n%s", want, out)
 		}
 	}
-	for _, never := range []string{"creds", "ghp_", "personal", "Me -", "refused", "Refused", "later", "hidden", "BODY"} {
+	for _, never := range []string{"creds", key, "personal", "Me -", "refused", "Refused", "later", "hidden", "BODY"} {
 		if strings.Contains(out, never) {
 			t.Errorf("index holds %q, want it left out; index:\n%s", never, out)
 		}
