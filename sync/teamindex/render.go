@@ -84,8 +84,11 @@ func header(idx Index) []string {
 	if idx.HasIndexNote {
 		h = append(h, "MEMORY.md in that directory is the team's own index note.")
 	}
-	if len(idx.Notes) == 0 {
+	switch {
+	case len(idx.Notes) == 0 && idx.HasIndexNote:
 		return append(h, "The team has no other notes yet.")
+	case len(idx.Notes) == 0:
+		return append(h, "The team has no notes yet.")
 	}
 	return append(h, fmt.Sprintf("%s, newest change first; read a note's file when it bears on the task:", plural(len(idx.Notes), "note", "notes")))
 }

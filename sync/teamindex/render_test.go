@@ -66,6 +66,9 @@ func TestRenderCaps(t *testing.T) {
 		if shown+cut != len(tt.idx.Notes) || (tt.wantShown >= 0 && shown != tt.wantShown) {
 			t.Errorf("%s: %d notes shown and %d counted as cut, want %d shown of %d", tt.name, shown, cut, tt.wantShown, len(tt.idx.Notes))
 		}
+		if got := strings.Contains(out, "no notes yet"); got != (len(tt.idx.Notes) == 0) {
+			t.Errorf("%s: index says there are no notes = %v, want %v", tt.name, got, len(tt.idx.Notes) == 0)
+		}
 		if got := strings.Contains(out, "local note"); got != (tt.idx.Unshared > 0) {
 			t.Errorf("%s: index counts local notes = %v, want %v", tt.name, got, tt.idx.Unshared > 0)
 		}
