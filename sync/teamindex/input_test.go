@@ -52,3 +52,16 @@ func TestReadInputWaitsBounded(t *testing.T) {
 		}
 	})
 }
+
+func FuzzReadInput(f *testing.F) {
+	f.Add(`{"session_id":"s1","cwd":"/home/ann/src/app","hook_event_name":"SessionStart","source":"startup"}`)
+	f.Add(`{"cwd":"src/app"}`)
+	f.Add(`{"cwd":7}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, in string) {
+		got := ReadInput(context.Background(), strings.NewReader(in), time.Minute)
+		if got.Cwd != "" && !strings.HasPrefix(got.Cwd, "/") {
+			t.Errorf("ReadInput(%q) cwd = %q, want absolute or none", in, got.Cwd)
+		}
+	})
+}

@@ -155,3 +155,18 @@ func TestAgo(t *testing.T) {
 		}
 	}
 }
+
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"plain", "two\nlines", "bad \xff utf8", ">-", "ééééé"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		if max < 1 || max > 1000 {
+			return
+		}
+		got := oneLine(s, max)
+		if !utf8.ValidString(got) || strings.ContainsAny(got, "\n\r") || utf8.RuneCountInString(got) > max {
+			t.Errorf("oneLine(%q, %d) = %q, want one line of valid UTF-8 of at most %d runes", s, max, got, max)
+		}
+	})
+}
