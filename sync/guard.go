@@ -157,6 +157,13 @@ func frontmatter(text string) (map[string]string, bool) {
 	return nil, false
 }
 
+// noteFields returns the name and description the frontmatter at the head
+// of a note gives; empty when it gives none.
+func noteFields(head []byte) (name, description string) {
+	fields, _ := frontmatter(string(head))
+	return fields["name"], fields["description"]
+}
+
 // unquote strips one pair of matching YAML quotes.
 func unquote(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
