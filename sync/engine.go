@@ -2,9 +2,9 @@
 // server in agreement, following PROTOCOL.md section 6: it pulls (server wins
 // per key), pushes local deltas in batches, keeps every losing version as a
 // conflict copy outside the team directory, refuses mass deletions, and
-// persists per-repo state atomically under a lock. It also holds the HTTP
-// client the daemon uses and Discover, which finds a checkout's slug and
-// team directory; the provenance record of who last changed each key
+// persists per-repo state atomically under locks on the state and on the
+// team directory. It also holds the HTTP client the daemon uses; the
+// provenance record of who last changed each key
 // (RefreshProvenance, LoadProvenance); and SharedNotes, a read-only look
 // at which notes the server holds, for readers outside the engine.
 package memsync
