@@ -74,8 +74,9 @@ func (c *doctorCase) startDaemon(t *testing.T) {
 	cfg := c.configText()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	args := []string{"run", "--config", c.configFile(t, cfg), "--socket", c.socket(t)}
 	go func() {
-		done <- run(ctx, []string{"run", "--config", c.configFile(t, cfg), "--socket", c.socket(t)}, io.Discard, io.Discard)
+		done <- run(ctx, args, io.Discard, io.Discard)
 	}()
 	t.Cleanup(func() {
 		cancel()
