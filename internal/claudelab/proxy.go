@@ -59,7 +59,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 func (p *Proxy) refuse(c net.Conn, i int) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(proxyReadTimeout)) // a conn without deadlines still ends when the peer does
-	line, _ := bufio.NewReader(c).ReadString('\n')       // an attempt without a line counts all the same
+	line, _ := bufio.NewReader(c).ReadString('\n')      // an attempt without a line counts all the same
 	p.mu.Lock()
 	p.attempts[i] = strings.TrimSpace(line)
 	p.mu.Unlock()
