@@ -21,6 +21,10 @@ const (
 	IndexMaxBytes = 25_000
 )
 
+// NoteMaxBytes is the largest memory file Claude Code 2.1.210 and later
+// load; they skip a bigger one.
+const NoteMaxBytes = 102_400
+
 // NoteTypes are the types a note's frontmatter may give.
 var NoteTypes = []string{"user", "feedback", "project", "reference"}
 
@@ -51,6 +55,16 @@ type NoteCheck struct {
 
 // CheckNote runs the guards on one note, key and content.
 func CheckNote(key string, data []byte) NoteCheck {
+	c := checkContent(key, data)
+	if len(data) > NoteMaxBytes {
+		c.Warnings = append([]string{fmt.Sprintf("%d bytes: Claude Code 2.1.210 and later do not load a memory file over %d bytes; split it into smaller notes",
+			len(data), NoteMaxBytes)}, c.Warnings...)
+	}
+	return c
+}
+
+// checkContent runs the guards on what a note says.
+func checkContent(key string, data []byte) NoteCheck {
 	if key == IndexKey {
 		return NoteCheck{Warnings: checkIndex(data)}
 	}

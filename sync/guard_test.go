@@ -13,6 +13,7 @@ const goodNote = "---\nname: deploy\ndescription: how we deploy\ntype: project\n
 
 func TestCheckNote(t *testing.T) {
 	long := strings.Repeat("- line\n", 250)
+	pad := func(n int) string { return goodNote + strings.Repeat("x", n-len(goodNote)) }
 	wide := strings.Repeat(strings.Repeat("x", 199)+"\n", 150) // 30,000 bytes in 150 lines
 	tests := []struct {
 		key, data string
@@ -32,6 +33,9 @@ func TestCheckNote(t *testing.T) {
 		{"MEMORY.md", long, false, "250 lines, 1750 bytes: Claude Code loads the first 200 lines and 25000 bytes, so the last 50 lines (350 bytes) are cut"},
 		{"MEMORY.md", wide, false, "150 lines, 30000 bytes: Claude Code loads the first 200 lines and 25000 bytes, so the last 25 lines (5000 bytes) are cut"},
 		{"MEMORY.md", strings.Repeat("- line\n", 200) + "tail", false, "201 lines"},
+		{"big.md", pad(NoteMaxBytes), false, ""},
+		{"big.md", pad(NoteMaxBytes + 1), false, "102401 bytes: Claude Code 2.1.210 and later do not load a memory file over 102400 bytes"},
+		{"big.txt", strings.Repeat("y", 150_000), false, "150000 bytes"},
 	}
 	for _, tt := range tests {
 		c := CheckNote(tt.key, []byte(tt.data))

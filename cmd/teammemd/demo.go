@@ -17,6 +17,7 @@ import (
 
 	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -83,7 +84,7 @@ type demo struct {
 }
 
 func (d *demo) run(ctx context.Context, keep bool) error {
-	steps := []func(context.Context) error{d.startServer, d.startDaemons, d.travel, d.stopSecret}
+	steps := []func(context.Context) error{d.startServer, d.startDaemons, d.travel, d.stopSecret, d.agentRoute}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return err
@@ -94,6 +95,23 @@ func (d *demo) run(ctx context.Context, keep bool) error {
 	}
 	fmt.Fprintf(d.out, "\nBoth daemons keep running. Edit files in\n  %s\nor\n  %s\nand watch them appear on the other side. Ctrl-C stops everything.\n", d.alice.Dir, d.bob.Dir)
 	<-ctx.Done()
+	return nil
+}
+
+// agentRoute shows, when a Claude Code client is on PATH, the route by
+// which teammemd setup claude would have it load the team's notes.
+func (d *demo) agentRoute(ctx context.Context) error {
+	c := route.Find(ctx, "")
+	if c.Path == "" {
+		return nil
+	}
+	fmt.Fprintf(d.out, "\n6. On this machine, %s\n", describeClient(c))
+	ch, err := route.Choose(c, route.Want{})
+	if err != nil {
+		fmt.Fprintf(d.out, "   teammemd setup claude cannot set it up: %v\n", err)
+		return nil
+	}
+	fmt.Fprintf(d.out, "   teammemd setup claude would use the %s route: %s\n", ch.Route, strings.Join(ch.Why, " "))
 	return nil
 }
 

@@ -154,3 +154,23 @@ func TestEchoLine(t *testing.T) {
 		}
 	}
 }
+
+// With a Claude Code client on PATH the demo ends with the route setup
+// would take for it; with none it says nothing of it.
+func TestDemoAgentRoute(t *testing.T) {
+	var out bytes.Buffer
+	d := &demo{out: &out}
+	t.Setenv("PATH", t.TempDir())
+	if err := d.agentRoute(context.Background()); err != nil || out.Len() != 0 {
+		t.Fatalf("agentRoute with no claude on PATH = %v, %q; want nothing", err, out.String())
+	}
+	t.Setenv("PATH", filepath.Dir(fakeClaudeBin(t, "2.1.328", "api_key")))
+	if err := d.agentRoute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"6. On this machine, Claude Code: 2.1.328", "logged in with an API key", "would use the hook route"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("agentRoute output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -41,6 +41,8 @@ type doctor struct {
 	out    io.Writer
 	flags  clientFlags
 	config string // --config
+	claude string // --claude
+	socket string // --socket
 
 	cfg      Config
 	client   memsync.ClientConfig // resolved server, token file, state dir
@@ -73,6 +75,8 @@ func runDoctorWith(ctx context.Context, env doctorEnv, args []string, stdout, st
 	fs := newFlagSet("doctor", stderr)
 	d := &doctor{env: env, out: stdout}
 	fs.StringVar(&d.config, "config", "", "config `file` (default $TEAMMEMD_CONFIG, then "+configDir()+"/config.toml)")
+	fs.StringVar(&d.claude, "claude", "", "the Claude Code `executable` to check (default: claude on PATH)")
+	fs.StringVar(&d.socket, "socket", "", "the daemon's control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	d.flags.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -89,7 +93,7 @@ func runDoctorWith(ctx context.Context, env doctorEnv, args []string, stdout, st
 	defer d.http.CloseIdleConnections()
 	for _, check := range []func(context.Context){
 		d.checkConfig, d.checkServer, d.checkToken, d.checkReachable, d.checkIdentity,
-		d.checkAuth, d.checkRepos, d.checkTeamDirs, d.checkInotify, d.checkClock,
+		d.checkAuth, d.checkRepos, d.checkTeamDirs, d.checkAgent, d.checkDaemon, d.checkInotify, d.checkClock,
 	} {
 		check(ctx)
 	}

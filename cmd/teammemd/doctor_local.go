@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 func (d *doctor) checkRepos(ctx context.Context) {
@@ -166,4 +169,37 @@ func (d *doctor) checkClock(context.Context) {
 		return
 	}
 	d.report(checkOK, "clock", fmt.Sprintf("within %s of the server's", maxClockSkew), "")
+}
+
+// checkAgent reports, for each repo, whether Claude Code will show its
+// team notes to the model, by which route, and where it would upload them.
+func (d *doctor) checkAgent(ctx context.Context) {
+	if len(d.plan.Specs) == 0 {
+		return
+	}
+	a := newAgentChecker(ctx, d.claude)
+	for _, s := range d.plan.Specs {
+		c := a.check(s.Dir)
+		d.report(c.outcome, "agent", s.Repo+": "+c.detail, c.fix)
+	}
+}
+
+// checkDaemon reports the daemon itself: running, its pid, and the state
+// of each repo it syncs.
+func (d *doctor) checkDaemon(ctx context.Context) {
+	path := cmp.Or(d.socket, daemon.SocketPath(runtimeDir()))
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := daemon.FetchStatus(ctx, path)
+	if err != nil {
+		d.report(checkFail, "daemon", "no daemon answers on "+path+": "+err.Error(),
+			"teammemd service install (or teammemd setup claude) runs it as your service; or start teammemd run yourself")
+		return
+	}
+	states := make([]string, 0, len(st.Repos))
+	for _, r := range st.Repos {
+		states = append(states, r.Repo+" "+cmp.Or(r.State, "idle"))
+	}
+	d.report(checkOK, "daemon", fmt.Sprintf("teammemd %s running, pid %d, up %s: %s", st.Version, st.PID,
+		d.env.now().Sub(st.Started).Round(time.Second), cmp.Or(strings.Join(states, ", "), "no repos")), "")
 }

@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/claude/route"
+	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
@@ -28,7 +32,69 @@ type doctorCase struct {
 	tokenFile string
 	server    string
 	extra     string // more config text
+	claude    string // --claude, when set
 	env       doctorEnv
+	config    string // the config file, once written
+	sock      string // the daemon's control socket
+}
+
+// configText is the case's config.
+func (c *doctorCase) configText() string {
+	cfg := fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n\n[[daemon.repo]]\ncheckout = %q\n%s", c.server, c.tokenFile, c.checkout, c.extra)
+	if c.server == "" {
+		cfg = strings.Replace(cfg, "server = \"\"\n", "", 1)
+	}
+	if c.tokenFile == "" {
+		cfg = strings.Replace(cfg, "token_file = \"\"\n", "", 1)
+	}
+	return cfg
+}
+
+// configFile writes the config text once and returns its path.
+func (c *doctorCase) configFile(t *testing.T, text string) string {
+	t.Helper()
+	if c.config == "" {
+		c.config = writeConfig(t, text)
+	}
+	return c.config
+}
+
+// socket is the control socket doctor asks the daemon on.
+func (c *doctorCase) socket(t *testing.T) string {
+	if c.sock == "" {
+		c.sock = filepath.Join(t.TempDir(), "daemon.sock")
+	}
+	return c.sock
+}
+
+// startDaemon runs "teammemd run" on the case's config until the test
+// ends, and waits until it answers on its control socket.
+func (c *doctorCase) startDaemon(t *testing.T) {
+	t.Helper()
+	cfg := c.configText()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "--config", c.configFile(t, cfg), "--socket", c.socket(t)}, io.Discard, io.Discard)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	for {
+		if _, err := daemon.FetchStatus(wait, c.socket(t)); err == nil {
+			return
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("teammemd run ended: %v", err)
+		case <-wait.Done():
+			t.Fatal("teammemd run did not answer on its control socket within a minute")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func newDoctorCase(t *testing.T) *doctorCase {
@@ -63,27 +129,28 @@ func writeFile(t *testing.T, path, data string, mode os.FileMode) {
 // run writes the config and runs the doctor on it.
 func (c *doctorCase) run(t *testing.T) (stdout string, code int) {
 	t.Helper()
-	cfg := fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n\n[[daemon.repo]]\ncheckout = %q\n%s", c.server, c.tokenFile, c.checkout, c.extra)
-	if c.server == "" {
-		cfg = strings.Replace(cfg, "server = \"\"\n", "", 1)
-	}
-	if c.tokenFile == "" {
-		cfg = strings.Replace(cfg, "token_file = \"\"\n", "", 1)
-	}
+	cfg := c.configText()
 	var out, errOut bytes.Buffer
 	ctx := context.Background()
-	err := runDoctorWith(ctx, c.env, []string{"--config", writeConfig(t, cfg)}, &out, &errOut)
+	args := []string{"--config", c.configFile(t, cfg), "--socket", c.socket(t)}
+	if c.claude != "" {
+		args = append(args, "--claude", c.claude)
+	}
+	err := runDoctorWith(ctx, c.env, args, &out, &errOut)
 	return out.String(), exitCode(ctx, err, &errOut)
 }
 
 // On a machine where all is well every check passes, one line each.
 func TestDoctorHealthy(t *testing.T) {
 	c := newDoctorCase(t)
+	c.claude = fakeClaudeBin(t, "2.1.328", "api_key")
+	writeClaudeSettings(t, `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/usr/local/bin/teammemd hook session-start"}]}]}}`)
+	c.startDaemon(t)
 	out, code := c.run(t)
 	if code != 0 {
 		t.Errorf("doctor on a healthy setup exit %d, want 0:\n%s", code, out)
 	}
-	for _, name := range []string{"config", "server", "token", "reachable", "teammemd", "auth", "repo", "team dir", "inotify", "clock"} {
+	for _, name := range []string{"config", "server", "token", "reachable", "teammemd", "auth", "repo", "team dir", "agent", "daemon", "inotify", "clock"} {
 		if !strings.Contains(out, fmt.Sprintf("ok    %-9s ", name)) {
 			t.Errorf("doctor output lacks an ok line for %s:\n%s", name, out)
 		}
@@ -203,8 +270,57 @@ func TestDoctorWithLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.tokenFile = ""
+	c.startDaemon(t)
 	out, code := c.run(t)
 	if code != 0 || !strings.Contains(out, "ok    token     the login to "+c.srv.URL) || !strings.Contains(out, "ok    auth ") {
 		t.Errorf("doctor with a login: exit %d, want 0 and the login named as the token:\n%s", code, out)
+	}
+}
+
+// writeClaudeSettings writes Claude Code's user settings in the config
+// directory the test's $CLAUDE_CONFIG_DIR names.
+func writeClaudeSettings(t *testing.T, data string) {
+	t.Helper()
+	writeFile(t, filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), "settings.json"), data, 0o600)
+}
+
+// Doctor says whether Claude Code shows the team's notes to the model: not
+// before setup on a current client, naming the fix; by which route after;
+// and a failure where the client itself would upload the notes.
+func TestDoctorClaudeCode(t *testing.T) {
+	stores := `{"env":{"CLAUDE_MEMORY_STORES":` + strconv.Quote(route.StoresValue) + `}}`
+	for _, tc := range []struct {
+		name, version, login, settings string
+		code                           int
+		want                           string
+	}{
+		{"before setup", "2.1.328", "api_key", "", 1,
+			"FAIL  agent     acme/app: Claude Code 2.1.328 will not show these team notes to the model: Claude Code 2.1.328 reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes; fix: teammemd setup claude"},
+		{"hook route", "2.1.332", "api_key", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/x/teammemd hook session-start"}]}]}}`, 1,
+			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)"},
+		{"stores uploading", "2.1.328", "claude.ai", stores, 1, "syncs its memory stores, team notes included, with Anthropic's host"},
+		{"old client", "2.1.88", "api_key", "", 1, "no teammemd hook is set; fix: teammemd setup claude"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newDoctorCase(t)
+			c.claude = fakeClaudeBin(t, tc.version, tc.login)
+			if tc.settings != "" {
+				writeClaudeSettings(t, tc.settings)
+			}
+			out, code := c.run(t)
+			if (code == 0) != (tc.code == 0) || !strings.Contains(out, tc.want) {
+				t.Errorf("doctor: exit %d, want %d, and a line with %q:\n%s", code, tc.code, tc.want, out)
+			}
+		})
+	}
+}
+
+// With no daemon answering, doctor fails its daemon line and says how to
+// start one, however healthy the rest.
+func TestDoctorNoDaemon(t *testing.T) {
+	c := newDoctorCase(t)
+	out, code := c.run(t)
+	if code != 1 || !strings.Contains(out, "FAIL  daemon    no daemon answers on "+c.socket(t)) || !strings.Contains(out, "teammemd service install") {
+		t.Errorf("doctor with no daemon: exit %d\n%s\nwant exit 1 and a failed daemon line", code, out)
 	}
 }

@@ -44,6 +44,7 @@ var commands = map[string]command{
 	"lint":          {"check the team directory's notes as Claude Code will read them (exit 1 on a finding)", runLint},
 	"scan":          {"scan files and directories for secrets", runScan},
 	"service":       {"install, check or remove the sync daemon as your user service", runService},
+	"setup":         {"make Claude Code load the team memory teammemd syncs, and start the daemon: setup claude", runSetup},
 	"login":         {"log in to a server with your organisation's identity", runLogin},
 	"logout":        {"forget the login to a server", runLogout},
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"runtime"
 	"strings"
 
@@ -41,6 +42,10 @@ type servicePlan struct {
 	name   string // what the service is, for the user: "systemd user unit"
 	unit   fileWrite
 	reload string // the command that makes the daemon reread its config
+	// probe is a command that succeeds only when the manager answers for
+	// this user; noManager says what to do when it does not.
+	probe     []string
+	noManager string
 	// install runs after the unit is written; uninstall before it is
 	// removed, afterUninstall after.
 	install, uninstall, afterUninstall []serviceCmd
@@ -203,4 +208,19 @@ func (p *prompter) askSecret(question string) (string, error) {
 func sameFile(path string, data []byte) bool {
 	old, err := os.ReadFile(path)
 	return err == nil && bytes.Equal(old, data)
+}
+
+// userName is the current user's login name, or "$USER" when it is not
+// known, for the commands teammemd suggests.
+func userName() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return shell.Quote(u.Username)
+	}
+	return "$USER"
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

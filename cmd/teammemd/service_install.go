@@ -10,6 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammemd/teammemd/internal/shell"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/route"
 )
 
 // installFlags are the flags of "teammemd service install".
@@ -57,6 +61,12 @@ func serviceInstall(ctx context.Context, env serviceEnv, args []string, stdout, 
 	if err != nil {
 		return err
 	}
+	if !f.dryRun {
+		if err := managerAnswers(ctx, env, plan); err != nil {
+			return fmt.Errorf("%w; nothing was written. %s, or run the daemon yourself: %s",
+				err, plan.noManager, shell.Join(spec.binary, "run", "--config", spec.config))
+		}
+	}
 	for _, fw := range append(files, plan.unit) {
 		if err := fw.apply(f.dryRun, stdout); err != nil {
 			return err
@@ -70,7 +80,39 @@ func serviceInstall(ctx context.Context, env serviceEnv, args []string, stdout, 
 		return nil
 	}
 	fmt.Fprintf(stdout, "teammemd run is installed as a %s and started; teammemd service status shows how it does\n", plan.name)
+	offerSetup(ctx, stdout)
 	return nil
+}
+
+// offerSetup says, when a Claude Code client on PATH would not show the
+// team's notes to the model, that teammemd setup claude makes it.
+func offerSetup(ctx context.Context, w io.Writer) {
+	c := route.Find(ctx, "")
+	home, err := claude.Home()
+	if c.Path == "" || err != nil {
+		return
+	}
+	v := route.Inspect(c, home, "", os.Getenv)
+	if !v.Loads() {
+		fmt.Fprintf(w, "%s will not show the synced notes to the model yet: %s.\n"+
+			"teammemd setup claude sets it up (add --dry-run to see what it changes first).\n", clientName(c), v.Why)
+	}
+	for _, warn := range v.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+// managerAnswers asks the service manager whether it answers for this
+// user; its error carries what the manager said.
+func managerAnswers(ctx context.Context, env serviceEnv, plan servicePlan) error {
+	out, err := env.runner.run(ctx, plan.probe)
+	if err == nil {
+		return nil
+	}
+	if msg := strings.TrimSpace(out); msg != "" {
+		return fmt.Errorf("no %s answers here: %s", plan.name, firstLine(msg))
+	}
+	return fmt.Errorf("no %s answers here: %w", plan.name, err)
 }
 
 // installSpec finds the home directory, the binary and the config path.

@@ -83,6 +83,9 @@ func (launchdAgent) plan(s serviceSpec) (servicePlan, error) {
 		name:   "launchd agent",
 		unit:   fileWrite{path: path, data: []byte(launchdPrologue + header + body), mode: 0o644},
 		reload: "launchctl kill HUP " + target,
+		probe:  []string{"launchctl", "print", domain},
+		noManager: "launchd runs a user's agents only in the user's desktop session: log in to the Mac's desktop, " +
+			"then run this again there",
 		// bootout of an agent that is not loaded fails: that is fine.
 		install:   []serviceCmd{ctl(true, "bootout", target), ctl(false, "enable", target), ctl(false, "bootstrap", domain, path)},
 		uninstall: []serviceCmd{ctl(true, "bootout", target)},

@@ -60,9 +60,12 @@ func (systemdUser) plan(s serviceSpec) (servicePlan, error) {
 		return serviceCmd{argv: append([]string{"systemctl", "--user"}, args...), mayFail: mayFail}
 	}
 	return servicePlan{
-		name:           "systemd user unit",
-		unit:           fileWrite{path: systemdUnitPath(), data: []byte(header + fmt.Sprintf(systemdUnitBody, execStart)), mode: 0o644},
-		reload:         "systemctl --user reload teammemd",
+		name:   "systemd user unit",
+		unit:   fileWrite{path: systemdUnitPath(), data: []byte(header + fmt.Sprintf(systemdUnitBody, execStart)), mode: 0o644},
+		reload: "systemctl --user reload teammemd",
+		probe:  []string{"systemctl", "--user", "show-environment"},
+		noManager: "The user's systemd runs only in a login session: log in on the machine itself, " +
+			"or have root keep one for you (loginctl enable-linger " + userName() + ") and log in again",
 		install:        []serviceCmd{ctl(false, "daemon-reload"), ctl(false, "enable", systemdUnitName), ctl(false, "restart", systemdUnitName)},
 		uninstall:      []serviceCmd{ctl(false, "disable", "--now", systemdUnitName)},
 		afterUninstall: []serviceCmd{ctl(false, "daemon-reload")},

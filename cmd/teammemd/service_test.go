@@ -178,7 +178,7 @@ func TestServiceInstallRoundTrip(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("service install exit %d\n%s%s", code, stdout, stderr)
 			}
-			if want := argvs(plan.install); !slices.EqualFunc(rec.calls, want, slices.Equal) {
+			if want := append([][]string{plan.probe}, argvs(plan.install)...); !slices.EqualFunc(rec.calls, want, slices.Equal) {
 				t.Errorf("install ran %q, want %q", rec.calls, want)
 			}
 			checkInstalled(t, spec, plan, checkout)
@@ -414,5 +414,24 @@ func TestServiceInstallWithLogin(t *testing.T) {
 	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
 	if code != 0 || err != nil || cfg.Client.TokenFile != "" {
 		t.Errorf("install with a login: exit %d %s, config %+v %v; want success and no token_file", code, stderr, cfg.Client, err)
+	}
+}
+
+// With no user service manager answering (no systemd user session, as over
+// ssh without lingering), install writes nothing and says what to do.
+func TestServiceInstallWithoutAManager(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	rec := &cmdRecorder{fail: map[string]bool{"systemctl --user show-environment": true},
+		answers: map[string]string{"systemctl --user show-environment": "Failed to connect to bus: No medium found"}}
+	_, stderr, code := serviceCLI(t, systemdUser{}, rec, "tmd_x", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
+	for _, want := range []string{"Failed to connect to bus", "loginctl enable-linger", bin + " run --config "} {
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("install with no systemd user manager: exit %d, stderr %q; want a refusal saying %q", code, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("install with no manager wrote into %s/.config", home)
 	}
 }

@@ -23,6 +23,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlagSet("status", stderr)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	socket := fs.String("socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
+	claudePath := fs.String("claude", "", "the Claude Code `executable` to check (default: claude on PATH)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -46,7 +47,10 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	return printStatus(stdout, st, time.Now())
+	if err := printStatus(stdout, st, time.Now()); err != nil {
+		return err
+	}
+	return printAgents(stdout, newAgentChecker(ctx, *claudePath), st.Repos)
 }
 
 // printStatus writes the human-readable status. What came from a server

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -82,4 +83,23 @@ func abs64(v int64) int64 {
 
 func isAlnum(c byte) bool {
 	return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+}
+
+// CheckoutOf returns the checkout whose team directory, under the config
+// home, is dir: ok is false when dir is not a Claude Code team directory
+// there, and checkout is empty when no directory on this machine has the
+// project's name as its path.
+func CheckoutOf(home, dir string) (checkout string, ok bool) {
+	rel, err := filepath.Rel(projectsDir(home), dir)
+	if err != nil {
+		return "", false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) != 3 || parts[0] == ".." || parts[1] != "memory" || parts[2] != "team" {
+		return "", false
+	}
+	if found := ProjectCheckouts(parts[0]); len(found) > 0 {
+		return found[0], true
+	}
+	return "", true
 }

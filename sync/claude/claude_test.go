@@ -83,3 +83,21 @@ func TestDiscover(t *testing.T) {
 		t.Error("Discover without a remote = nil error, want one")
 	}
 }
+
+func TestCheckoutOf(t *testing.T) {
+	base, home := claudetest.Home(t)
+	checkout := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
+	for _, tc := range []struct {
+		dir, want string
+		ok        bool
+	}{
+		{claude.TeamDir(home, checkout), checkout, true},
+		{claude.TeamDir(home, filepath.Join(base, "gone")), "", true},
+		{filepath.Join(home, "projects", "x", "memory"), "", false},
+		{filepath.Join(base, "elsewhere", "team"), "", false},
+	} {
+		if got, ok := claude.CheckoutOf(home, tc.dir); got != tc.want || ok != tc.ok {
+			t.Errorf("CheckoutOf(%s) = %q, %v; want %q, %v", tc.dir, got, ok, tc.want, tc.ok)
+		}
+	}
+}

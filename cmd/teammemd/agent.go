@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/route"
+	"github.com/teammemd/teammemd/sync/daemon"
+)
+
+// agentCheck is whether Claude Code shows one repo's team notes to the
+// model, as doctor and status report it.
+type agentCheck struct {
+	outcome string // checkOK, checkFail or checkSkip
+	detail  string
+	fix     string
+}
+
+// agentChecker inspects the Claude Code client once for many repos.
+type agentChecker struct {
+	client route.Client
+	home   string
+	err    error
+}
+
+// newAgentChecker finds the client at path, or claude on PATH.
+func newAgentChecker(ctx context.Context, path string) agentChecker {
+	home, err := claude.Home()
+	return agentChecker{client: route.Find(ctx, path), home: home, err: err}
+}
+
+// check says whether the client loads the team directory dir.
+func (a agentChecker) check(dir string) agentCheck {
+	if a.err != nil {
+		return agentCheck{checkSkip, "Claude Code: " + a.err.Error(), ""}
+	}
+	checkout, ok := claude.CheckoutOf(a.home, dir)
+	if !ok {
+		return agentCheck{checkSkip, "Claude Code reads no team notes from " + dir + ", which is not a project's memory/team/ under " + a.home, ""}
+	}
+	v := route.Inspect(a.client, a.home, checkout, os.Getenv)
+	if v.Client.Path == "" {
+		return agentCheck{checkSkip, "Claude Code: " + v.Why + "; " + v.Fix, ""}
+	}
+	c := agentCheck{outcome: checkOK}
+	if v.Loads() {
+		c.detail = fmt.Sprintf("%s loads these team notes (route: %s)", clientName(v.Client), joinRoutes(v.Routes))
+	} else {
+		c.outcome, c.detail, c.fix = checkFail, clientName(v.Client)+" will not show these team notes to the model: "+v.Why, v.Fix
+	}
+	if len(v.Warnings) > 0 {
+		c.outcome = checkFail
+		c.detail += "; " + strings.Join(v.Warnings, "; ")
+		c.fix = strings.TrimPrefix(c.fix+"; teammemd setup claude --disable-client-traffic", "; ")
+	}
+	return c
+}
+
+// clientName names the client and its version.
+func clientName(c route.Client) string {
+	if c.Version == nil {
+		return "Claude Code (" + c.Path + ", version unknown)"
+	}
+	return "Claude Code " + c.Version.String()
+}
+
+func joinRoutes(rs []route.Route) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+// printAgents writes, for each repo of st, whether Claude Code shows its
+// team notes to the model.
+func printAgents(w io.Writer, a agentChecker, repos []daemon.RepoStatus) error {
+	if len(repos) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\nagent\n")
+	for _, r := range repos {
+		c := a.check(r.Dir)
+		fmt.Fprintf(&b, "  %s: %s", api.Printable(r.Repo), api.Printable(c.detail))
+		if c.fix != "" {
+			fmt.Fprintf(&b, "; fix: %s", c.fix)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

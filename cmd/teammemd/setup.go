@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/teammemd/teammemd/internal/shell"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/route"
+)
+
+const setupUsage = `usage: teammemd setup claude [flags]          make Claude Code load the team memory teammemd syncs, and start the daemon
+       teammemd setup claude --undo [--dry-run] put Claude Code's settings back as they were
+
+Run 'teammemd setup claude -h' for its flags.
+`
+
+// setupFlags are the flags of "teammemd setup claude".
+type setupFlags struct {
+	installFlags
+	route            string
+	trafficOff, undo bool
+	noService        bool
+	claude           string
+	recordPath       string
+}
+
+func (f *setupFlags) register(fs *flag.FlagSet) {
+	f.installFlags.register(fs)
+	fs.StringVar(&f.route, "route", "", "`hook` or `stores` (default: the best the client has, see the README)")
+	fs.BoolVar(&f.trafficOff, "disable-client-traffic", false, "consent to CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (the client's telemetry, "+
+		"error reports, update checks and its own memory sync off), which the stores route needs")
+	fs.StringVar(&f.claude, "claude", "", "the Claude Code `executable` to inspect (default: claude on PATH)")
+	fs.BoolVar(&f.noService, "no-service", false, "do not install the service; print the teammemd run line to start instead")
+	fs.BoolVar(&f.undo, "undo", false, "reverse what setup changed in Claude Code's settings (the daemon's service stays; teammemd service uninstall removes it)")
+}
+
+func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runSetupWith(ctx, realServiceEnv, args, stdout, stderr)
+}
+
+// runSetupWith runs "teammemd setup" in the environment newEnv makes.
+func runSetupWith(ctx context.Context, newEnv func() (serviceEnv, error), args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || isHelp(args[0]) {
+		fmt.Fprint(stdout, setupUsage)
+		if len(args) == 0 {
+			return usageError{errors.New("setup needs the agent to set up: claude")}
+		}
+		return nil
+	}
+	if args[0] != "claude" {
+		fmt.Fprint(stderr, setupUsage)
+		return usageError{fmt.Errorf("teammemd sets up claude (Claude Code), not %q", args[0])}
+	}
+	fs := newFlagSet("setup claude", stderr)
+	var f setupFlags
+	f.register(fs)
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("setup claude takes no arguments, got %q", fs.Args())}
+	}
+	f.recordPath = filepath.Join(stateDir(), "claude-setup.json")
+	if f.undo {
+		return setupUndo(f, stdout)
+	}
+	env, err := newEnv()
+	if err != nil {
+		return err
+	}
+	return setupClaude(ctx, env, f, stdout, stderr)
+}
+
+// setupClaude chooses the route for the client found, writes teammemd's
+// config and Claude Code's settings, and starts the daemon.
+func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stderr io.Writer) error {
+	client := route.Find(ctx, f.claude)
+	fmt.Fprintln(stdout, describeClient(client))
+	choice, err := route.Choose(client, route.Want{Route: route.Route(f.route), TrafficOff: f.trafficOff})
+	if err != nil {
+		return usageError{err}
+	}
+	printChoice(stdout, choice)
+	spec, err := installSpec(env, f.installFlags)
+	if err != nil {
+		return err
+	}
+	plan, err := env.manager.plan(spec)
+	if err != nil {
+		return err
+	}
+	files, err := installConfig(env, f.installFlags, spec.config, plan.reload, newPrompter(env, stderr))
+	if err != nil {
+		return err
+	}
+	home, err := claude.Home()
+	if err != nil {
+		return err
+	}
+	change := route.ChangeFor(choice, shell.Quote(spec.binary)+" hook session-start")
+	sp, err := route.PlanSetup(route.SettingsPath(home), f.recordPath, change, time.Now())
+	if err != nil {
+		return err
+	}
+	for _, fw := range files {
+		if err := fw.apply(f.dryRun, stdout); err != nil {
+			return err
+		}
+	}
+	if err := applySettings(sp, f.dryRun, stdout); err != nil {
+		return err
+	}
+	if !f.dryRun {
+		printProjects(agentChecker{client: client, home: home}, spec.config, stdout)
+	}
+	return startService(ctx, env, f, spec, plan, stdout)
+}
+
+// printProjects says, for each repo the config makes the daemon sync,
+// whether Claude Code will now show its team notes to the model.
+func printProjects(a agentChecker, config string, w io.Writer) {
+	cfg, err := loadConfig(config)
+	if err != nil {
+		fmt.Fprintf(w, "cannot list the projects: %v\n", err)
+		return
+	}
+	plan, err := planFor(runFlags{config: config}, cfg)
+	if err != nil {
+		fmt.Fprintf(w, "cannot list the projects: %v\n", err)
+		return
+	}
+	for _, s := range plan.Specs {
+		c := a.check(s.Dir)
+		fmt.Fprintf(w, "%s: %s", s.Repo, c.detail)
+		if c.fix != "" {
+			fmt.Fprintf(w, "; fix: %s", c.fix)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// describeClient says what client was found.
+func describeClient(c route.Client) string {
+	switch {
+	case c.Path == "":
+		return "Claude Code: not found (" + c.Err.Error() + "); the settings are written for when it is installed"
+	case c.Version == nil:
+		return fmt.Sprintf("Claude Code: %s, version unknown (%v)", c.Path, c.Err)
+	}
+	return fmt.Sprintf("Claude Code: %s at %s, logged in with %s", c.Version, c.Path, c.Login)
+}
+
+// printChoice says which route was chosen, why, and what it costs.
+func printChoice(w io.Writer, ch route.Choice) {
+	fmt.Fprintf(w, "route: %s\n", ch.Route)
+	for _, s := range ch.Why {
+		fmt.Fprintf(w, "  why: %s\n", s)
+	}
+	for _, s := range ch.TradeOffs {
+		fmt.Fprintf(w, "  trade-off: %s\n", s)
+	}
+}
+
+// applySettings writes Claude Code's settings, or with dry says what it
+// would change; it never prints the file, whose env may hold secrets.
+func applySettings(p route.Plan, dry bool, w io.Writer) error {
+	if p.Unchanged() {
+		fmt.Fprintf(w, "unchanged %s\n", p.Settings)
+		return nil
+	}
+	verb := "changed"
+	if dry {
+		verb = "would change"
+	}
+	fmt.Fprintf(w, "%s %s:\n", verb, p.Settings)
+	for _, k := range slices.Sorted(maps.Keys(p.Record.Set)) {
+		fmt.Fprintf(w, "    env.%s = %s\n", k, p.Record.Set[k])
+	}
+	fmt.Fprintf(w, "    hooks.SessionStart: %s\n", p.Record.Hook)
+	if p.BackupPath != "" {
+		fmt.Fprintf(w, "    backup of the file as it was: %s\n", p.BackupPath)
+	}
+	if dry {
+		return nil
+	}
+	return route.Apply(p, memsync.WriteFile)
+}
+
+// startService installs and starts the service where a manager answers,
+// else prints the command that starts the daemon.
+func startService(ctx context.Context, env serviceEnv, f setupFlags, spec serviceSpec, plan servicePlan, w io.Writer) error {
+	runLine := shell.Join(spec.binary, "run", "--config", spec.config)
+	if f.noService {
+		fmt.Fprintf(w, "start the daemon with:\n    %s\n", runLine)
+		return nil
+	}
+	if err := managerAnswers(ctx, env, plan); err != nil {
+		fmt.Fprintf(w, "%v, so no service was installed (%s); start the daemon with:\n    %s\n", err, plan.noManager, runLine)
+		return nil
+	}
+	if err := plan.unit.apply(f.dryRun, w); err != nil {
+		return err
+	}
+	if err := runCommands(ctx, env, plan.install, f.dryRun, w); err != nil {
+		return err
+	}
+	if f.dryRun {
+		fmt.Fprintln(w, "dry run: nothing was written or run")
+		return nil
+	}
+	fmt.Fprintf(w, "teammemd run is installed as a %s and started; teammemd doctor checks that Claude Code loads the team's notes\n", plan.name)
+	return nil
+}
+
+// setupUndo reverses the recorded setup.
+func setupUndo(f setupFlags, w io.Writer) error {
+	if f.dryRun {
+		r, err := route.LoadRecord(f.recordPath)
+		if err != nil || r == nil {
+			return cmpErr(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))
+		}
+		fmt.Fprintf(w, "would take out of %s: env %s and the hook %s\n", r.Settings, strings.Join(slices.Sorted(maps.Keys(r.Set)), ", "), r.Hook)
+		return nil
+	}
+	u, err := route.Undo(f.recordPath, memsync.WriteFile)
+	if err != nil {
+		return err
+	}
+	if u.Exact {
+		fmt.Fprintf(w, "restored %s exactly as it was before setup\n", u.Settings)
+	} else {
+		fmt.Fprintf(w, "took teammemd's settings out of %s, which changed since setup; the rest stays (backup of the file before setup: %s)\n", u.Settings, u.Backup)
+	}
+	for _, k := range u.Kept {
+		fmt.Fprintf(w, "kept env.%s: it was changed after setup\n", k)
+	}
+	fmt.Fprintln(w, "the daemon still runs; teammemd service uninstall stops and removes it")
+	return nil
+}
+
+// cmpErr is err, else fallback.
+func cmpErr(err, fallback error) error {
+	if err != nil {
+		return err
+	}
+	return fallback
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
+	"github.com/teammemd/teammemd/sync/claude/route"
+)
+
+// fakeClaudeBin writes an executable named claude that answers --version
+// and auth status as a client of version v with login method would.
+func fakeClaudeBin(t *testing.T, v, method string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\ncase \"$1\" in\n--version) echo '" + v + " (Claude Code)';;\n" +
+		"auth) echo '{\"loggedIn\":true,\"authMethod\":\"" + method + "\",\"apiProvider\":\"firstParty\"}';;\n*) exit 3;;\nesac\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// setupCLI runs "teammemd setup args..." with the systemd manager and rec.
+func setupCLI(t *testing.T, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	env := serviceEnv{manager: systemdUser{}, runner: rec, uid: 501, stdin: strings.NewReader(stdin)}
+	var out, errOut bytes.Buffer
+	ctx := context.Background()
+	err := runSetupWith(ctx, func() (serviceEnv, error) { return env, nil }, args, &out, &errOut)
+	code = exitCode(ctx, err, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestSetupClaude(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, settings, `{"model": "opus", "env": {"FOO": "bar"}}`, 0o644)
+	orig, _ := os.ReadFile(settings)
+	claudeBin := fakeClaudeBin(t, "2.1.328", "claude.ai")
+	base := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--claude", claudeBin}
+
+	// The stores route on a claude.ai login needs the consent flag.
+	_, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", append(base, "--route", "stores")...)
+	if code != 2 || !strings.Contains(stderr, "--disable-client-traffic") {
+		t.Fatalf("setup --route stores without consent: exit %d, %s; want 2 naming the flag", code, stderr)
+	}
+	if got, _ := os.ReadFile(settings); !bytes.Equal(got, orig) {
+		t.Fatalf("a refused setup changed the settings:\n%s", got)
+	}
+
+	rec := &cmdRecorder{}
+	stdout, stderr, code := setupCLI(t, rec, "tmd_x", append(base, "--disable-client-traffic")...)
+	if code != 0 {
+		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, _ := os.ReadFile(settings)
+	for path, want := range map[string]string{
+		"model": "opus", "env.FOO": "bar", "env.CLAUDE_MEMORY_STORES": route.StoresValue,
+		"env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "hooks.SessionStart.0.hooks.0.command": bin + " hook session-start",
+	} {
+		if v := gjson.GetBytes(got, path).String(); v != want {
+			t.Errorf("settings %s = %q, want %q", path, v, want)
+		}
+	}
+	for _, want := range []string{"route: stores", "2.1.328", "claude.ai login", "trade-off", "systemd user unit and started",
+		"acme/app: Claude Code 2.1.328 loads these team notes (route: hook, stores)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("setup output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !slicesHave(rec.calls, "systemctl --user restart teammemd.service") {
+		t.Errorf("setup did not start the service: %v", rec.calls)
+	}
+	verdict := route.Inspect(route.Find(context.Background(), claudeBin), filepath.Join(home, ".claude"), checkout, func(string) string { return "" })
+	if !verdict.Loads() || len(verdict.Warnings) != 0 {
+		t.Errorf("after setup: %+v, want the team directory loaded and no upload warning", verdict)
+	}
+
+	stdout, stderr, code = setupCLI(t, &cmdRecorder{}, "", "claude", "--undo")
+	if code != 0 || !strings.Contains(stdout, "exactly as it was") {
+		t.Fatalf("setup --undo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got, _ := os.ReadFile(settings); !bytes.Equal(got, orig) {
+		t.Errorf("after --undo the settings are\n%s\nwant\n%s", got, orig)
+	}
+}
+
+func TestSetupClaudeWithoutAServiceManager(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	rec := &cmdRecorder{fail: map[string]bool{"systemctl --user show-environment": true}}
+	stdout, stderr, code := setupCLI(t, rec, "tmd_x", "claude", "--binary", bin, "--server", "https://teammemd.example.com",
+		"--token-stdin", "--checkout", checkout, "--claude", fakeClaudeBin(t, "2.1.88", "api_key"))
+	if code != 0 {
+		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
+	}
+	wantRun := bin + " run --config " + filepath.Join(home, ".config", "teammemd", "config.toml")
+	if !strings.Contains(stdout, "route: hook") || !strings.Contains(stdout, "\n    "+wantRun+"\n") {
+		t.Errorf("setup output lacks the hook route or the line %q:\n%s", wantRun, stdout)
+	}
+	if slicesHave(rec.calls, "systemctl --user restart teammemd.service") {
+		t.Errorf("setup ran the service commands with no manager answering: %v", rec.calls)
+	}
+	got, _ := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if gjson.GetBytes(got, "env").Exists() || gjson.GetBytes(got, "hooks.SessionStart.0.hooks.0.command").String() != bin+" hook session-start" {
+		t.Errorf("settings for the hook route on 2.1.88:\n%s", got)
+	}
+}
+
+func TestSetupUsage(t *testing.T) {
+	serviceHome(t)
+	for _, args := range [][]string{{}, {"cursor"}, {"claude", "extra"}, {"claude", "--route", "mcp", "--claude", "/nonexistent/claude"}} {
+		if _, _, code := setupCLI(t, &cmdRecorder{}, "", args...); code != 2 {
+			t.Errorf("setup %q: exit %d, want 2", args, code)
+		}
+	}
+	if _, stderr, code := setupCLI(t, &cmdRecorder{}, "", "claude", "--undo"); code != 1 || !strings.Contains(stderr, "nothing to undo") {
+		t.Errorf("setup claude --undo with nothing set up: exit %d, %s", code, stderr)
+	}
+}
+
+func slicesHave(calls [][]string, line string) bool {
+	for _, c := range calls {
+		if strings.Join(c, " ") == line {
+			return true
+		}
+	}
+	return false
+}
+
+// service install says when the Claude Code client on PATH will not show
+// the synced notes, and that setup claude fixes it.
+func TestServiceInstallOffersSetup(t *testing.T) {
+	_, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("PATH", filepath.Dir(fakeClaudeBin(t, "2.1.328", "api_key"))+":"+os.Getenv("PATH"))
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	stdout, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
+		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
+	if code != 0 || !strings.Contains(stdout, "Claude Code 2.1.328 will not show the synced notes to the model yet") ||
+		!strings.Contains(stdout, "teammemd setup claude sets it up") {
+		t.Errorf("service install: exit %d\n%s%s\nwant the offer of teammemd setup claude", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,152 @@
+package route
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+func client(v, method string) Client {
+	c := Client{Path: "/usr/bin/claude", Login: Login{Method: method}}
+	if v != "" {
+		c.Version = semver.MustParse(v)
+	}
+	return c
+}
+
+func TestChoose(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		c       Client
+		w       Want
+		route   Route
+		traffic bool
+		err     string
+	}{
+		{"current client, no consent", client("2.1.328", "api_key"), Want{}, Hook, false, ""},
+		{"current client, consent", client("2.1.328", "claude.ai"), Want{TrafficOff: true}, Stores, true, ""},
+		{"stores asked without consent", client("2.1.332", "api_key"), Want{Route: Stores}, "", false, "disable-client-traffic"},
+		{"stores on an old client", client("2.1.88", "api_key"), Want{Route: Stores, TrafficOff: true}, "", false, "2.1.210"},
+		{"old client, consent", client("2.1.88", "claude.ai"), Want{TrafficOff: true}, Hook, true, ""},
+		{"hook asked, consent", client("2.1.328", "api_key"), Want{Route: Hook, TrafficOff: true}, Hook, true, ""},
+		{"no client", Client{Err: errors.New("none")}, Want{}, Hook, false, ""},
+		{"no client, stores", Client{}, Want{Route: Stores, TrafficOff: true}, "", false, "2.1.210"},
+		{"before hooks", client("1.0.10", "api_key"), Want{}, "", false, "predates"},
+		{"unknown route", client("2.1.328", ""), Want{Route: "mcp"}, "", false, "unknown route"},
+	} {
+		ch, err := Choose(tc.c, tc.w)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: Choose = %v, want an error with %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || ch.Route != tc.route || ch.TrafficOff != tc.traffic || len(ch.Why) == 0 {
+			t.Errorf("%s: Choose = %+v, %v; want route %s, traffic off %v", tc.name, ch, err, tc.route, tc.traffic)
+		}
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	for out, want := range map[string]string{"2.1.328 (Claude Code)\n": "2.1.328", "2.1.88 (Claude Code)": "2.1.88", "": "", "Claude Code": "", "2.1": ""} {
+		v, err := ParseVersion([]byte(out))
+		got := ""
+		if err == nil {
+			got = v.String()
+		}
+		if got != want {
+			t.Errorf("ParseVersion(%q) = %q, %v; want %q", out, got, err, want)
+		}
+	}
+}
+
+// fakeClaude writes an executable that answers --version and auth status
+// as a client of version v with login method would.
+func fakeClaude(t *testing.T, v, method string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\ncase \"$1\" in\n--version) echo '" + v + " (Claude Code)';;\n" +
+		"auth) echo '{\"loggedIn\":true,\"authMethod\":\"" + method + "\",\"apiProvider\":\"firstParty\"}';;\n*) exit 3;;\nesac\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestFind(t *testing.T) {
+	c := Find(context.Background(), fakeClaude(t, "2.1.331", "claude.ai"))
+	if c.Err != nil || c.Version.String() != "2.1.331" || !c.Login.Uploads() {
+		t.Errorf("Find = %+v, want 2.1.331 with a claude.ai login", c)
+	}
+	c = Find(context.Background(), filepath.Join(t.TempDir(), "missing"))
+	if c.Err == nil || c.Version != nil {
+		t.Errorf("Find(missing) = %+v, want an error", c)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if c := Find(context.Background(), ""); c.Path != "" || c.Err == nil {
+		t.Errorf("Find with no claude on PATH = %+v, want none", c)
+	}
+}
+
+func TestInspect(t *testing.T) {
+	hookOnly := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"` + "/bin/teammemd hook session-start" + `"}]}]}}`
+	stores := `{"env":{"CLAUDE_MEMORY_STORES":` + quoteJSON(StoresValue) + `}}`
+	storesOff := `{"env":{"CLAUDE_MEMORY_STORES":` + quoteJSON(StoresValue) + `,"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}`
+	for _, tc := range []struct {
+		name, settings, project string
+		c                       Client
+		routes                  string
+		fix, warn               string
+	}{
+		{"nothing set, current client", ``, ``, client("2.1.328", "api_key"), "", "teammemd setup claude", ""},
+		{"hook set", hookOnly, ``, client("2.1.328", "api_key"), "hook", "", ""},
+		{"hooks off in the project", hookOnly, `{"disableAllHooks":true}`, client("2.1.328", "api_key"), "", "allow hooks", ""},
+		{"stores set, claude.ai login", stores, ``, client("2.1.328", "claude.ai"), "stores", "", "Anthropic's host"},
+		{"stores set, traffic off", storesOff, ``, client("2.1.328", "claude.ai"), "stores", "", ""},
+		{"stores on an old client", stores, ``, client("2.1.200", "api_key"), "", "teammemd setup claude", ""},
+		{"old client, claude.ai login", hookOnly, ``, client("2.1.150", "claude.ai"), "hook", "", "team memory feature"},
+		{"no client", hookOnly, ``, Client{Err: errors.New("no claude on PATH")}, "", "install Claude Code", ""},
+	} {
+		home, checkout := t.TempDir(), t.TempDir()
+		if tc.settings != "" {
+			writeTestFile(t, filepath.Join(home, "settings.json"), tc.settings)
+		}
+		if tc.project != "" {
+			writeTestFile(t, filepath.Join(checkout, ".claude", "settings.local.json"), tc.project)
+		}
+		v := Inspect(tc.c, home, checkout, func(string) string { return "" })
+		var routes []string
+		for _, r := range v.Routes {
+			routes = append(routes, string(r))
+		}
+		if got := strings.Join(routes, ","); got != tc.routes {
+			t.Errorf("%s: routes = %q, want %q (why %q)", tc.name, got, tc.routes, v.Why)
+		}
+		if !strings.Contains(v.Fix, tc.fix) || (tc.fix == "") != (v.Fix == "") {
+			t.Errorf("%s: fix = %q, want %q", tc.name, v.Fix, tc.fix)
+		}
+		warn := strings.Join(v.Warnings, "; ")
+		if !strings.Contains(warn, tc.warn) || (tc.warn == "") != (warn == "") {
+			t.Errorf("%s: warnings = %q, want %q", tc.name, warn, tc.warn)
+		}
+	}
+}
+
+func quoteJSON(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+}
+
+func writeTestFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
