@@ -157,3 +157,22 @@ func TestFakeAwaitsRecall(t *testing.T) {
 		}
 	})
 }
+
+func TestRequestTextsAndToolResults(t *testing.T) {
+	body := `{"system":[{"type":"text","text":"sys"}],"messages":[{"role":"user","content":"hi"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01","name":"Write","input":{}},{"type":"tool_use","id":"toolu_02","name":"Write","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"File created"},` +
+		`{"type":"tool_result","content":[{"type":"text","text":"refused"}],"is_error":true,"tool_use_id":"toolu_02"}]},` +
+		`{"role":"system","content":[{"type":"text","text":"SessionStart:startup hook success: index"}]}]}`
+	r := Request{Body: []byte(body)}
+	if got, want := r.Texts(), []string{"sys", "hi", "SessionStart:startup hook success: index"}; !slices.Equal(got, want) {
+		t.Errorf("Texts() = %q, want %q", got, want)
+	}
+	want := []ToolResult{{ID: "toolu_01", Text: "File created"}, {ID: "toolu_02", Error: true, Text: "refused"}}
+	if got := r.ToolResults(); !slices.Equal(got, want) {
+		t.Errorf("ToolResults() = %+v, want %+v", got, want)
+	}
+	if got := (Request{Body: []byte("not json")}).Texts(); got != nil {
+		t.Errorf("Texts(not JSON) = %q, want none", got)
+	}
+}

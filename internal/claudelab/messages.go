@@ -48,11 +48,7 @@ func (m messagesRequest) calls() int {
 		if msg.Role != "assistant" {
 			continue
 		}
-		var blocks []struct {
-			Type string `json:"type"`
-		}
-		_ = json.Unmarshal(msg.Content, &blocks) // a string content holds no call
-		for _, b := range blocks {
+		for _, b := range contentBlocks(msg.Content) {
 			if b.Type == "tool_use" {
 				n++
 			}
@@ -190,4 +186,71 @@ func streamEvents(model string, b block) ([]event, error) {
 		out[i] = event{name: ev["type"].(string), data: data}
 	}
 	return out, nil
+}
+
+// Texts returns the text of a Messages request: its system prompt, then
+// each message, a block at a time, in order. Other requests have none.
+func (r Request) Texts() []string {
+	var msg messagesRequest
+	if json.Unmarshal(r.Body, &msg) != nil {
+		return nil
+	}
+	var out []string
+	if s := text(msg.System); s != "" {
+		out = append(out, s)
+	}
+	for _, m := range msg.Messages {
+		for _, b := range contentBlocks(m.Content) {
+			if b.Text != "" {
+				out = append(out, b.Text)
+			}
+		}
+	}
+	return out
+}
+
+// ToolResult is the result of a tool call the client sent back.
+type ToolResult struct {
+	// ID is the id of the tool call.
+	ID string
+	// Error says the tool failed; Text is what it said.
+	Error bool
+	Text  string
+}
+
+// ToolResults returns the tool results a Messages request carries.
+func (r Request) ToolResults() []ToolResult {
+	var msg messagesRequest
+	if json.Unmarshal(r.Body, &msg) != nil {
+		return nil
+	}
+	var out []ToolResult
+	for _, m := range msg.Messages {
+		for _, b := range contentBlocks(m.Content) {
+			if b.Type == "tool_result" {
+				out = append(out, ToolResult{ID: b.ToolUseID, Error: b.IsError, Text: text(b.Content)})
+			}
+		}
+	}
+	return out
+}
+
+// contentBlock is a block of a message's content.
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// contentBlocks reads a message's content: a string is one text block.
+func contentBlocks(raw json.RawMessage) []contentBlock {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []contentBlock{{Type: "text", Text: s}}
+	}
+	var blocks []contentBlock
+	_ = json.Unmarshal(raw, &blocks) // anything else holds no blocks
+	return blocks
 }
