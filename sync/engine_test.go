@@ -272,9 +272,9 @@ func TestMassDeletionErrorNamesTheSyncCommand(t *testing.T) {
 		want string
 	}{
 		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/team", Missing: 3, Known: 4},
-			"3 of 4 synced files are gone from /home/u/team; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir /home/u/team --repo acme/app)"},
+			"3 of 4 synced files are gone from /home/u/team; refusing to delete them on the server (to put them back as the server holds them, run: teammemd sync --restore-deleted --dir /home/u/team --repo acme/app; to delete them there too: teammemd sync --allow-mass-delete --dir /home/u/team --repo acme/app)"},
 		{MassDeletionError{Repo: "acme/app", Dir: "/home/u/it's team", Missing: 2, Known: 2},
-			"2 of 2 synced files are gone from /home/u/it's team; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir '/home/u/it'\\''s team' --repo acme/app)"},
+			"2 of 2 synced files are gone from /home/u/it's team; refusing to delete them on the server (to put them back as the server holds them, run: teammemd sync --restore-deleted --dir '/home/u/it'\\''s team' --repo acme/app; to delete them there too: teammemd sync --allow-mass-delete --dir '/home/u/it'\\''s team' --repo acme/app)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

@@ -147,8 +147,10 @@ type MassDeletionError struct {
 }
 
 func (e *MassDeletionError) Error() string {
-	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server (restore them, or to delete them there too, run: teammemd sync --allow-mass-delete --dir %s --repo %s)",
-		e.Missing, e.Known, e.Dir, shell.Quote(e.Dir), shell.Quote(e.Repo))
+	target := "--dir " + shell.Quote(e.Dir) + " --repo " + shell.Quote(e.Repo)
+	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server "+
+		"(to put them back as the server holds them, run: teammemd sync --restore-deleted %s; to delete them there too: teammemd sync --allow-mass-delete %s)",
+		e.Missing, e.Known, e.Dir, target, target)
 }
 
 // DirMissingError is returned when the team directory of a repo synced

@@ -2,7 +2,9 @@ package memsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"path"
 	"runtime"
 	"slices"
@@ -24,11 +26,30 @@ func (e *Engine) Restore(ctx context.Context, key, content string) (Report, erro
 		if err := s.pull(ctx); err != nil {
 			return err
 		}
+		if err := s.checkWriteGrant(ctx); err != nil {
+			return err
+		}
 		if err := s.writeLocal(key, content); err != nil {
 			return err
 		}
 		return s.pushWritten(ctx, key, api.EntryChecksum(content))
 	})
+}
+
+// checkWriteGrant asks the server whether the token may write the repo,
+// with a PUT that changes nothing (the protocol answers it 200 without a
+// new version, and checks the grant first), so that a restore refused
+// for want of a write grant writes nothing.
+func (s *session) checkWriteGrant(ctx context.Context) error {
+	_, err := s.client.Put(ctx, s.cfg.Repo, "", []byte(`{"entries":{}}`))
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
+		return fmt.Errorf("%s: this token may only read it, and a restore needs a write grant; nothing was written: %w", s.cfg.Repo, err)
+	}
+	if err != nil {
+		return fmt.Errorf("check the write grant: %w", err)
+	}
+	return nil
 }
 
 // NotPushedError is returned when content written into the team directory
@@ -88,4 +109,58 @@ func (s *session) pushWritten(ctx context.Context, key, sum string) error {
 		return &NotPushedError{Key: key}
 	}
 	return nil
+}
+
+// RestoreDeleted writes back, from the server's current copy, every note
+// deleted here whose deletion the server has not taken: the server's
+// version, not an older one, and nothing is pushed. It is the undo of an
+// accidental local deletion, held back by the mass deletion guard or not
+// yet pushed. The keys written are in Report.Pulled.
+func (e *Engine) RestoreDeleted(ctx context.Context) (Report, error) {
+	return e.run(ctx, func(s *session) error {
+		if err := s.pull(ctx); err != nil {
+			return err
+		}
+		gone, err := s.deletedHere()
+		if err != nil || len(gone) == 0 {
+			return err
+		}
+		full, _, err := s.client.Get(ctx, s.cfg.Repo, "")
+		if err != nil {
+			return err
+		}
+		for _, key := range gone {
+			value, ok := full.Content.Entries[key]
+			if !ok || api.EntryChecksum(value) != s.st.ServerChecksums[key] {
+				continue // changed on the server since the pull: the next sync takes it
+			}
+			if err := s.writeLocal(key, value); err != nil {
+				return err
+			}
+			s.rep.Pulled = append(s.rep.Pulled, key)
+			s.st.HeldDeletions = slices.DeleteFunc(s.st.HeldDeletions, func(k string) bool { return k == key })
+		}
+		return nil
+	})
+}
+
+// deletedHere lists, sorted, the keys the server holds at the version
+// last synced here whose file is gone from the team directory.
+func (s *session) deletedHere() ([]string, error) {
+	found, _, err := s.td.walkLocal()
+	if err != nil {
+		return nil, err
+	}
+	present := make(map[string]bool, len(found))
+	for _, f := range found {
+		present[f.key] = true
+	}
+	var gone []string
+	for key, sum := range s.st.ServerChecksums {
+		if !present[key] && s.st.Base[key] == sum && !s.unsyncable[key] && !s.held[key] {
+			gone = append(gone, key)
+		}
+	}
+	slices.Sort(gone)
+	return gone, nil
 }

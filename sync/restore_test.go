@@ -10,6 +10,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // removeFile deletes a file of the team directory, as a user would.
@@ -159,5 +160,72 @@ func TestRepoHistory(t *testing.T) {
 	}
 	if _, err := a.eng.History(context.Background(), "never.md"); !errors.Is(err, ErrNoHistory) {
 		t.Errorf("History(never.md) error = %v, want ErrNoHistory", err)
+	}
+}
+
+// TestRestoreNeedsWriteGrant: with a token that may only read, Restore
+// refuses before it writes anything: the local file stays as it was and
+// the next sync is clean.
+func TestRestoreNeedsWriteGrant(t *testing.T) {
+	srv := servertest.Start(t)
+	writer := newPeer(t, srv.URL, srv.Token, nil)
+	writer.write(t, "a.md", "first\n")
+	writer.sync(t)
+	writer.write(t, "a.md", "second\n")
+	writer.sync(t)
+	readOnly := srv.CreateToken(t, "reader", store.Grant{Pattern: testRepo, Level: store.LevelRead})
+	reader := newPeer(t, srv.URL, readOnly, nil)
+	reader.sync(t)
+	_, err := reader.eng.Restore(context.Background(), "a.md", "first\n")
+	if err == nil || !strings.Contains(err.Error(), "write grant") {
+		t.Fatalf("Restore with a read-only token = %v, want a refusal naming the write grant", err)
+	}
+	if got := reader.read(t, "a.md"); got != "second\n" {
+		t.Errorf("after a refused Restore the local file is %q, want it untouched (%q)", got, "second\n")
+	}
+	if _, err := reader.eng.Sync(context.Background()); err != nil {
+		t.Errorf("Sync after a refused Restore = %v, want a clean sync", err)
+	}
+}
+
+// TestRestoreDeleted: notes deleted here by mistake, whether the mass
+// deletion guard held their deletion or it was not sent yet, come back as
+// the server holds them now (a teammate's later edit included), and
+// nothing is pushed.
+func TestRestoreDeleted(t *testing.T) {
+	srv := servertest.Start(t)
+	a, b := syncedPeers(t, srv)
+	for _, k := range []string{"a.md", "b.md", "c.md"} {
+		a.remove(t, k)
+	}
+	var mass *MassDeletionError
+	if _, err := a.eng.Sync(context.Background()); !errors.As(err, &mass) {
+		t.Fatalf("Sync after deleting 3 of 4 = %v, want the mass deletion guard", err)
+	}
+	b.write(t, "c.md", "c, edited by b\n")
+	b.sync(t)
+	before := serverEntries(t, srv)
+	rep, err := a.eng.RestoreDeleted(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rep.Pulled, ","); got != "a.md,b.md,c.md" || len(rep.Pushed)+len(rep.SoftDeleted) != 0 {
+		t.Errorf("RestoreDeleted wrote %q, pushed %v, deleted %v; want a.md,b.md,c.md and nothing sent", got, rep.Pushed, rep.SoftDeleted)
+	}
+	for key, want := range map[string]string{"a.md": "a.md\n", "b.md": "b.md\n", "c.md": "c, edited by b\n", "d.md": "d.md\n"} {
+		if got := a.read(t, key); got != want {
+			t.Errorf("after RestoreDeleted %s = %q, want %q", key, got, want)
+		}
+	}
+	if rep := a.sync(t); len(rep.HeldDeletions)+len(rep.SoftDeleted)+len(rep.Pushed) != 0 {
+		t.Errorf("the sync after RestoreDeleted: held %v, deleted %v, pushed %v; want nothing", rep.HeldDeletions, rep.SoftDeleted, rep.Pushed)
+	}
+	if after := serverEntries(t, srv); len(after) != len(before) || after["c.md"] != before["c.md"] {
+		t.Errorf("server entries changed: %v -> %v", before, after)
+	}
+
+	a.remove(t, "d.md")
+	if rep, err := a.eng.RestoreDeleted(context.Background()); err != nil || strings.Join(rep.Pulled, ",") != "d.md" || a.read(t, "d.md") != "d.md\n" {
+		t.Errorf("RestoreDeleted of one deletion not yet sent = %v, %v; want d.md back", rep.Pulled, err)
 	}
 }

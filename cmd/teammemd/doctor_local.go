@@ -39,7 +39,7 @@ func (d *doctor) checkRepos(ctx context.Context) {
 func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server, tokenFile string) {
 	detail := fmt.Sprintf("%s in %s (%s)", repo, dir, source)
 	tok, err := credential(server, tokenFile, d.rule.explicit(tokenFile))
-	if !d.reached || err != nil {
+	if !d.reached || !d.identity || err != nil {
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return
 	}

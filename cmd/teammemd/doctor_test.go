@@ -324,3 +324,30 @@ func TestDoctorNoDaemon(t *testing.T) {
 		t.Errorf("doctor with no daemon: exit %d\n%s\nwant exit 1 and a failed daemon line", code, out)
 	}
 }
+
+// Against a web server that is not teammemd, doctor does not claim the
+// token may read the repo.
+func TestDoctorRepoAgainstAnotherServer(t *testing.T) {
+	c := newDoctorCase(t)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "<html>404 Not Found</html>")
+	}))
+	t.Cleanup(other.Close)
+	c.server = other.URL
+	out, _ := c.run(t)
+	if line := checkLine(out, "repo"); strings.Contains(line, "may read it") || !strings.Contains(line, "not checked") {
+		t.Errorf("doctor against another web server: repo line %q, want access not checked\n%s", line, out)
+	}
+}
+
+// checkLine returns the output line of check, whatever its outcome.
+func checkLine(out, check string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 6 && strings.HasPrefix(line[6:], fmt.Sprintf("%-9s ", check)) {
+			return line
+		}
+	}
+	return ""
+}

@@ -137,7 +137,12 @@ type exitError struct {
 	err  error
 }
 
-func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
 func (e exitError) Unwrap() error { return e.err }
 
 // exitCode maps the result of run to the process exit status in one place.

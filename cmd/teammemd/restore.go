@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/api"
@@ -34,6 +35,8 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "restoring %s to version %d (%d bytes, written by %s on %s): pushed as a new revision, every teammate gets it\n",
+		api.Printable(key), rev.Version, len(*rev.Content), api.Printable(rev.Subject), rev.Time.UTC().Format(time.RFC3339))
 	rep, err := eng.Restore(ctx, key, *rev.Content)
 	if ferr := sc.Flush(); ferr != nil {
 		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)

@@ -110,15 +110,23 @@ func migrateStore(ctx context.Context, loc location, log *slog.Logger) error {
 	return st.Close()
 }
 
-// serve opens the database, listens and serves until ctx is done.
+// serve listens, opens the database and serves until ctx is done. It
+// listens first, so that a port already taken stops it before it creates
+// or migrates a database.
 func serve(ctx context.Context, settings server.Settings, loc location, scanCfg scan.Config, log *slog.Logger) error {
+	sc := settings.Config()
+	ln, stopReload, err := listen(ctx, sc, log)
+	if err != nil {
+		return err
+	}
+	defer stopReload()
+	defer ln.Close()
 	st, waker, err := openBackend(ctx, loc, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	log.Info("store open", "store", loc.String())
-	sc := settings.Config()
 	authn, err := serverAuth(ctx, sc, st, loc, log)
 	if err != nil {
 		return err
@@ -144,11 +152,6 @@ func serve(ctx context.Context, settings server.Settings, loc location, scanCfg 
 	if err != nil {
 		return err
 	}
-	ln, stopReload, err := listen(ctx, sc, log)
-	if err != nil {
-		return err
-	}
-	defer stopReload()
 	err = runServer(ctx, srv, ln, waker)
 	if nerr := sdNotify("STOPPING=1"); nerr != nil {
 		log.Warn("notify systemd", "error", nerr)

@@ -389,3 +389,23 @@ func TestMigrateOnlySQLite(t *testing.T) {
 		t.Errorf("serve --migrate-only made no database: %v", err)
 	}
 }
+
+// A port already taken stops serve before it creates or opens a database.
+func TestServePortBusyCreatesNothing(t *testing.T) {
+	isolateConfig(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	data := filepath.Join(t.TempDir(), "data")
+	var stderr bytes.Buffer
+	err = run(context.Background(), []string{"serve", "--listen", ln.Addr().String(), "--data", data}, io.Discard, &stderr)
+	if err == nil || !strings.Contains(stderr.String()+err.Error(), "address already in use") {
+		t.Fatalf("serve on a busy port = %v, stderr %s; want address already in use", err, stderr.String())
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(data)
+		t.Errorf("serve on a busy port left %s behind (%v, %d entries)", data, err, len(entries))
+	}
+}

@@ -21,6 +21,7 @@ import (
 type syncFlags struct {
 	dir, repo, config string
 	allowMassDelete   bool
+	restoreDeleted    bool
 	client            clientFlags
 }
 
@@ -33,6 +34,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.client.register(fs)
 	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
 	fs.BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "propagate the deletion of more than half the synced files")
+	fs.BoolVar(&f.restoreDeleted, "restore-deleted", false, "put back, as the server holds them now, the notes deleted here whose deletion the server has not taken; push nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -51,8 +53,15 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if f.restoreDeleted && f.allowMassDelete {
+		return usageError{errors.New("--restore-deleted puts deleted notes back and --allow-mass-delete deletes them on the server: pass one")}
+	}
 	fmt.Fprintf(stdout, "%s  %s\n", repo, api.Printable(dir))
-	rep, err := eng.Sync(ctx)
+	run := eng.Sync
+	if f.restoreDeleted {
+		run = eng.RestoreDeleted
+	}
+	rep, err := run(ctx)
 	if ferr := sc.Flush(); ferr != nil {
 		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
 	}

@@ -23,16 +23,13 @@ var ErrNotRunning = errors.New("daemon not running")
 // maxStatusBytes bounds a status answer.
 const maxStatusBytes = 64 << 20
 
-// Listen opens the control socket at path: its directory is created with
-// mode 0700 and the socket gets mode 0600. A stale socket left by a daemon
+// Listen opens the control socket at path: its directory, when missing,
+// is created with mode 0700 (an existing one keeps its mode: it may be
+// shared), and the socket gets mode 0600. A stale socket left by a daemon
 // that died is replaced; a live one is an error.
 func Listen(path string) (net.Listener, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create control directory: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("restrict control directory: %w", err)
+	if err := makeDir(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
@@ -50,6 +47,20 @@ func Listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("restrict control socket: %w", err)
 	}
 	return ln, nil
+}
+
+// makeDir creates dir with mode 0700 when it does not exist.
+func makeDir(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create control directory: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("restrict control directory: %w", err)
+	}
+	return nil
 }
 
 // Serve answers GET /status with status() as JSON on ln until ctx is done.
