@@ -125,7 +125,8 @@ func (f *Fake) reply(w http.ResponseWriter, r *http.Request, kind Kind, msg mess
 	var b block
 	switch {
 	case kind == Recall:
-		f.once.Do(func() { close(f.recalled) })
+		// A main reply that awaits the recall goes out after this one.
+		defer f.once.Do(func() { close(f.recalled) })
 		b = textBlock(recallAnswer(msg.userText()))
 	case kind == Main && msg.calls() < len(f.script.Calls):
 		k := msg.calls()

@@ -133,6 +133,7 @@ func messageObject(model string, content []map[string]any, stop any) map[string]
 func writeReply(w http.ResponseWriter, msg messagesRequest, b block) error {
 	if !msg.Stream {
 		writeJSON(w, messageObject(msg.Model, []map[string]any{b.wire(false)}, b.stopReason()))
+		flush(w)
 		return nil
 	}
 	events, err := streamEvents(msg.Model, b)
@@ -146,10 +147,15 @@ func writeReply(w http.ResponseWriter, msg messagesRequest, b block) error {
 			return err
 		}
 	}
+	flush(w)
+	return nil
+}
+
+// flush sends what was written of the response so far.
+func flush(w http.ResponseWriter) {
 	if fl, ok := w.(http.Flusher); ok {
 		fl.Flush()
 	}
-	return nil
 }
 
 type event struct {

@@ -95,6 +95,8 @@ func untarEntry(r io.Reader, hdr *tar.Header, dir string) error {
 		return os.MkdirAll(path, 0o755)
 	case tar.TypeReg:
 		return writeEntry(r, path, os.FileMode(0o644|hdr.Mode&0o111))
+	case tar.TypeXGlobalHeader:
+		return nil // metadata of the archive, not a file
 	}
 	return fmt.Errorf("tarball entry %q is of type %q, want a file or a directory", hdr.Name, strings.TrimSpace(string(hdr.Typeflag)))
 }
