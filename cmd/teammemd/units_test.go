@@ -163,6 +163,7 @@ func TestServerUnitRunsUnprivileged(t *testing.T) {
 		return strings.ReplaceAll(s, "/var/lib/teammemd", root+"/var/lib/teammemd")
 	}
 	layOutServerUnit(t, u, root)
+	u = loadCredentials(t, u, root)
 
 	addr, stop := startUnitServer(t, u, remap)
 	resp, err := http.Get("http://" + addr + "/readyz")
@@ -243,19 +244,33 @@ func directTLS(t *testing.T, root string) (unitFile, *x509.CertPool) {
 		t.Fatal(err)
 	}
 	u := readUnit(t, path)
-	creds := u.sections["Service"]["LoadCredential"]
-	if len(creds) != 2 {
-		t.Fatalf("the server unit's Direct TLS lines load %d credentials, want the certificate and the key", len(creds))
+	names := map[string]bool{}
+	for _, c := range u.sections["Service"]["LoadCredential"] {
+		name, _, _ := strings.Cut(c, ":")
+		names[name] = true
+	}
+	if !names["tls-cert"] || !names["tls-key"] {
+		t.Fatalf("the server unit's Direct TLS lines load %v, want the certificate and the key", names)
 	}
 	tlsDir := filepath.Join(root, "etc", "teammemd", "tls")
 	mkdirMode(t, tlsDir, 0o700)
 	certFile, keyFile := filepath.Join(tlsDir, "cert.pem"), filepath.Join(tlsDir, "key.pem")
 	_, pool := testCert(t, certFile, keyFile)
-	// systemd copies each credential into $CREDENTIALS_DIRECTORY (%d),
-	// readable by the service's user only.
-	credDir := filepath.Join(root, "run", "credentials")
-	mkdirMode(t, credDir, 0o500)
-	for _, c := range creds {
+	u = loadCredentials(t, u, root)
+	return u, pool
+}
+
+// loadCredentials does what systemd does for the unit's LoadCredential=
+// lines: it copies each file (under root) into a credentials directory
+// readable by the service's user only, and points %d in the unit's
+// environment at it.
+func loadCredentials(t *testing.T, u unitFile, root string) unitFile {
+	t.Helper()
+	credDir, err := os.MkdirTemp(root, "credentials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range u.sections["Service"]["LoadCredential"] {
 		name, src, _ := strings.Cut(c, ":")
 		content, err := os.ReadFile(strings.ReplaceAll(src, "/etc/teammemd", filepath.Join(root, "etc", "teammemd")))
 		if err != nil {
@@ -272,10 +287,15 @@ func directTLS(t *testing.T, root string) (unitFile, *x509.CertPool) {
 	if err := os.Chown(credDir, unitUser, unitUser); err != nil {
 		t.Fatal(err)
 	}
-	for i, e := range u.sections["Service"]["Environment"] {
-		u.sections["Service"]["Environment"][i] = strings.ReplaceAll(e, "%d", credDir)
+	if err := os.Chmod(credDir, 0o500); err != nil {
+		t.Fatal(err)
 	}
-	return u, pool
+	env := slices.Clone(u.sections["Service"]["Environment"])
+	for i, e := range env {
+		env[i] = strings.ReplaceAll(e, "%d", credDir)
+	}
+	u.sections["Service"]["Environment"] = env
+	return u
 }
 
 // startUnitServer starts the unit's ExecStart as unitUser with the unit's
@@ -414,4 +434,25 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// The server unit's sandbox, as systemd-analyze security rates it, stays
+// at 2.5 or lower ("OK"): no capabilities, a system call filter, and the
+// kernel, clock, host name and other processes out of its reach.
+func TestServerUnitSecurityScore(t *testing.T) {
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not installed; install systemd to rate the server unit's sandbox")
+	}
+	out, err := exec.Command(analyze, "security", "--offline=true", "../../systemd/teammemd-server.service").CombinedOutput()
+	if err != nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`Overall exposure level for teammemd-server\.service: (\d+\.\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("systemd-analyze security printed no exposure level:\n%s", out)
+	}
+	if score, _ := strconv.ParseFloat(string(m[1]), 64); score > 2.5 {
+		t.Errorf("the server unit's exposure level is %.1f, want 2.5 or lower:\n%s", score, out)
+	}
 }

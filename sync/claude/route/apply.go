@@ -56,7 +56,7 @@ func PlanSetup(settings, recordPath string, c Change, now time.Time) (Plan, erro
 	}
 	after, prior, err := merge(p.Before, c)
 	if err != nil {
-		return Plan{}, fmt.Errorf("Claude Code's settings %s cannot take the change, so nothing was written: %w; fix the file, then run setup again", settings, err)
+		return Plan{}, fmt.Errorf("the settings %s of Claude Code cannot take the change, so nothing was written: %w; fix the file, then run setup again", settings, err)
 	}
 	p.After = after
 	old, err := LoadRecord(recordPath)
@@ -167,7 +167,7 @@ func undo(r *Record, write WriteFunc) (Undone, error) {
 	}
 	out, kept, err := takeOut(cur, r)
 	if err != nil {
-		return u, fmt.Errorf("Claude Code's settings %s changed since setup and cannot be undone key by key: %w; the backup is %s", r.Settings, err, r.Backup)
+		return u, fmt.Errorf("the settings %s of Claude Code changed since setup and cannot be undone key by key: %w; the backup is %s", r.Settings, err, r.Backup)
 	}
 	u.Kept, u.Backup = kept, r.Backup
 	return u, write(r.Settings, out, mode)

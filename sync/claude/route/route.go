@@ -86,7 +86,7 @@ func Choose(c Client, w Want) (Choice, error) {
 		return Choice{}, fmt.Errorf("unknown route %q: want hook or stores", w.Route)
 	}
 	if c.Version != nil && c.Version.LessThan(HooksSince) {
-		return Choice{}, fmt.Errorf("Claude Code %s predates SessionStart hooks (%s) and team memory stores (%s): update it (claude update)",
+		return Choice{}, fmt.Errorf("this Claude Code, %s, predates SessionStart hooks (%s) and team memory stores (%s): update it (claude update)",
 			c.Version, HooksSince, StoresSince)
 	}
 	stores := c.Version != nil && !c.Version.LessThan(StoresSince)
@@ -96,6 +96,11 @@ func Choose(c Client, w Want) (Choice, error) {
 	}
 	if w.Route == Stores && !w.TrafficOff {
 		return Choice{}, ErrNeedsConsent
+	}
+	if !stores && c.Version != nil && c.Login.Uploads() && !w.TrafficOff {
+		return Choice{}, fmt.Errorf("%s with %s uploads memory/team/, where teammemd writes the team's notes, to Anthropic's host when its team memory feature is on for the account; "+
+			"pass --disable-client-traffic (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1: also telemetry, error reports and update checks off), or update Claude Code (claude update)",
+			c.describe(), c.Login)
 	}
 	if w.Route == "" && stores && w.TrafficOff {
 		w.Route = Stores
