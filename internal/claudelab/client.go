@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/teammemd/teammemd/internal/shell"
 )
@@ -67,9 +68,14 @@ func executable(path string) error {
 	return nil
 }
 
-// Version runs "claude --version" and returns the version it prints
-// first ("2.1.328 (Claude Code)" gives 2.1.328).
+// versionTimeout bounds "claude --version".
+const versionTimeout = 30 * time.Second
+
+// Version runs "claude --version", bounded to 30 s, and returns the
+// version it prints first ("2.1.328 (Claude Code)" gives 2.1.328).
 func Version(ctx context.Context, claude string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, "--version")
 	cmd.Env = env
 	out, err := cmd.Output()

@@ -45,6 +45,10 @@ type user struct {
 // script, and proxy until the test ends.
 func newUser(t *testing.T, dir, name string, build claudelab.Build, script func(*user) claudelab.Script) *user {
 	t.Helper()
+	dir, err := filepath.EvalSymlinks(dir) // the client names projects by the real path
+	if err != nil {
+		t.Fatal(err)
+	}
 	home := filepath.Join(dir, name)
 	u := &user{name: name, home: home, checkout: filepath.Join(home, "src", "app"), bin: filepath.Join(home, "bin"), proxy: &claudelab.Proxy{}}
 	u.team = claude.TeamDir(filepath.Join(home, ".claude"), u.checkout)
