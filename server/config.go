@@ -23,8 +23,12 @@ const (
 	DefaultMaxWaitersPerSubject = 100
 	DefaultRatePerSecond        = 50
 	DefaultRateBurst            = 100
-	DefaultKeepVersions         = 50
-	DefaultPruneInterval        = time.Hour
+	// DefaultFailedAuthPerSecond and DefaultFailedAuthBurst let one client
+	// address fail authentication 10 times at once, then once every 10 s.
+	DefaultFailedAuthPerSecond = 0.1
+	DefaultFailedAuthBurst     = 10
+	DefaultKeepVersions        = 50
+	DefaultPruneInterval       = time.Hour
 )
 
 // Config is the [server] section of the teammemd config file. A zero field
@@ -41,7 +45,8 @@ type Config struct {
 	OrganizationID string `toml:"organization_id"`
 	// Limits are the protocol limits ([server.limits]).
 	Limits api.Limits `toml:"limits"`
-	// RateLimit bounds requests per authenticated subject ([server.rate_limit]).
+	// RateLimit bounds requests per authenticated subject, and failed
+	// authentications per client address ([server.rate_limit]).
 	RateLimit RateLimit `toml:"rate_limit"`
 	// MaxWaiters caps concurrent change waits; over it a wait gets 503.
 	MaxWaiters int `toml:"max_waiters"`
@@ -59,18 +64,29 @@ type Config struct {
 	TLSKey  string `toml:"tls_key"`
 	// Auth says which credentials the server accepts ([server.auth]).
 	Auth auth.Config `toml:"auth"`
+	// TrustedProxies are the addresses or CIDR prefixes of the reverse
+	// proxies in front of the server: for a request from one of them, the
+	// client's address is read from X-Forwarded-For.
+	TrustedProxies []string `toml:"trusted_proxies"`
 }
 
 // TLS reports whether the server serves HTTPS.
 func (c Config) TLS() bool { return c.TLSCert != "" }
 
-// RateLimit is a token bucket per authenticated subject.
+// RateLimit is a token bucket per authenticated subject, and one per client
+// address for the requests whose credential is not accepted.
 type RateLimit struct {
 	// RequestsPerSecond is the sustained rate; a negative value turns the
 	// limit off.
 	RequestsPerSecond float64 `toml:"requests_per_second"`
 	// Burst is the bucket size.
 	Burst int `toml:"burst"`
+	// FailedAuthPerSecond is the sustained rate of requests per client
+	// address whose credential is not accepted; a negative value turns the
+	// limit off.
+	FailedAuthPerSecond float64 `toml:"failed_auth_per_second"`
+	// FailedAuthBurst is the size of each address's bucket of failures.
+	FailedAuthBurst int `toml:"failed_auth_burst"`
 }
 
 // Enabled reports whether requests are limited.
@@ -111,6 +127,8 @@ func (c Config) Resolve() Config {
 	setDefault(&c.Limits.MaxWait, def.MaxWait)
 	setDefault(&c.RateLimit.RequestsPerSecond, DefaultRatePerSecond)
 	setDefault(&c.RateLimit.Burst, DefaultRateBurst)
+	setDefault(&c.RateLimit.FailedAuthPerSecond, DefaultFailedAuthPerSecond)
+	setDefault(&c.RateLimit.FailedAuthBurst, DefaultFailedAuthBurst)
 	setDefault(&c.MaxWaiters, DefaultMaxWaiters)
 	setDefault(&c.MaxWaitersPerSubject, DefaultMaxWaitersPerSubject)
 	c.MaxWaitersPerSubject = min(c.MaxWaitersPerSubject, c.MaxWaiters)
@@ -144,6 +162,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := validateRateLimit(c.RateLimit); err != nil {
+		return err
+	}
+	if _, err := parseProxies(c.TrustedProxies); err != nil {
 		return err
 	}
 	if err := c.validateWaiters(); err != nil {
@@ -186,10 +207,18 @@ func validateLimits(l api.Limits) error {
 }
 
 func validateRateLimit(r RateLimit) error {
-	if math.IsNaN(r.RequestsPerSecond) || math.IsInf(r.RequestsPerSecond, 0) {
-		return fmt.Errorf("rate_limit.requests_per_second must be a number of requests, or -1 for no limit, got %v", r.RequestsPerSecond)
+	for _, rate := range []struct {
+		key string
+		v   float64
+	}{{"rate_limit.requests_per_second", r.RequestsPerSecond}, {"rate_limit.failed_auth_per_second", r.FailedAuthPerSecond}} {
+		if math.IsNaN(rate.v) || math.IsInf(rate.v, 0) {
+			return fmt.Errorf("%s must be a number of requests, or -1 for no limit, got %v", rate.key, rate.v)
+		}
 	}
-	return notNegative("rate_limit.burst", r.Burst)
+	if err := notNegative("rate_limit.burst", r.Burst); err != nil {
+		return err
+	}
+	return notNegative("rate_limit.failed_auth_burst", r.FailedAuthBurst)
 }
 
 func (c Config) validateWaiters() error {

@@ -22,6 +22,7 @@ organization_id = "acme"
 max_waiters = 100
 max_waiters_per_subject = 10
 scan_secrets = false
+trusted_proxies = ["127.0.0.1", "10.0.0.0/8"]
 [limits]
 max_entry_bytes = 1000
 max_body_bytes = 4000
@@ -32,6 +33,8 @@ max_wait = "30s"
 [rate_limit]
 requests_per_second = 5.5
 burst = 10
+failed_auth_per_second = 0.5
+failed_auth_burst = 5
 [history]
 keep_versions = 3
 keep_for = "720h"
@@ -43,6 +46,10 @@ prune_interval = "10m"`, true},
 		{"wait too short", "[limits]\nmax_wait = \"10ms\"", false},
 		{"entry over body", "[limits]\nmax_entry_bytes = 10\nmax_body_bytes = 5", false},
 		{"negative burst", "[rate_limit]\nburst = -1", false},
+		{"failed auth limit off", "[rate_limit]\nfailed_auth_per_second = -1", true},
+		{"failed auth rate not a number", "[rate_limit]\nfailed_auth_per_second = nan", false},
+		{"negative failed auth burst", "[rate_limit]\nfailed_auth_burst = -1", false},
+		{"trusted proxy by name", "trusted_proxies = [\"proxy.internal\"]", false},
 		{"negative waiters", "max_waiters = -1", false},
 		{"negative waiters per subject", "max_waiters_per_subject = -1", false},
 		{"subject's share over the server's", "max_waiters = 10\nmax_waiters_per_subject = 11", false},
@@ -98,8 +105,9 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Settings() of a valid config = %v", err)
 	}
-	if got := s.Config(); got.RateLimit != (RateLimit{RequestsPerSecond: 5, Burst: DefaultRateBurst}) || got.MaxWaitersPerSubject != 20 {
-		t.Errorf("Settings().Config() = %+v, want rate 5 with the default burst, and 20 waits per subject", got)
+	wantRate := RateLimit{RequestsPerSecond: 5, Burst: DefaultRateBurst, FailedAuthPerSecond: DefaultFailedAuthPerSecond, FailedAuthBurst: DefaultFailedAuthBurst}
+	if got := s.Config(); got.RateLimit != wantRate || got.MaxWaitersPerSubject != 20 {
+		t.Errorf("Settings().Config() = %+v, want rate 5 with the default burst and failed-auth limit, and 20 waits per subject", got)
 	}
 	if _, err := (Config{MaxWaiters: -1}).Settings(); err == nil || !strings.Contains(err.Error(), "max_waiters must not be negative, got -1") {
 		t.Errorf("Settings() of max_waiters = -1 = %v, want the key and the value named", err)

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-func TestSubjectLimiter(t *testing.T) {
+func TestKeyLimiter(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newSubjectLimiter(RateLimit{RequestsPerSecond: 1, Burst: 2}, 3)
+	l := newKeyLimiter(1, 2, 3)
 	for i := range 2 {
 		if _, ok := l.allow("alice", now); !ok {
 			t.Fatalf("allow(alice) #%d refused within burst", i)
@@ -26,7 +26,7 @@ func TestSubjectLimiter(t *testing.T) {
 	if got := l.size(); got > 3 {
 		t.Errorf("limiter holds %d subjects, want at most 3", got)
 	}
-	var off *subjectLimiter = newSubjectLimiter(RateLimit{}, 3)
+	var off *keyLimiter = newKeyLimiter(0, 0, 3)
 	if _, ok := off.allow("x", now); !ok {
 		t.Error("disabled limiter refused")
 	}
@@ -63,4 +63,46 @@ func TestBodyCache(t *testing.T) {
 	if _, ok := c.get("d/d", 1, "s"); ok {
 		t.Error("a body over the budget was cached")
 	}
+}
+
+// TestKeyLimiterHold: tokens held while requests are judged count as taken;
+// a spent one stays taken and a released one is free again.
+func TestKeyLimiterHold(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newKeyLimiter(0.1, 3, 10)
+	var holds []hold
+	for i := range 3 {
+		h, _, ok := l.reserve("203.0.113.1", now)
+		if !ok {
+			t.Fatalf("reserve #%d refused within the burst", i)
+		}
+		holds = append(holds, h)
+	}
+	if _, wait, ok := l.reserve("203.0.113.1", now); ok || wait != 10*time.Second {
+		t.Errorf("reserve with every token held = %s, %v, want refused for 10s", wait, ok)
+	}
+	if _, _, ok := l.reserve("203.0.113.2", now); !ok {
+		t.Error("reserve of another address refused")
+	}
+	holds[0].release()
+	holds[1].spend(now)
+	holds[2].spend(now)
+	h, _, ok := l.reserve("203.0.113.1", now)
+	if !ok {
+		t.Fatal("reserve after a release refused")
+	}
+	h.spend(now)
+	if _, wait, ok := l.reserve("203.0.113.1", now); ok || wait != 10*time.Second {
+		t.Errorf("reserve with every token spent = %s, %v, want refused for 10s", wait, ok)
+	}
+	if _, _, ok := l.reserve("203.0.113.1", now.Add(10*time.Second)); !ok {
+		t.Error("reserve after the refill refused")
+	}
+	var off *keyLimiter
+	h, _, ok = off.reserve("x", now)
+	if !ok {
+		t.Error("disabled limiter refused")
+	}
+	h.spend(now)
+	h.release()
 }

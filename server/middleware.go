@@ -106,8 +106,9 @@ func accessLevel(status int) slog.Level {
 // apiHandler is a team memory route after authentication and rate limiting.
 type apiHandler func(w http.ResponseWriter, r *http.Request, p auth.Principal) error
 
-// apiRoute wraps h: method check (405), authentication (401), the per-subject
-// rate limit (429), then h; an error h returns is sent as the envelope.
+// apiRoute wraps h: method check (405), the client address's budget of
+// failed authentications (429), authentication (401), the per-subject rate
+// limit (429), then h; an error h returns is sent as the envelope.
 func (s *Server) apiRoute(methods []string, h apiHandler) http.Handler {
 	allow := strings.Join(methods, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +118,7 @@ func (s *Server) apiRoute(methods []string, h apiHandler) http.Handler {
 				fmt.Sprintf("method %s is not allowed; use %s", r.Method, allow)))
 			return
 		}
-		p, err := s.authenticate(w, r)
+		p, err := s.admit(w, r)
 		if err == nil {
 			info := infoFrom(r.Context())
 			info.subject, info.mode = p.Subject, p.Mode
@@ -139,6 +140,28 @@ func methodIn(m string, methods []string) bool {
 		}
 	}
 	return false
+}
+
+// admit authenticates r within its client address's budget of failed
+// authentications: a token of the address's bucket is held while the
+// credential is checked, spent if it is not accepted (401, or 503 when it
+// could not be checked) and given back if it is. An address with no token
+// free gets 429 before its credential is looked at, so that no one can make
+// the server ask the identity services without limit.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) (auth.Principal, error) {
+	h, wait, ok := s.failedAuth.reserve(s.proxies.clientKey(r), time.Now())
+	if !ok {
+		setRetryAfter(w, wait)
+		return auth.Principal{}, api.NewError(http.StatusTooManyRequests, api.CodeRateLimited,
+			"too many requests from this address failed authentication; retry later")
+	}
+	p, err := s.authenticate(w, r)
+	if err != nil {
+		h.spend(time.Now())
+		return auth.Principal{}, err
+	}
+	h.release()
+	return p, nil
 }
 
 // authenticate checks the bearer credential. The answer never holds the

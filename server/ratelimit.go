@@ -7,13 +7,14 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// maxLimiters bounds how many subjects' buckets the server remembers.
+// maxLimiters bounds how many keys' buckets a limiter remembers.
 const maxLimiters = 10_000
 
-// subjectLimiter is a token bucket per subject, in a bounded map: when it is
-// full, buckets that have refilled (so forgetting them changes nothing) are
-// dropped, and failing that the least recently used one.
-type subjectLimiter struct {
+// keyLimiter is a token bucket per key (a subject, or a client address), in
+// a bounded map: when it is full, buckets that have refilled and are not
+// held (so forgetting them changes nothing) are dropped, and failing that
+// the least recently used one.
+type keyLimiter struct {
 	limit rate.Limit
 	burst int
 	max   int
@@ -25,37 +26,32 @@ type subjectLimiter struct {
 type bucket struct {
 	lim      *rate.Limiter
 	lastSeen time.Time
+	held     int // tokens held by requests being judged
 }
 
-func newSubjectLimiter(cfg RateLimit, max int) *subjectLimiter {
-	if !cfg.Enabled() {
+// newKeyLimiter returns a limiter of perSecond and burst per key, or nil,
+// which allows everything, when either is not positive.
+func newKeyLimiter(perSecond float64, burst, max int) *keyLimiter {
+	if perSecond <= 0 || burst <= 0 {
 		return nil
 	}
-	return &subjectLimiter{
-		limit:   rate.Limit(cfg.RequestsPerSecond),
-		burst:   cfg.Burst,
+	return &keyLimiter{
+		limit:   rate.Limit(perSecond),
+		burst:   burst,
 		max:     max,
 		buckets: make(map[string]*bucket),
 	}
 }
 
-// allow takes one token from subject's bucket. When none is left it returns
+// allow takes one token from key's bucket. When none is left it returns
 // false and how long until one is.
-func (l *subjectLimiter) allow(subject string, now time.Time) (time.Duration, bool) {
+func (l *keyLimiter) allow(key string, now time.Time) (time.Duration, bool) {
 	if l == nil {
 		return 0, true
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, ok := l.buckets[subject]
-	if !ok {
-		if len(l.buckets) >= l.max {
-			l.evict(now)
-		}
-		b = &bucket{lim: rate.NewLimiter(l.limit, l.burst)}
-		l.buckets[subject] = b
-	}
-	b.lastSeen = now
+	b := l.bucketOf(key, now)
 	r := b.lim.ReserveN(now, 1)
 	if !r.OK() {
 		return time.Second, false
@@ -67,20 +63,37 @@ func (l *subjectLimiter) allow(subject string, now time.Time) (time.Duration, bo
 	return 0, true
 }
 
-// evict drops every full bucket, or the least recently used one when none
-// is full.
-func (l *subjectLimiter) evict(now time.Time) {
+// bucketOf returns key's bucket, making room for it when it is new.
+func (l *keyLimiter) bucketOf(key string, now time.Time) *bucket {
+	b, ok := l.buckets[key]
+	if !ok {
+		if len(l.buckets) >= l.max {
+			l.evict(now)
+		}
+		b = &bucket{lim: rate.NewLimiter(l.limit, l.burst)}
+		l.buckets[key] = b
+	}
+	b.lastSeen = now
+	return b
+}
+
+// evict drops every full bucket not held, or the least recently used one
+// when none is.
+func (l *keyLimiter) evict(now time.Time) {
 	var oldest string
 	var oldestSeen time.Time
 	dropped := false
-	for subject, b := range l.buckets {
+	for key, b := range l.buckets {
+		if b.held > 0 {
+			continue
+		}
 		if b.lim.TokensAt(now) >= float64(l.burst) {
-			delete(l.buckets, subject)
+			delete(l.buckets, key)
 			dropped = true
 			continue
 		}
 		if oldest == "" || b.lastSeen.Before(oldestSeen) {
-			oldest, oldestSeen = subject, b.lastSeen
+			oldest, oldestSeen = key, b.lastSeen
 		}
 	}
 	if !dropped && oldest != "" {
@@ -89,7 +102,7 @@ func (l *subjectLimiter) evict(now time.Time) {
 }
 
 // size returns how many buckets are held.
-func (l *subjectLimiter) size() int {
+func (l *keyLimiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.buckets)

@@ -1,7 +1,8 @@
 // Package server is the teammemd reference team memory server: the HTTP
 // handlers of PROTOCOL.md (full pull, hash probe, upsert-merge push, change
 // wait and entry history), authentication and per-repo access control,
-// per-subject rate limiting, Prometheus metrics, the access log, history
+// per-subject rate limiting and a limit on failed authentications per client
+// address, Prometheus metrics, the access log, history
 // pruning and a graceful Serve loop.
 package server
 
@@ -91,7 +92,9 @@ type Server struct {
 	stopTO  time.Duration
 	version string
 
-	limiter    *subjectLimiter
+	limiter    *keyLimiter // per subject
+	failedAuth *keyLimiter // failed authentications per client address
+	proxies    proxies
 	hashBodies *bodyCache
 	metrics    *metrics
 	waitSlots  *waitSlots
@@ -115,6 +118,10 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("server: Options.Auth is required")
 	}
 	cfg := opts.Settings.Config()
+	trusted, err := parseProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	m, gatherer, err := newMetrics(opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -135,7 +142,9 @@ func New(opts Options) (*Server, error) {
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
 		version:    opts.Version,
-		limiter:    newSubjectLimiter(cfg.RateLimit, maxLimiters),
+		limiter:    newKeyLimiter(cfg.RateLimit.RequestsPerSecond, cfg.RateLimit.Burst, maxLimiters),
+		failedAuth: newKeyLimiter(cfg.RateLimit.FailedAuthPerSecond, cfg.RateLimit.FailedAuthBurst, maxLimiters),
+		proxies:    trusted,
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
 		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),

@@ -260,7 +260,7 @@ func (c *Client) newRequest(ctx context.Context, rq request) (*retryablehttp.Req
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
-	if err := c.authorize(req); err != nil {
+	if err := c.authorize(ctx, req); err != nil {
 		return nil, err
 	}
 	if rq.ifNoneMatch != "" {
@@ -275,8 +275,22 @@ func (c *Client) newRequest(ctx context.Context, rq request) (*retryablehttp.Req
 	return req, nil
 }
 
-func (c *Client) authorize(req *retryablehttp.Request) error {
-	tok, err := c.ts.Token()
+// contextTokenSource is a token source whose Token may wait (for another
+// process's refresh of a login) and so takes the request's context.
+type contextTokenSource interface {
+	TokenContext(ctx context.Context) (*oauth2.Token, error)
+}
+
+// token gets the credential of a request made under ctx.
+func (c *Client) token(ctx context.Context) (*oauth2.Token, error) {
+	if ts, ok := c.ts.(contextTokenSource); ok {
+		return ts.TokenContext(ctx)
+	}
+	return c.ts.Token()
+}
+
+func (c *Client) authorize(ctx context.Context, req *retryablehttp.Request) error {
+	tok, err := c.token(ctx)
 	if err != nil {
 		return fmt.Errorf("get token: %w", err)
 	}

@@ -2,10 +2,10 @@ package memsync
 
 import (
 	"fmt"
-	"net/netip"
 	"net/url"
 	"path/filepath"
-	"strings"
+
+	"github.com/teammemd/teammemd/internal/loopback"
 )
 
 // ClientConfig is the [client] section of teammemd's config file: where the
@@ -33,22 +33,12 @@ func (c ClientConfig) CheckServer(server string) error {
 	if err != nil {
 		return fmt.Errorf("server URL %q: %w", server, err)
 	}
-	if u.Scheme != "http" || c.AllowInsecure || isLoopbackHost(u.Hostname()) {
+	if u.Scheme != "http" || c.AllowInsecure || loopback.Is(u.Hostname()) {
 		return nil
 	}
 	return fmt.Errorf("refusing to send the API token to %s over plain http://: %s is not a loopback address, "+
 		"so anyone on the network path could read the token; use an https:// server URL, "+
 		"or set allow_insecure = true in the [client] section of the config if the network is trusted", server, u.Hostname())
-}
-
-// isLoopbackHost reports whether host is localhost or a loopback address.
-// Other names are not resolved: what they resolve to can change.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // Validate checks the section; every field is optional.

@@ -197,6 +197,11 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, err
 	}
 	defer td.close()
+	dirLock, err := e.lockTeamDir(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer dirLock.release()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
 	err = s.prepareDir()
 	if err == nil {

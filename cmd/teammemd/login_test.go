@@ -176,6 +176,34 @@ func testDeviceLoginThenSync(t *testing.T, w *loginWorld, inKeyring func(when st
 	}
 }
 
+// TestSyncRefreshWithoutIDToken syncs with a login whose provider answers
+// refreshes without an ID token (OpenID Connect allows it): while the last
+// ID token is good it is sent, never the opaque access token the server
+// cannot verify; once it has expired, sync says to log in again.
+func TestSyncRefreshWithoutIDToken(t *testing.T) {
+	w := newLoginWorld(t)
+	w.idp.RefreshWithoutIDToken = true
+	w.login(t, alice)
+	team, state := t.TempDir(), t.TempDir()
+	sync := func(file string) (string, int) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(team, file), []byte("# "+file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runCLI(t, "sync", "--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--state-dir", state)
+		return stdout + stderr, code
+	}
+	w.clock.Advance(time.Hour - login.RefreshBefore/2) // due for a refresh, the ID token still good
+	if out, code := sync("a.md"); code != 0 || w.subjectOf(t, "a.md") != "oidc:alice@acme.com" {
+		t.Errorf("sync after a refresh without an ID token exit %d (%s), a.md by %q, want 0 and alice", code, out, w.subjectOf(t, "a.md"))
+	}
+	w.clock.Advance(time.Hour)
+	out, code := sync("b.md")
+	if want := "log in again: run teammemd login --server " + w.srv.URL; code != 1 || !strings.Contains(out, want) || strings.Contains(out, "401") {
+		t.Errorf("sync once the ID token expired exit %d, output %q, want 1 and %q, not a refusal by the server", code, out, want)
+	}
+}
+
 // TestDaemonPicksUpNewLogin logs in anew while the daemon runs: its next
 // push is made with the new login, without a restart.
 func TestDaemonPicksUpNewLogin(t *testing.T) {

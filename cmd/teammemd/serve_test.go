@@ -21,6 +21,7 @@ import (
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
 )
 
 // isolateConfig keeps the test away from the user's config and environment.
@@ -281,6 +282,12 @@ func TestExampleServerConfigLoads(t *testing.T) {
 	if sc.Listen != "127.0.0.1:8787" || sc.OrganizationID != "acme" || !sc.ScanEnabled() ||
 		sc.Limits != api.DefaultLimits() || sc.RateLimit.Burst != 100 || sc.History.KeepFor != 720*time.Hour {
 		t.Errorf("configs/server.toml = %+v, want the documented values", sc)
+	}
+	rl, a := sc.RateLimit, sc.Auth
+	if rl.FailedAuthPerSecond != server.DefaultFailedAuthPerSecond || rl.FailedAuthBurst != server.DefaultFailedAuthBurst ||
+		len(sc.TrustedProxies) != 0 || a.FailureCacheTTL != auth.DefaultFailureCacheTTL || a.FailureCacheSize != auth.DefaultFailureCacheSize ||
+		a.MaxChecksInFlight != auth.DefaultChecksInFlight || a.OIDC.JWKSRefreshInterval != auth.DefaultJWKSRefreshInterval || a.GitHub.ReadPublicRepos {
+		t.Errorf("configs/server.toml bounds = %+v, trusted_proxies %q, auth %+v, want the defaults", rl, sc.TrustedProxies, a)
 	}
 }
 

@@ -77,6 +77,11 @@ func settingCases() []settingCase {
 		{keys: []string{"limits.max_wait"}, toml: "[server.limits]\nmax_wait = \"1s\"\n", probe: probeMaxWait},
 		{keys: []string{"rate_limit.requests_per_second", "rate_limit.burst"},
 			toml: "[server.rate_limit]\nrequests_per_second = 0.01\nburst = 2\n", probe: probeRateLimit},
+		{keys: []string{"rate_limit.failed_auth_per_second", "rate_limit.failed_auth_burst"},
+			toml: "[server.rate_limit]\nfailed_auth_per_second = 0.01\nfailed_auth_burst = 2\n", probe: probeFailedAuthLimit},
+		{keys: []string{"trusted_proxies"},
+			toml:  "trusted_proxies = [\"127.0.0.1\", \"::1\"]\n[server.rate_limit]\nfailed_auth_per_second = 0.01\nfailed_auth_burst = 1\n",
+			probe: probeTrustedProxies},
 		{keys: []string{"history.keep_versions", "history.prune_interval"},
 			toml: "[server.history]\nkeep_versions = 1\nprune_interval = \"1s\"\n", probe: probePruned(true)},
 		{keys: []string{"history.keep_for"},
@@ -388,6 +393,39 @@ func probeRateLimit(t *testing.T, s *settingServer) {
 	retry, _ := strconv.Atoi(a.header.Get("Retry-After"))
 	if a.status != http.StatusTooManyRequests || retry < 90 {
 		t.Errorf("third request = %d Retry-After %q, want 429 and about 100 s", a.status, a.header.Get("Retry-After"))
+	}
+}
+
+// probeFailedAuthLimit sends a bad token three times: the address's budget
+// of two failures is spent, and the third gets 429 to retry in about 100 s,
+// as does a good token from that address then.
+func probeFailedAuthLimit(t *testing.T, s *settingServer) {
+	for i := range 2 {
+		if a := s.call(t, http.MethodGet, repoQuery(""), "tmd_bad", nil, nil); a.status != http.StatusUnauthorized {
+			t.Fatalf("bad token %d of a budget of 2 = %d, want 401", i+1, a.status)
+		}
+	}
+	for _, token := range []string{"tmd_bad", s.alice} {
+		a := s.call(t, http.MethodGet, repoQuery(""), token, nil, nil)
+		retry, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		if a.status != http.StatusTooManyRequests || retry < 90 {
+			t.Errorf("request after the budget = %d Retry-After %q, want 429 and about 100 s", a.status, a.header.Get("Retry-After"))
+		}
+	}
+}
+
+// probeTrustedProxies sends bad tokens through a proxy on loopback that
+// names two clients in X-Forwarded-For: each has its own budget of one
+// failure.
+func probeTrustedProxies(t *testing.T, s *settingServer) {
+	for _, c := range []struct {
+		client string
+		want   int
+	}{{"203.0.113.1", http.StatusUnauthorized}, {"203.0.113.1", http.StatusTooManyRequests}, {"203.0.113.2", http.StatusUnauthorized}} {
+		a := s.call(t, http.MethodGet, repoQuery(""), "tmd_bad", nil, map[string]string{"X-Forwarded-For": c.client})
+		if a.status != c.want {
+			t.Errorf("bad token from %s = %d, want %d", c.client, a.status, c.want)
+		}
 	}
 }
 

@@ -32,11 +32,21 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		{"rate not a number", "[server.rate_limit]\nrequests_per_second = nan\n", nil, []string{"rate_limit.requests_per_second", "NaN"}},
 		{"infinite rate", "[server.rate_limit]\nrequests_per_second = inf\n", nil, []string{"rate_limit.requests_per_second", "+Inf"}},
 		{"negative burst", "[server.rate_limit]\nburst = -1\n", nil, []string{"rate_limit.burst", "-1"}},
+		{"failed auth rate", "[server.rate_limit]\nfailed_auth_per_second = inf\n", nil, []string{"rate_limit.failed_auth_per_second", "+Inf"}},
+		{"negative failed auth burst", "[server.rate_limit]\nfailed_auth_burst = -3\n", nil, []string{"rate_limit.failed_auth_burst", "-3"}},
+		{"trusted proxy by name", "[server]\ntrusted_proxies = [\"proxy.internal\"]\n", nil, []string{"trusted_proxies[0]", `"proxy.internal"`}},
 		{"negative waiters", "[server]\nmax_waiters = -1\n", nil, []string{"max_waiters", "-1"}},
 		{"subject over server", "[server]\nmax_waiters = 10\nmax_waiters_per_subject = 11\n", nil, []string{"max_waiters_per_subject", "11", "max_waiters", "10"}},
 		{"negative keep_for", "[server.history]\nkeep_for = \"-1h\"\n", nil, []string{"history.keep_for", "-1h0m0s"}},
 		{"fast pruning", "[server.history]\nprune_interval = \"1ms\"\n", nil, []string{"history.prune_interval", "1ms"}},
 		{"every auth mode off", "[server.auth]\ntokens = false\n", nil, []string{"auth", "every mode is off"}},
+		{"failure cache ttl", "[server.auth]\nfailure_cache_ttl = \"2h\"\n", nil, []string{"auth.failure_cache_ttl", "2h0m0s"}},
+		{"failure cache size", "[server.auth]\nfailure_cache_size = -1\n", nil, []string{"auth.failure_cache_size", "-1"}},
+		{"checks in flight", "[server.auth]\nmax_checks_in_flight = -2\n", nil, []string{"auth.max_checks_in_flight", "-2"}},
+		{"keys fetched too often", oidcOn + "jwks_refresh_interval = \"10ms\"\n", nil, []string{"auth.oidc: jwks_refresh_interval", "10ms"}},
+		{"issuer over plain http", strings.Replace(oidcOn, "https://login", "http://login", 1), nil, []string{"auth.oidc: issuer", `"http://login.acme.com"`, "https://"}},
+		{"GitHub API over plain http", "[server.auth.github]\nenabled = true\napi_url = \"http://github.acme.com/api/v3\"\n", nil, []string{"auth.github: api_url", `"http://github.acme.com/api/v3"`, "https://"}},
+		{"profile over plain http", "[server.auth.claude]\nenabled = true\nprofile_url = \"http://10.0.0.5/p\"\n", nil, []string{"auth.claude: profile_url", `"http://10.0.0.5/p"`, "https://"}},
 		{"listen from the file", "[server]\nlisten = \"8787\"\n", nil, []string{"listen", `"8787"`}},
 		{"listen from a flag", "", []string{"--listen", "nope"}, []string{"listen", `"nope"`}},
 		{"certificate from a flag without a key", "", []string{"--tls-cert", "/nonexistent/cert.pem"}, []string{"tls_cert", "tls_key"}},
@@ -76,6 +86,11 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		})
 	}
 }
+
+// oidcOn is a [server.auth.oidc] section that turns OIDC on, for a test to
+// add a key to.
+const oidcOn = "[[server.auth.grants]]\nsubject = \"group:eng\"\nrepos = [\"acme/**\"]\nlevel = \"read\"\n" +
+	"[server.auth.oidc]\nenabled = true\nissuer = \"https://login.acme.com\"\nclient_id = \"teammemd\"\n"
 
 // runCLIWithin runs teammemd with args in this process, as runCLI does, and
 // stops it after d: a command that should have failed at once and is still

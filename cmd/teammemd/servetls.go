@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/netip"
 	"os"
 	"os/signal"
-	"strings"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/teammemd/teammemd/internal/loopback"
 	"github.com/teammemd/teammemd/server"
 )
 
@@ -119,9 +118,5 @@ func loopbackListen(addr string) bool {
 	if err != nil {
 		return false
 	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
+	return loopback.Is(host)
 }

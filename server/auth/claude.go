@@ -12,12 +12,12 @@ import (
 // ClaudeAuthenticator accepts the claude.ai OAuth access token a stock Claude
 // Code sends: it asks the profile endpoint whose account the token is, and
 // grants what the rules give that account's email, uuid or organization. A
-// good verdict is cached for the TTL under a hash of the token; a failed
-// check is never cached. The token is never stored or logged.
+// good verdict is cached for the TTL under a hash of the token (Modes caches
+// a refusal). The token is never stored or logged.
 type ClaudeAuthenticator struct {
 	cfg    ClaudeConfig
 	rules  []GrantRule
-	client *http.Client
+	up     *upstream
 	now    func() time.Time
 	cache  *verdictCache[Principal]
 	flight singleflight.Group
@@ -34,32 +34,31 @@ type profile struct {
 	} `json:"organization"`
 }
 
-func newClaude(cfg ClaudeConfig, rules []GrantRule, client *http.Client, now func() time.Time) *ClaudeAuthenticator {
-	return &ClaudeAuthenticator{cfg: cfg, rules: rules, client: client, now: now, cache: newVerdictCache[Principal](maxCached)}
+func newClaude(cfg ClaudeConfig, rules []GrantRule, up *upstream, now func() time.Time) *ClaudeAuthenticator {
+	return &ClaudeAuthenticator{cfg: cfg, rules: rules, up: up, now: now, cache: newVerdictCache[Principal](maxCached)}
 }
 
-// Authenticate implements Authenticator.
-func (a *ClaudeAuthenticator) Authenticate(ctx context.Context, bearer string) (Principal, error) {
-	key := HashToken(bearer)
-	if p, ok := a.cache.get(key, a.now()); ok {
+// authenticate returns the principal of a claude.ai access token.
+func (a *ClaudeAuthenticator) authenticate(ctx context.Context, c credential) (Principal, error) {
+	if p, ok := a.cache.get(c.hash, a.now()); ok {
 		return p.clone(), nil
 	}
-	v, err, _ := a.flight.Do(key, func() (any, error) {
-		return a.check(context.WithoutCancel(ctx), bearer)
+	v, err, _ := a.flight.Do(c.hash, func() (any, error) {
+		return a.check(context.WithoutCancel(ctx), c.secret)
 	})
 	if err != nil {
 		return Principal{}, err
 	}
 	p := v.(Principal)
 	now := a.now()
-	a.cache.put(key, p.clone(), now.Add(a.cfg.CacheTTL), now)
+	a.cache.put(c.hash, p.clone(), now.Add(a.cfg.CacheTTL), now)
 	return p.clone(), nil
 }
 
 // check asks the profile endpoint about bearer.
 func (a *ClaudeAuthenticator) check(ctx context.Context, bearer string) (Principal, error) {
 	var prof profile
-	ans, err := getJSON(ctx, a.client, ModeClaude, a.cfg.ProfileURL, bearer, map[string]string{"anthropic-beta": a.cfg.Beta}, &prof)
+	ans, err := a.up.getJSON(ctx, ModeClaude, a.cfg.ProfileURL, bearer, map[string]string{"anthropic-beta": a.cfg.Beta}, &prof)
 	switch {
 	case err != nil:
 		return Principal{}, err

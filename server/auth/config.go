@@ -3,9 +3,10 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/loopback"
 )
 
 // Auth modes: the kinds of credential a server can accept.
@@ -18,21 +19,28 @@ const (
 
 // Defaults of the [server.auth] section.
 const (
-	DefaultGitHubAPIURL     = "https://api.github.com"
-	DefaultClaudeProfileURL = "https://api.anthropic.com/api/oauth/profile"
-	DefaultClaudeBeta       = "oauth-2025-04-20"
-	DefaultVerdictTTL       = 5 * time.Minute
-	DefaultClockSkew        = 30 * time.Second
-	DefaultGroupsClaim      = "groups"
+	DefaultGitHubAPIURL        = "https://api.github.com"
+	DefaultClaudeProfileURL    = "https://api.anthropic.com/api/oauth/profile"
+	DefaultClaudeBeta          = "oauth-2025-04-20"
+	DefaultVerdictTTL          = 5 * time.Minute
+	DefaultFailureCacheTTL     = time.Minute
+	DefaultFailureCacheSize    = 10_000
+	DefaultChecksInFlight      = 16
+	DefaultClockSkew           = 30 * time.Second
+	DefaultJWKSRefreshInterval = time.Minute
+	DefaultGroupsClaim         = "groups"
 )
 
 // DefaultOIDCScopes are the scopes "teammemd login" asks for.
 var DefaultOIDCScopes = []string{"openid", "email", "profile", "offline_access"}
 
-// Upper bounds of the durations a config may set.
+// Upper bounds of the settings.
 const (
-	maxVerdictTTL = time.Hour
-	maxClockSkew  = 10 * time.Minute
+	maxVerdictTTL          = time.Hour
+	maxClockSkew           = 10 * time.Minute
+	maxFailureCacheSize    = 1_000_000
+	maxChecksInFlight      = 1024
+	maxJWKSRefreshInterval = time.Hour
 )
 
 // Config is the [server.auth] section: which credentials the server accepts
@@ -49,6 +57,15 @@ type Config struct {
 	Claude ClaudeConfig `toml:"claude"`
 	// Grants map OIDC and Claude identities to repos ([[server.auth.grants]]).
 	Grants []GrantRule `toml:"grants"`
+	// FailureCacheTTL is how long a credential the OIDC provider, GitHub or
+	// claude.ai refused is refused again without asking.
+	FailureCacheTTL time.Duration `toml:"failure_cache_ttl"`
+	// FailureCacheSize bounds how many refused credentials are remembered
+	// (by SHA-256, never the credential).
+	FailureCacheSize int `toml:"failure_cache_size"`
+	// MaxChecksInFlight bounds the calls to the OIDC provider, GitHub and
+	// claude.ai in flight at once; a check past it waits for a slot.
+	MaxChecksInFlight int `toml:"max_checks_in_flight"`
 }
 
 // OIDCConfig is [server.auth.oidc].
@@ -67,6 +84,9 @@ type OIDCConfig struct {
 	GroupsClaim string `toml:"groups_claim"`
 	// ClockSkew is how far the provider's clock may be from ours.
 	ClockSkew time.Duration `toml:"clock_skew"`
+	// JWKSRefreshInterval is the least time between two fetches of the
+	// provider's keys, which a token naming a key not yet fetched asks for.
+	JWKSRefreshInterval time.Duration `toml:"jwks_refresh_interval"`
 }
 
 // GitHubConfig is [server.auth.github].
@@ -82,6 +102,10 @@ type GitHubConfig struct {
 	RepoHost string `toml:"repo_host"`
 	// CacheTTL is how long GitHub's answers are trusted.
 	CacheTTL time.Duration `toml:"cache_ttl"`
+	// ReadPublicRepos lets every GitHub user read the team memory of a
+	// public repo, on which GitHub gives everyone pull. Off, a public repo's
+	// team memory is for the users with push on it.
+	ReadPublicRepos bool `toml:"read_public_repos"`
 }
 
 // ClaudeConfig is [server.auth.claude].
@@ -114,6 +138,15 @@ func (c Config) ModeNames() []string {
 
 // Resolve returns c with every unset field of the modes given its default.
 func (c Config) Resolve() Config {
+	if c.FailureCacheTTL == 0 {
+		c.FailureCacheTTL = DefaultFailureCacheTTL
+	}
+	if c.FailureCacheSize == 0 {
+		c.FailureCacheSize = DefaultFailureCacheSize
+	}
+	if c.MaxChecksInFlight == 0 {
+		c.MaxChecksInFlight = DefaultChecksInFlight
+	}
 	if c.OIDC.Audience == "" {
 		c.OIDC.Audience = c.OIDC.ClientID
 	}
@@ -125,6 +158,9 @@ func (c Config) Resolve() Config {
 	}
 	if c.OIDC.ClockSkew == 0 {
 		c.OIDC.ClockSkew = DefaultClockSkew
+	}
+	if c.OIDC.JWKSRefreshInterval == 0 {
+		c.OIDC.JWKSRefreshInterval = DefaultJWKSRefreshInterval
 	}
 	if c.GitHub.APIURL == "" {
 		c.GitHub.APIURL = DefaultGitHubAPIURL
@@ -166,6 +202,9 @@ func (c Config) Validate() error {
 	if len(c.ModeNames()) == 0 {
 		return errors.New("auth: every mode is off; turn on tokens, oidc, github or claude")
 	}
+	if err := c.validateBounds(); err != nil {
+		return fmt.Errorf("auth.%w", err)
+	}
 	if err := c.OIDC.validate(); err != nil {
 		return fmt.Errorf("auth.oidc: %w", err)
 	}
@@ -185,7 +224,7 @@ func (c OIDCConfig) validate() error {
 	if c.Issuer == "" {
 		return errors.New("issuer is required when oidc is enabled")
 	}
-	if err := checkURL("issuer", c.Issuer); err != nil {
+	if err := loopback.CheckURL("issuer", c.Issuer); err != nil {
 		return err
 	}
 	if c.ClientID == "" {
@@ -193,6 +232,9 @@ func (c OIDCConfig) validate() error {
 	}
 	if c.ClockSkew < 0 || c.ClockSkew > maxClockSkew {
 		return fmt.Errorf("clock_skew must be between 0 and %s", maxClockSkew)
+	}
+	if c.JWKSRefreshInterval != 0 && (c.JWKSRefreshInterval < time.Second || c.JWKSRefreshInterval > maxJWKSRefreshInterval) {
+		return fmt.Errorf("jwks_refresh_interval must be between 1s and %s, got %s", maxJWKSRefreshInterval, c.JWKSRefreshInterval)
 	}
 	for _, s := range c.Scopes {
 		if s == "" {
@@ -212,7 +254,7 @@ func (c GitHubConfig) validate() error {
 	if c.APIURL == "" {
 		return nil
 	}
-	return checkURL("api_url", c.APIURL)
+	return loopback.CheckURL("api_url", c.APIURL)
 }
 
 func (c ClaudeConfig) validate() error {
@@ -225,7 +267,21 @@ func (c ClaudeConfig) validate() error {
 	if c.ProfileURL == "" {
 		return nil
 	}
-	return checkURL("profile_url", c.ProfileURL)
+	return loopback.CheckURL("profile_url", c.ProfileURL)
+}
+
+// validateBounds checks the bounds on asking the identity services.
+func (c Config) validateBounds() error {
+	if c.FailureCacheTTL < 0 || c.FailureCacheTTL > maxVerdictTTL {
+		return fmt.Errorf("failure_cache_ttl must be between 0 and %s, got %s", maxVerdictTTL, c.FailureCacheTTL)
+	}
+	if c.FailureCacheSize < 0 || c.FailureCacheSize > maxFailureCacheSize {
+		return fmt.Errorf("failure_cache_size must be between 0 and %d, got %d", maxFailureCacheSize, c.FailureCacheSize)
+	}
+	if c.MaxChecksInFlight < 0 || c.MaxChecksInFlight > maxChecksInFlight {
+		return fmt.Errorf("max_checks_in_flight must be between 0 and %d, got %d", maxChecksInFlight, c.MaxChecksInFlight)
+	}
+	return nil
 }
 
 func checkTTL(d time.Duration) error {
@@ -233,28 +289,4 @@ func checkTTL(d time.Duration) error {
 		return fmt.Errorf("cache_ttl must be between 0 and %s", maxVerdictTTL)
 	}
 	return nil
-}
-
-// checkURL requires an https URL, or http to a loopback address: tokens are
-// sent to it.
-func checkURL(name, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%s %q is not an absolute URL", name, raw)
-	}
-	switch {
-	case u.Scheme == "https":
-		return nil
-	case u.Scheme == "http" && isLoopback(u.Hostname()):
-		return nil
-	}
-	return fmt.Errorf("%s %q must be https:// (http:// only to a loopback address)", name, raw)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

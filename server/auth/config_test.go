@@ -27,6 +27,8 @@ func TestConfigValidate(t *testing.T) {
 		{"oidc over plain http", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "http://idp.acme.com", ClientID: "x"}, Grants: []GrantRule{eng}}, "must be https"},
 		{"oidc over loopback http", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "http://127.0.0.1:9/", ClientID: "x"}, Grants: []GrantRule{eng}}, ""},
 		{"clock skew too large", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", ClockSkew: time.Hour}, Grants: []GrantRule{eng}}, "clock_skew"},
+		{"keys fetched too often", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", JWKSRefreshInterval: time.Millisecond}, Grants: []GrantRule{eng}}, "auth.oidc: jwks_refresh_interval"},
+		{"keys fetched too seldom", Config{OIDC: OIDCConfig{Enabled: true, Issuer: "https://idp", ClientID: "x", JWKSRefreshInterval: 2 * time.Hour}, Grants: []GrantRule{eng}}, "auth.oidc: jwks_refresh_interval"},
 		{"group grant with oidc off", Config{Claude: claude, Grants: []GrantRule{eng, {Subject: "org:o", Repos: []string{"**"}, Level: "read"}}}, ""},
 		{"only a group grant for claude", Config{Claude: claude, Grants: []GrantRule{eng}}, "claude is on"},
 		{"claude with an org grant", Config{Claude: claude, Grants: []GrantRule{{Subject: "org:o", Repos: []string{"**"}, Level: "read"}}}, ""},
@@ -34,11 +36,21 @@ func TestConfigValidate(t *testing.T) {
 		{"claude profile url not https", Config{Claude: ClaudeConfig{Enabled: true, ProfileURL: "http://example.com/p"}}, "must be https"},
 		{"github needs no grants", Config{GitHub: GitHubConfig{Enabled: true}}, ""},
 		{"github ttl too long", Config{GitHub: GitHubConfig{Enabled: true, CacheTTL: 2 * time.Hour}}, "cache_ttl"},
+		{"failure ttl too long", Config{FailureCacheTTL: 2 * time.Hour}, "auth.failure_cache_ttl"},
+		{"negative failure ttl", Config{FailureCacheTTL: -time.Second}, "auth.failure_cache_ttl"},
+		{"negative failure cache", Config{FailureCacheSize: -1}, "auth.failure_cache_size"},
+		{"huge failure cache", Config{FailureCacheSize: 2_000_000}, "auth.failure_cache_size"},
+		{"negative checks in flight", Config{MaxChecksInFlight: -1}, "auth.max_checks_in_flight"},
+		{"too many checks in flight", Config{MaxChecksInFlight: 5000}, "auth.max_checks_in_flight"},
 		{"unknown subject kind", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "team:eng", Repos: []string{"**"}, Level: "read"}}}, "kind must be"},
 		{"subject without value", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:", Repos: []string{"**"}, Level: "read"}}}, "kind:value"},
 		{"bad level", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"**"}, Level: "admin"}}}, "read or write"},
 		{"no repos", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Level: "read"}}}, "repos is empty"},
 		{"bad pattern", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"acme/../x"}, Level: "read"}}}, "dot segment"},
+		{"email of any domain", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*", Repos: []string{"**"}, Level: "read"}}}, "one @"},
+		{"email of two @", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*@evil.com@acme.com", Repos: []string{"**"}, Level: "read"}}}, "one @"},
+		{"email domain with a wildcard", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*@*.acme.com", Repos: []string{"**"}, Level: "read"}}}, "domain"},
+		{"email without a local part", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:@acme.com", Repos: []string{"**"}, Level: "read"}}}, "one @"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()
@@ -95,6 +107,8 @@ func TestGrantMatch(t *testing.T) {
 		{"email:*@acme.com", true},
 		{"email:alice@acme.com", true},
 		{"email:*@acme.co", false},
+		{"email:*@cme.com", false},
+		{"email:*cme.com", false},
 		{"group:ops", true},
 		{"group:en", false},
 		{"org:o1", false}, // a claude.ai subject never matches an OIDC identity
@@ -102,6 +116,37 @@ func TestGrantMatch(t *testing.T) {
 	for _, tt := range tests {
 		if got := (GrantRule{Subject: tt.subject}).matches(id); got != tt.want {
 			t.Errorf("GrantRule{%s}.matches(alice) = %v, want %v", tt.subject, got, tt.want)
+		}
+	}
+}
+
+// TestGrantEmailMatch: an email grant matches a single well-formed address
+// whose domain is the grant's, exactly.
+func TestGrantEmailMatch(t *testing.T) {
+	tests := []struct {
+		subject, email string
+		want           bool
+	}{
+		{"email:*@acme.com", "alice@acme.com", true},
+		{"email:*@acme.com", "Alice@ACME.COM", true},
+		{"email:a*@acme.com", "alice@acme.com", true},
+		{"email:b*@acme.com", "alice@acme.com", false},
+		{"email:*@acme.com", "mallory@evil.com@acme.com", false},
+		{"email:mallory@evil.com@acme.com", "mallory@evil.com@acme.com", false},
+		{"email:*@acme.com", "@acme.com", false},
+		{"email:*@acme.com", "alice@", false},
+		{"email:*@acme.com", "alice@sub.acme.com", false},
+		{"email:*@acme.com", "alice@evilacme.com", false},
+		{"email:*@acme.com", "alice acme@acme.com", false},
+		{"email:*@acme.com", "alice\n@acme.com", false},
+		{"email:*@acme.com", "alice", false},
+	}
+	for _, tt := range tests {
+		for _, mode := range []string{ModeOIDC, ModeClaude} {
+			id := Identity{Mode: mode, Email: tt.email}
+			if got := (GrantRule{Subject: tt.subject}).matches(id); got != tt.want {
+				t.Errorf("GrantRule{%s}.matches(%s %q) = %v, want %v", tt.subject, mode, tt.email, got, tt.want)
+			}
 		}
 	}
 }

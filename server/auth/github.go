@@ -15,34 +15,30 @@ import (
 
 // GitHubAuthenticator accepts GitHub tokens: GitHub's API says whose token it
 // is, and what that user may do on the repo a slug names, which becomes a read
-// or write grant on that one repo. GitHub's good answers are cached for the
-// TTL under a hash of the token; a failed or negative check is never cached.
+// or write grant on that one repo (a public repo's pull, which every user has,
+// only when the config allows it). GitHub's good answers are cached for the
+// TTL under a hash of the token (Modes caches a refusal of the token; a repo
+// GitHub grants nothing on is asked again).
 type GitHubAuthenticator struct {
 	cfg    GitHubConfig
-	client *http.Client
+	up     *upstream
 	now    func() time.Time
 	users  *verdictCache[string]
 	levels *verdictCache[store.Level]
 	flight singleflight.Group
 }
 
-func newGitHub(cfg GitHubConfig, client *http.Client, now func() time.Time) *GitHubAuthenticator {
+func newGitHub(cfg GitHubConfig, up *upstream, now func() time.Time) *GitHubAuthenticator {
 	return &GitHubAuthenticator{
-		cfg: cfg, client: client, now: now,
+		cfg: cfg, up: up, now: now,
 		users: newVerdictCache[string](maxCached), levels: newVerdictCache[store.Level](maxCached),
 	}
 }
 
-// Authenticate implements Authenticator: the caller, without grants.
-func (a *GitHubAuthenticator) Authenticate(ctx context.Context, bearer string) (Principal, error) {
-	return a.AuthenticateRepo(ctx, bearer, "")
-}
-
-// AuthenticateRepo implements RepoAuthenticator: the caller, with a grant on
-// repo at the level GitHub gives the token's user there.
-func (a *GitHubAuthenticator) AuthenticateRepo(ctx context.Context, bearer, repo string) (Principal, error) {
-	key := HashToken(bearer)
-	login, err := a.login(ctx, key, bearer)
+// authenticate returns the caller, with a grant on repo at the level GitHub
+// gives the token's user there ("" for none).
+func (a *GitHubAuthenticator) authenticate(ctx context.Context, c credential, repo string) (Principal, error) {
+	login, err := a.login(ctx, c)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -51,7 +47,7 @@ func (a *GitHubAuthenticator) AuthenticateRepo(ctx context.Context, bearer, repo
 	if !ok {
 		return p, nil
 	}
-	level, err := a.level(ctx, key, bearer, owner, name)
+	level, err := a.level(ctx, c, owner, name)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -77,15 +73,15 @@ func (a *GitHubAuthenticator) githubRepo(slug string) (owner, name string, ok bo
 }
 
 // login returns the login of the token's user.
-func (a *GitHubAuthenticator) login(ctx context.Context, key, bearer string) (string, error) {
-	if login, ok := a.users.get(key, a.now()); ok {
+func (a *GitHubAuthenticator) login(ctx context.Context, c credential) (string, error) {
+	if login, ok := a.users.get(c.hash, a.now()); ok {
 		return login, nil
 	}
-	v, err, _ := a.flight.Do("user\x00"+key, func() (any, error) {
+	v, err, _ := a.flight.Do("user\x00"+c.hash, func() (any, error) {
 		var user struct {
 			Login string `json:"login"`
 		}
-		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, a.endpoint("user"), bearer, githubHeaders, &user)
+		ans, err := a.up.getJSON(context.WithoutCancel(ctx), ModeGitHub, a.endpoint("user"), c.secret, githubHeaders, &user)
 		if err := a.judge(ans, err); err != nil {
 			return "", err
 		}
@@ -98,39 +94,28 @@ func (a *GitHubAuthenticator) login(ctx context.Context, key, bearer string) (st
 		return "", err
 	}
 	now := a.now()
-	a.users.put(key, v.(string), now.Add(a.cfg.CacheTTL), now)
+	a.users.put(c.hash, v.(string), now.Add(a.cfg.CacheTTL), now)
 	return v.(string), nil
 }
 
 // level returns what the token's user may do on owner/name: write, read or
 // "" for nothing.
-func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, name string) (store.Level, error) {
-	ck := key + "\x00" + owner + "/" + name
+func (a *GitHubAuthenticator) level(ctx context.Context, c credential, owner, name string) (store.Level, error) {
+	ck := c.hash + "\x00" + owner + "/" + name
 	if level, ok := a.levels.get(ck, a.now()); ok {
 		return level, nil
 	}
 	v, err, _ := a.flight.Do("repo\x00"+ck, func() (any, error) {
-		var repo struct {
-			Permissions struct {
-				Admin, Maintain, Push, Pull bool
-			} `json:"permissions"`
-		}
+		var repo githubRepo
 		u := a.endpoint("repos", owner, name)
-		ans, err := getJSON(context.WithoutCancel(ctx), a.client, ModeGitHub, u, bearer, githubHeaders, &repo)
+		ans, err := a.up.getJSON(context.WithoutCancel(ctx), ModeGitHub, u, c.secret, githubHeaders, &repo)
 		if ans.status == http.StatusNotFound || (ans.status == http.StatusForbidden && !rateLimited(ans)) {
 			return store.Level(""), nil // GitHub hides a repo the user cannot see
 		}
 		if err := a.judge(ans, err); err != nil {
 			return store.Level(""), err
 		}
-		perm := repo.Permissions
-		switch {
-		case perm.Admin || perm.Maintain || perm.Push:
-			return store.LevelWrite, nil
-		case perm.Pull:
-			return store.LevelRead, nil
-		}
-		return store.Level(""), nil
+		return a.grantOn(repo), nil
 	})
 	if err != nil {
 		return "", err
@@ -141,6 +126,31 @@ func (a *GitHubAuthenticator) level(ctx context.Context, key, bearer, owner, nam
 		a.levels.put(ck, level, now.Add(a.cfg.CacheTTL), now)
 	}
 	return level, nil
+}
+
+// githubRepo is the part of GitHub's answer about a repo teammemd reads.
+type githubRepo struct {
+	Private     bool   `json:"private"`
+	Visibility  string `json:"visibility"`
+	Permissions struct {
+		Admin, Maintain, Push, Pull bool
+	} `json:"permissions"`
+}
+
+// grantOn is the level GitHub's answer about a repo grants: write for push
+// (or more), read for pull. GitHub gives every user pull on a public repo,
+// so there pull grants read only when the config says public repos are
+// readable.
+func (a *GitHubAuthenticator) grantOn(repo githubRepo) store.Level {
+	perm := repo.Permissions
+	public := repo.Visibility == "public" || (repo.Visibility == "" && !repo.Private)
+	switch {
+	case perm.Admin || perm.Maintain || perm.Push:
+		return store.LevelWrite
+	case perm.Pull && (!public || a.cfg.ReadPublicRepos):
+		return store.LevelRead
+	}
+	return ""
 }
 
 // githubHeaders ask for the REST API's current JSON.

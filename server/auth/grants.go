@@ -12,7 +12,7 @@ import (
 // Kinds of grant subject: what part of an identity a grant matches.
 const (
 	SubjectSub     = "sub"     // the OIDC subject claim, exactly
-	SubjectEmail   = "email"   // an email an OIDC provider or claude.ai vouches for; "*" wildcards
+	SubjectEmail   = "email"   // an email an OIDC provider or claude.ai vouches for; "*" wildcards before the @
 	SubjectGroup   = "group"   // a group in the OIDC groups claim, exactly
 	SubjectAccount = "account" // a claude.ai account uuid, exactly
 	SubjectOrg     = "org"     // a claude.ai organization uuid, exactly
@@ -86,9 +86,14 @@ func (c Config) validateGrants() error {
 func (c Config) modeOn(mode string) bool { return slices.Contains(c.ModeNames(), mode) }
 
 func (g GrantRule) validate() (string, error) {
-	kind, _, err := parseSubject(g.Subject)
+	kind, value, err := parseSubject(g.Subject)
 	if err != nil {
 		return "", err
+	}
+	if kind == SubjectEmail {
+		if err := validateEmailPattern(value); err != nil {
+			return "", fmt.Errorf("subject %q: %w", g.Subject, err)
+		}
 	}
 	if g.Level != store.LevelRead && g.Level != store.LevelWrite {
 		return "", fmt.Errorf("level %q must be read or write", g.Level)
@@ -127,7 +132,7 @@ func (g GrantRule) matches(id Identity) bool {
 	case SubjectSub:
 		return id.Sub != "" && id.Sub == value
 	case SubjectEmail:
-		return id.Email != "" && matchSegment(strings.ToLower(value), strings.ToLower(id.Email))
+		return matchEmail(value, id.Email)
 	case SubjectGroup:
 		return slices.Contains(id.Groups, value)
 	case SubjectAccount:

@@ -38,6 +38,17 @@ type Modes struct {
 	oidc   *OIDCAuthenticator
 	github *GitHubAuthenticator
 	claude *ClaudeAuthenticator
+	// refused remembers, by hash, the credentials a service refused, for
+	// refusedTTL, so that sending one again asks nobody.
+	refused    *verdictCache[*RejectError]
+	refusedTTL time.Duration
+	now        func() time.Time
+}
+
+// credential is a bearer credential and its SHA-256, by which the caches
+// know it: it is hashed once per request.
+type credential struct {
+	secret, hash string
 }
 
 // New builds the modes cfg turns on; tokens backs static tokens.
@@ -50,11 +61,15 @@ func New(cfg Config, tokens store.Tokens, opts Options) (*Modes, error) {
 	if client == nil {
 		client = &http.Client{Timeout: UpstreamTimeout}
 	}
+	up := newUpstream(client, cfg.MaxChecksInFlight)
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	m := &Modes{names: cfg.ModeNames()}
+	m := &Modes{
+		names:   cfg.ModeNames(),
+		refused: newVerdictCache[*RejectError](cfg.FailureCacheSize), refusedTTL: cfg.FailureCacheTTL, now: now,
+	}
 	if cfg.TokensEnabled() {
 		if tokens == nil {
 			return nil, errors.New("auth: static tokens are on but there is no token store")
@@ -62,13 +77,13 @@ func New(cfg Config, tokens store.Tokens, opts Options) (*Modes, error) {
 		m.token = NewTokenAuthenticator(tokens)
 	}
 	if cfg.OIDC.Enabled {
-		m.oidc = newOIDC(cfg.OIDC, cfg.Grants, client, now)
+		m.oidc = newOIDC(cfg.OIDC, cfg.Grants, up, now)
 	}
 	if cfg.GitHub.Enabled {
-		m.github = newGitHub(cfg.GitHub, client, now)
+		m.github = newGitHub(cfg.GitHub, up, now)
 	}
 	if cfg.Claude.Enabled {
-		m.claude = newClaude(cfg.Claude, cfg.Grants, client, now)
+		m.claude = newClaude(cfg.Claude, cfg.Grants, up, now)
 	}
 	return m, nil
 }
@@ -97,11 +112,11 @@ func (m *Modes) AuthenticateRepo(ctx context.Context, bearer, repo string) (Prin
 	}
 	switch form := FormOf(bearer); {
 	case form == ModeOIDC && m.oidc != nil:
-		return m.oidc.Authenticate(ctx, bearer)
+		return m.remembered(bearer, func(c credential) (Principal, error) { return m.oidc.Authenticate(ctx, c.secret) })
 	case form == ModeGitHub && m.github != nil:
-		return m.github.AuthenticateRepo(ctx, bearer, repo)
+		return m.remembered(bearer, func(c credential) (Principal, error) { return m.github.authenticate(ctx, c, repo) })
 	case form == ModeClaude && m.claude != nil:
-		return m.claude.Authenticate(ctx, bearer)
+		return m.remembered(bearer, func(c credential) (Principal, error) { return m.claude.authenticate(ctx, c) })
 	case (form == ModeToken || form == "") && m.token != nil:
 		return m.staticToken(ctx, bearer, form)
 	case form == "":
@@ -109,6 +124,24 @@ func (m *Modes) AuthenticateRepo(ctx context.Context, bearer, repo string) (Prin
 	default:
 		return Principal{}, reject(form, ReasonModeOff, fmt.Sprintf("this server does not accept %s credentials; it accepts: %s", form, m.accepted()))
 	}
+}
+
+// remembered runs check, a mode that asks an outside service, unless that
+// service refused bearer within the failure TTL: then the refusal is
+// answered again. A refusal is remembered; a service that could not answer
+// is not.
+func (m *Modes) remembered(bearer string, check func(credential) (Principal, error)) (Principal, error) {
+	c := credential{secret: bearer, hash: HashToken(bearer)}
+	if rej, ok := m.refused.get(c.hash, m.now()); ok {
+		return Principal{}, rej
+	}
+	p, err := check(c)
+	var rej *RejectError
+	if errors.As(err, &rej) {
+		now := m.now()
+		m.refused.put(c.hash, rej, now.Add(m.refusedTTL), now)
+	}
+	return p, err
 }
 
 // staticToken looks bearer up among the static tokens; form is "" for a
@@ -180,16 +213,26 @@ func githubForm(s string) bool {
 
 // jwtForm reports a compact JWS whose header is a JSON object naming an alg.
 func jwtForm(s string) bool {
+	h, ok := jwtHeader(s)
+	return ok && h.Alg != ""
+}
+
+// jwtHead is what the server reads of a JWT's header before verifying it.
+type jwtHead struct {
+	Alg   string `json:"alg"`
+	KeyID string `json:"kid"`
+}
+
+// jwtHeader decodes the header of a compact JWS of three parts.
+func jwtHeader(s string) (jwtHead, bool) {
+	var h jwtHead
 	head, rest, ok := strings.Cut(s, ".")
 	if !ok || strings.Count(rest, ".") != 1 {
-		return false
+		return h, false
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(head)
 	if err != nil {
-		return false
+		return h, false
 	}
-	var h struct {
-		Alg string `json:"alg"`
-	}
-	return json.Unmarshal(raw, &h) == nil && h.Alg != ""
+	return h, json.Unmarshal(raw, &h) == nil
 }

@@ -110,7 +110,9 @@ func TestOIDC(t *testing.T) {
 	alice := authtest.User{Sub: "u-alice", Email: "alice@acme.com", EmailVerified: true, Groups: []string{"eng"}}
 	bob := authtest.User{Sub: "u-bob", Email: "bob@acme.com", EmailVerified: true}
 	mallory := authtest.User{Sub: "u-mallory", Email: "mallory@acme.com", EmailVerified: false}
+	twoAts := authtest.User{Sub: "u-mallory", Email: "mallory@evil.com@acme.com", EmailVerified: true}
 	aliceTok := idp.IDToken(alice, idp.ClientID, time.Hour)
+	withClaims := func(u authtest.User, claims map[string]any) string { return idp.IDTokenWith(u, time.Hour, claims) }
 	tests := []struct {
 		name, method, repo, bearer string
 		status                     int
@@ -120,8 +122,14 @@ func TestOIDC(t *testing.T) {
 		{"verified email reads acme/app", http.MethodGet, "acme%2Fapp", idp.IDToken(bob, idp.ClientID, time.Hour), 200, "", ""},
 		{"verified email may not write", http.MethodPut, "acme%2Fapp", idp.IDToken(bob, idp.ClientID, time.Hour), 403, "", "ask the server's admin for a write grant"},
 		{"unverified email grants nothing", http.MethodGet, "acme%2Fapp", idp.IDToken(mallory, idp.ClientID, time.Hour), 403, "", ""},
+		{"an email of two addresses grants nothing", http.MethodGet, "acme%2Fapp", idp.IDToken(twoAts, idp.ClientID, time.Hour), 403, "", ""},
 		{"sub grant", http.MethodPut, "ci%2Fbuild", idp.IDToken(authtest.User{Sub: "robot-1"}, idp.ClientID, time.Hour), 200, "", ""},
 		{"other audience", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, "another-app", time.Hour), 401, auth.ReasonInvalid, "teammemd login"},
+		{"several audiences, no azp", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"aud": []string{idp.ClientID, "another-app"}}), 401, auth.ReasonInvalid, "teammemd login"},
+		{"several audiences, issued to another app", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"aud": []string{idp.ClientID, "another-app"}, "azp": "another-app"}), 401, auth.ReasonInvalid, ""},
+		{"several audiences, issued to teammemd", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"aud": []string{idp.ClientID, "another-app"}, "azp": idp.ClientID}), 200, "", ""},
+		{"one audience, issued to another app", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"azp": "another-app"}), 401, auth.ReasonInvalid, ""},
+		{"one audience, issued to teammemd", http.MethodGet, "acme%2Fapp", withClaims(alice, map[string]any{"azp": idp.ClientID}), 200, "", ""},
 		{"expired", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, -time.Hour), 401, auth.ReasonExpired, "teammemd login"},
 		{"expired within the clock skew", http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, -10*time.Second), 200, "", ""},
 		{"tampered", http.MethodGet, "acme%2Fapp", aliceTok[:len(aliceTok)-4] + "AAAA", 401, auth.ReasonInvalid, ""},
@@ -140,7 +148,8 @@ func TestOIDC(t *testing.T) {
 }
 
 // TestOIDCKeyRotation checks that a token signed with a new key is accepted
-// once the provider publishes it, and one signed with the retired key is not.
+// once the provider publishes it and the keys may be fetched again (503, to
+// retry, until then), and one signed with the retired key is not.
 func TestOIDCKeyRotation(t *testing.T) {
 	clock := authtest.NewClock()
 	idp := authtest.NewIdP(t, clock)
@@ -158,6 +167,8 @@ func TestOIDCKeyRotation(t *testing.T) {
 		t.Fatal("Rotate kept the key id")
 	}
 	after := idp.IDToken(alice, idp.ClientID, time.Hour)
+	want(t, "token of the new key, keys fetched within the refresh interval", call(t, srv, http.MethodGet, "acme%2Fapp", after), 503, "", "")
+	clock.Advance(auth.DefaultJWKSRefreshInterval)
 	want(t, "token of the new key", call(t, srv, http.MethodGet, "acme%2Fapp", after), 404, "", "")
 	want(t, "token of the retired key", call(t, srv, http.MethodGet, "acme%2Fapp", before), 401, auth.ReasonInvalid, "teammemd login")
 }
@@ -255,7 +266,8 @@ func TestClaude(t *testing.T) {
 		}
 	}
 
-	// A good verdict is cached; a failed check never is.
+	// A good verdict is cached; a refusal is cached for the failure TTL; a
+	// check that could not be made is never cached.
 	calls := prof.Calls.Load()
 	want(t, "cached", call(t, srv, http.MethodGet, "acme%2Fapp", alice), 200, "", "")
 	if got := prof.Calls.Load(); got != calls {
@@ -267,9 +279,9 @@ func TestClaude(t *testing.T) {
 	prof.SetDown(false)
 	want(t, "unknown while the endpoint is up", call(t, srv, http.MethodGet, "acme%2Fapp", late), 401, auth.ReasonRejected, "")
 	prof.Add(late, authtest.Account{UUID: "acc-4", Email: "dan@acme.com"})
-	want(t, "known now: the failure was not cached", call(t, srv, http.MethodGet, "acme%2Fapp", late), 200, "", "")
 	prof.Revoke(alice)
 	clock.Advance(time.Minute)
+	want(t, "known now, the refusal's TTL passed", call(t, srv, http.MethodGet, "acme%2Fapp", late), 200, "", "")
 	want(t, "signed out, TTL passed", call(t, srv, http.MethodGet, "acme%2Fapp", alice), 401, auth.ReasonRejected, "")
 }
 
@@ -332,4 +344,45 @@ func TestDiscovery(t *testing.T) {
 	if again := get(); again.StoreID != d.StoreID {
 		t.Errorf("store id after a restart = %q, want %q", again.StoreID, d.StoreID)
 	}
+}
+
+// TestOIDCKeysOverPlainHTTP: a provider whose discovery document names its
+// keys at a plain http:// address off loopback is not trusted: the keys are
+// never fetched (authtest.Client fails the test if they are), and the
+// request is answered 503 with the key named in the log.
+func TestOIDCKeysOverPlainHTTP(t *testing.T) {
+	clock := authtest.NewClock()
+	idp := authtest.NewIdP(t, clock)
+	idp.SetJWKSURI("http://keys.acme.example/jwks")
+	cfg := auth.Config{
+		OIDC:   auth.OIDCConfig{Enabled: true, Issuer: idp.URL, ClientID: idp.ClientID},
+		Grants: []auth.GrantRule{grant("group:eng", "write", "acme/**")},
+	}
+	srv, logs := startWith(t, cfg, clock)
+	alice := authtest.User{Sub: "u-alice", Groups: []string{"eng"}}
+	want(t, "token of a provider with http:// keys", call(t, srv, http.MethodGet, "acme%2Fapp", idp.IDToken(alice, idp.ClientID, time.Hour)), 503, "", "")
+	if !strings.Contains(logs.String(), "jwks_uri") {
+		t.Errorf("the server log does not name jwks_uri:\n%s", logs.String())
+	}
+}
+
+// TestGitHubPublicRepo: GitHub gives every user pull on a public repo, which
+// is no grant to its team memory unless read_public_repos says so; push
+// still grants write.
+func TestGitHubPublicRepo(t *testing.T) {
+	gh := authtest.NewGitHub(t)
+	const owner, stranger = "ghp_ownerToken00000000000000000000000", "ghp_strangerToken0000000000000000000"
+	gh.AddUser(owner, "octocat")
+	gh.AddUser(stranger, "stranger")
+	gh.SetPublic("acme/oss")
+	gh.Grant("octocat", "acme/oss", "write")
+	cfg := auth.Config{GitHub: auth.GitHubConfig{Enabled: true, APIURL: gh.URL, RepoHost: auth.GitHubHost}}
+	srv, _ := startWith(t, cfg, authtest.NewClock())
+	want(t, "push on a public repo writes", call(t, srv, http.MethodPut, "acme%2Foss", owner), 200, "", "")
+	want(t, "any user reads a public repo", call(t, srv, http.MethodGet, "acme%2Foss", stranger), 403, "", "")
+
+	cfg.GitHub.ReadPublicRepos = true
+	srv, _ = startWith(t, cfg, authtest.NewClock())
+	want(t, "any user reads a public repo, read_public_repos on", call(t, srv, http.MethodGet, "acme%2Foss", stranger), 404, "", "")
+	want(t, "any user writes a public repo, read_public_repos on", call(t, srv, http.MethodPut, "acme%2Foss", stranger), 403, "", "")
 }

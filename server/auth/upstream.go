@@ -22,21 +22,55 @@ type upstreamAnswer struct {
 	header http.Header
 }
 
-// getJSON GETs url with the bearer and extra headers, and decodes a 200 body
+// upstream calls the identity services (the OIDC provider, GitHub,
+// claude.ai) with at most a fixed number of calls in flight, however many
+// credentials arrive at once: a call past it waits for a slot, up to
+// UpstreamTimeout, and is then answered unavailable, so the client retries.
+type upstream struct {
+	client *http.Client
+	slots  chan struct{}
+}
+
+func newUpstream(client *http.Client, inFlight int) *upstream {
+	return &upstream{client: client, slots: make(chan struct{}, inFlight)}
+}
+
+// acquire takes a slot, waiting up to UpstreamTimeout, and returns the
+// function that gives it back.
+func (u *upstream) acquire(ctx context.Context, mode string) (func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, UpstreamTimeout)
+	defer cancel()
+	select {
+	case u.slots <- struct{}{}:
+		return func() { <-u.slots }, nil
+	case <-ctx.Done():
+		return nil, unavailable(mode, "%d calls to the identity services are in flight and none ended within %s", cap(u.slots), UpstreamTimeout)
+	}
+}
+
+// getJSON GETs url with the bearer (none when empty) and extra headers, and
+// decodes a 200 body
 // into out. A failure to reach the service, or a 200 it cannot decode, is an
 // *UnavailableError; other statuses are returned for the caller to judge.
 // Neither the bearer nor the body ever reaches an error.
-func getJSON(ctx context.Context, client *http.Client, mode, url, bearer string, header map[string]string, out any) (upstreamAnswer, error) {
+func (u *upstream) getJSON(ctx context.Context, mode, url, bearer string, header map[string]string, out any) (upstreamAnswer, error) {
+	release, err := u.acquire(ctx, mode)
+	if err != nil {
+		return upstreamAnswer{}, err
+	}
+	defer release()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return upstreamAnswer{}, fmt.Errorf("%s: build request: %w", mode, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+bearer)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
 	req.Header.Set("Accept", "application/json")
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := client.Do(req)
+	resp, err := u.client.Do(req)
 	if err != nil {
 		return upstreamAnswer{}, unavailable(mode, "%w", err)
 	}

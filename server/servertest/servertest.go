@@ -60,8 +60,8 @@ func WithLimits(l api.Limits) Option { return func(c *config) { c.server.Limits 
 // WithScanner makes the server refuse PUTs in which sc finds a secret.
 func WithScanner(sc server.EntryScanner) Option { return func(c *config) { c.opts.Scanner = sc } }
 
-// WithRateLimit turns on the per-subject rate limit (off by default); a
-// zero field takes the server's default.
+// WithRateLimit sets the rate limits (off by default); a zero field takes
+// the server's default, so it turns both on unless rl says otherwise.
 func WithRateLimit(rl server.RateLimit) Option { return func(c *config) { c.server.RateLimit = rl } }
 
 // WithLogger sends the server's log to l (discarded by default).
@@ -74,12 +74,12 @@ func WithAuth(cfg auth.Config, opts auth.Options) Option {
 }
 
 // Config is the [server] section the test server starts from: the
-// defaults of a config file but for the per-subject rate limit and history
-// pruning, both off, so a test may send as many requests as it likes and
-// read every revision back.
+// defaults of a config file but for the rate limits (per subject and of
+// failed authentications per address) and history pruning, all off, so a
+// test may send as many requests as it likes and read every revision back.
 func Config() server.Config {
 	return server.Config{
-		RateLimit: server.RateLimit{RequestsPerSecond: -1},
+		RateLimit: server.RateLimit{RequestsPerSecond: -1, FailedAuthPerSecond: -1},
 		History:   server.Retention{KeepVersions: -1},
 	}
 }

@@ -9,16 +9,26 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on f, waiting for it.
-func lockFile(f *os.File) error {
+// tryLock takes an exclusive flock on f if no other open file holds one,
+// and reports whether it did. The kernel lets go of it when the process
+// ends, however it ends.
+func tryLock(f *os.File) (bool, error) {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if errors.Is(err, syscall.EINTR) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EINTR):
 			continue
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return false, nil
 		}
-		if err != nil {
-			return fmt.Errorf("lock %s: %w", f.Name(), err)
-		}
-		return nil
+		return false, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
+}
+
+// running reports whether a process with pid runs on this machine.
+func running(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

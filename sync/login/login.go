@@ -15,14 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
 
+	"github.com/teammemd/teammemd/internal/loopback"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -50,16 +49,7 @@ func (c Config) Validate() error {
 	if c.Issuer == "" {
 		return nil
 	}
-	u, err := url.Parse(c.Issuer)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("login.issuer %q is not an absolute URL", c.Issuer)
-	}
-	ip := net.ParseIP(u.Hostname())
-	loopback := u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
-	if u.Scheme != "https" && (u.Scheme != "http" || !loopback) {
-		return fmt.Errorf("login.issuer %q must be https:// (http:// only to a loopback address)", c.Issuer)
-	}
-	return nil
+	return loopback.CheckURL("login.issuer", c.Issuer)
 }
 
 // Record is one stored login: the tokens, and what refreshing them needs.
@@ -80,10 +70,14 @@ type Record struct {
 	// Storage is where the login was asked to be kept: a keyring-only
 	// login is never moved to the file.
 	Storage Storage `json:"storage,omitempty"`
+	// IDTokenKept: the last refresh brought no ID token, so IDToken is
+	// the one from before and Expiry its expiry.
+	IDTokenKept bool `json:"id_token_kept,omitempty"`
 }
 
 // Bearer is the credential sent to the server: the ID token, whose
-// audience is the teammemd client, else the access token.
+// audience is the teammemd client, else (from a provider that never gave
+// one) the access token.
 func (r Record) Bearer() string { return cmp.Or(r.IDToken, r.AccessToken) }
 
 // Discover reads the server's discovery document.
@@ -189,10 +183,25 @@ func explainDeviceError(err error) error {
 // update takes the tokens of tok, obtained at now: the expiry is the
 // earlier of the token's expires_in and the ID token's exp, and a refresh
 // answer without a new refresh token keeps the old one.
+//
+// A refresh answer without an ID token (OpenID Connect makes it optional)
+// keeps the ID token the login has. The server verifies ID tokens, JWTs
+// for the teammemd client; the access token is for the provider's own
+// APIs, often opaque, and the server would refuse it for ever. So the
+// login goes on sending the kept ID token, and expires when it does: then
+// the user has to log in again.
 func (r *Record) update(tok *oauth2.Token, now time.Time) {
+	id, _ := tok.Extra("id_token").(string)
+	r.IDTokenKept = id == "" && r.IDToken != ""
 	r.AccessToken = tok.AccessToken
-	r.IDToken, _ = tok.Extra("id_token").(string)
 	r.RefreshToken = cmp.Or(tok.RefreshToken, r.RefreshToken)
+	if r.IDTokenKept {
+		if exp := unverifiedClaims(r.IDToken).Exp; exp > 0 {
+			r.Expiry = time.Unix(exp, 0)
+		}
+		return
+	}
+	r.IDToken = id
 	r.Expiry = time.Time{}
 	if tok.ExpiresIn > 0 {
 		r.Expiry = now.Add(time.Duration(tok.ExpiresIn) * time.Second)

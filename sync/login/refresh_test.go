@@ -2,7 +2,11 @@ package login_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +15,46 @@ import (
 	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/sync/login"
 )
+
+// world is a fake identity provider that approves every device login as
+// a@acme.com, its clock, and a client for it.
+type world struct {
+	clock  *authtest.Clock
+	idp    *authtest.IdP
+	client *http.Client
+}
+
+func newWorld(t *testing.T) world {
+	w := world{clock: authtest.NewClock(), client: authtest.Client(t)}
+	w.idp = authtest.NewIdP(t, w.clock)
+	w.idp.OnDeviceCode = func(code string) {
+		if err := w.idp.Approve(code, authtest.User{Sub: "u1", Email: "a@acme.com", EmailVerified: true}); err != nil {
+			t.Error(err)
+		}
+	}
+	return w
+}
+
+// login logs in to server with a device login and keeps it in s.
+func (w world) login(t *testing.T, s login.Store, server string) login.Record {
+	t.Helper()
+	ctx := context.Background()
+	l, err := login.Provider(ctx, w.client, server, api.Discovery{Login: &api.Login{Issuer: w.idp.URL, ClientID: w.idp.ClientID}}, login.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := login.Device(ctx, w.client, server, l, io.Discard, w.clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Who != "a@acme.com" || !rec.Expiry.Equal(w.clock.Now().Add(time.Hour).Truncate(time.Second)) {
+		t.Errorf("Device() = who %q, expiry %v, want a@acme.com expiring in an hour", rec.Who, rec.Expiry)
+	}
+	if _, err := s.Keep(rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
 
 // TestConcurrentRefresh has two processes' sources refresh one login at
 // once against a provider that rotates refresh tokens: the lock lets one
@@ -25,29 +69,9 @@ func TestConcurrentRefresh(t *testing.T) {
 // single refresh; it returns that token and the login before the refresh.
 func refreshTogether(t *testing.T, s login.Store, server string) (string, login.Record) {
 	t.Helper()
-	clock := authtest.NewClock()
-	idp := authtest.NewIdP(t, clock)
-	idp.OnDeviceCode = func(code string) {
-		if err := idp.Approve(code, authtest.User{Sub: "u1", Email: "a@acme.com", EmailVerified: true}); err != nil {
-			t.Error(err)
-		}
-	}
-	client := authtest.Client(t)
-	ctx := context.Background()
-	l, err := login.Provider(ctx, client, server, api.Discovery{Login: &api.Login{Issuer: idp.URL, ClientID: idp.ClientID}}, login.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := login.Device(ctx, client, server, l, io.Discard, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Who != "a@acme.com" || !rec.Expiry.Equal(clock.Now().Add(time.Hour).Truncate(time.Second)) {
-		t.Errorf("Device() = who %q, expiry %v, want a@acme.com expiring in an hour", rec.Who, rec.Expiry)
-	}
-	if _, err := s.Keep(rec); err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t)
+	rec := w.login(t, s, server)
+	idp, clock, client := w.idp, w.clock, w.client
 	t.Cleanup(func() { s.Remove(server) })
 	clock.Advance(2 * time.Hour)
 	toks := make([]string, 3)
@@ -75,4 +99,54 @@ func refreshTogether(t *testing.T, s login.Store, server string) (string, login.
 		t.Errorf("sources sharing a login got different or stale tokens (%d refresh tokens left), want one refresh all share", idp.RefreshTokens())
 	}
 	return toks[0], rec
+}
+
+// TestRefreshWithoutIDToken refreshes a login at a provider that answers
+// refreshes without an ID token: the login keeps sending its last ID
+// token, never the opaque access token, refreshes no more while that is
+// good, and once it has expired says to log in again.
+func TestRefreshWithoutIDToken(t *testing.T) {
+	w := newWorld(t)
+	w.idp.RefreshWithoutIDToken = true
+	const server = "http://127.0.0.1:1"
+	s := login.Store{Dir: t.TempDir()}
+	rec := w.login(t, s, server)
+	clock, ctx := w.clock, context.Background()
+	src, err := login.NewSource(s, server, w.client, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refreshToken := func() string {
+		got, err := s.Load(server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.RefreshToken
+	}
+
+	clock.Advance(time.Hour - login.RefreshBefore/2) // due for a refresh, the ID token still good
+	token := func(when string) {
+		t.Helper()
+		if tok, err := src.TokenContext(ctx); err != nil || tok.AccessToken != rec.IDToken {
+			t.Fatalf("Token() %s = %v, %v, want the ID token from the login", when, tok, err)
+		}
+	}
+	token("when due for a refresh")
+	refreshed := refreshToken()
+	if refreshed == rec.RefreshToken {
+		t.Error("the login was not refreshed when it was due")
+	}
+	token("again")
+	if refreshToken() != refreshed {
+		t.Error("the login was refreshed again while its kept ID token was good")
+	}
+
+	clock.Advance(time.Hour)
+	tok, err := src.TokenContext(ctx)
+	if !errors.Is(err, login.ErrExpired) || !strings.Contains(fmt.Sprint(err), "teammemd login --server "+server) {
+		t.Errorf("Token() after the ID token expired = %v, %v, want ErrExpired saying to log in again", tok, err)
+	}
+	if refreshToken() == refreshed {
+		t.Error("the expired login was not refreshed again before giving up")
+	}
 }

@@ -10,21 +10,23 @@ import (
 
 // GitHub is a fake of GitHub's REST API: GET /user names a token's user and
 // GET /repos/{owner}/{repo} answers that user's permissions, or 404 for a
-// repo the user cannot see, as GitHub does.
+// repo the user cannot see, as GitHub does; every user sees a public repo,
+// with pull.
 type GitHub struct {
 	// URL is the API base to configure as api_url.
 	URL string
 	// Calls counts the requests answered.
 	Calls atomic.Int64
 
-	mu    sync.Mutex
-	users map[string]string            // token -> login
-	perms map[string]map[string]string // login -> "owner/repo" -> "read", "write" or "admin"
+	mu     sync.Mutex
+	users  map[string]string            // token -> login
+	perms  map[string]map[string]string // login -> "owner/repo" -> "read", "write" or "admin"
+	public map[string]bool              // "owner/repo" -> public
 }
 
 // NewGitHub starts the fake.
 func NewGitHub(t testing.TB) *GitHub {
-	g := &GitHub{users: map[string]string{}, perms: map[string]map[string]string{}}
+	g := &GitHub{users: map[string]string{}, perms: map[string]map[string]string{}, public: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /user", g.user)
 	mux.HandleFunc("GET /repos/{owner}/{repo}", g.repo)
@@ -57,6 +59,14 @@ func (g *GitHub) Grant(login, repo, perm string) {
 	g.perms[login][strings.ToLower(repo)] = perm
 }
 
+// SetPublic makes owner/repo a public repo: as on GitHub, every user may
+// see it and gets pull on it.
+func (g *GitHub) SetPublic(repo string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.public[strings.ToLower(repo)] = true
+}
+
 func (g *GitHub) who(r *http.Request) (string, bool) {
 	g.Calls.Add(1)
 	g.mu.Lock()
@@ -87,14 +97,16 @@ func (g *GitHub) repo(w http.ResponseWriter, r *http.Request) {
 	full := r.PathValue("owner") + "/" + r.PathValue("repo")
 	g.mu.Lock()
 	perm := g.perms[login][strings.ToLower(full)]
+	public := g.public[strings.ToLower(full)]
 	g.mu.Unlock()
-	if perm == "" {
+	if perm == "" && !public {
 		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
 		return
 	}
 	write := perm == "write" || perm == "admin"
+	visibility := map[bool]string{true: "public", false: "private"}[public]
 	writeJSON(w, http.StatusOK, map[string]any{
-		"full_name": full, "private": true,
+		"full_name": full, "private": !public, "visibility": visibility,
 		"permissions": map[string]bool{"admin": perm == "admin", "maintain": perm == "admin", "push": write, "triage": write, "pull": true},
 	})
 }

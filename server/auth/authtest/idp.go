@@ -1,14 +1,17 @@
 package authtest
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,9 +32,10 @@ type User struct {
 // IdP is a fake OpenID Connect provider: a discovery document, a JWKS of EC
 // keys made at start (Rotate replaces them), the device authorization
 // endpoint, a token endpoint for the device code and refresh token grants
-// (refresh tokens rotate on use), and a revocation endpoint. Its ID and
-// access tokens are real ES256 JWTs for ClientID, valid for TokenTTL on its
-// clock.
+// (refresh tokens rotate on use), and a revocation endpoint. Its ID tokens
+// are real ES256 JWTs for ClientID, valid for TokenTTL on its clock; its
+// access tokens are opaque, as many providers' are, for the provider's own
+// APIs.
 type IdP struct {
 	// URL is the issuer.
 	URL      string
@@ -40,11 +44,21 @@ type IdP struct {
 	// OnDeviceCode, when set, is called with each user code issued, as the
 	// person at the browser would see it.
 	OnDeviceCode func(userCode string)
+	// OnRefresh, when set, is called on each refresh token request before
+	// it is answered; a test blocks in it to hold a refresh in flight.
+	OnRefresh func()
+	// RefreshWithoutIDToken answers refreshes without an ID token, which
+	// OpenID Connect allows (Core 1.0, section 12.2).
+	RefreshWithoutIDToken bool
+	// Discoveries and KeyFetches count the requests for the discovery
+	// document and for the key set.
+	Discoveries, KeyFetches atomic.Int64
 
 	clock   *Clock
 	mu      sync.Mutex
 	key     *ecdsa.PrivateKey
 	kid     string
+	jwksURI string                  // jwks_uri of the discovery document; the provider's own when empty
 	devices map[string]*deviceGrant // device code -> grant
 	refresh map[string]User         // valid refresh tokens
 }
@@ -103,21 +117,52 @@ func (p *IdP) Approve(userCode string, u User) error {
 	return fmt.Errorf("authtest: no device login with user code %q", userCode)
 }
 
+// SetJWKSURI makes the discovery document name uri as the key set's
+// address instead of the provider's own.
+func (p *IdP) SetJWKSURI(uri string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.jwksURI = uri
+}
+
 // IDToken signs an ID token for u valid for ttl from the provider's clock,
 // with aud set to audience.
 func (p *IdP) IDToken(u User, audience string, ttl time.Duration) string {
-	now := p.clock.Now()
-	claims := map[string]any{
-		"iss": p.URL, "sub": u.Sub, "aud": audience, "iat": now.Unix(), "exp": now.Add(ttl).Unix(),
-		"email": u.Email, "email_verified": u.EmailVerified, "groups": u.Groups,
-	}
-	return p.sign(claims)
+	return p.IDTokenWith(u, ttl, map[string]any{"aud": audience})
 }
 
-func (p *IdP) sign(claims map[string]any) string {
+// IDTokenWith signs an ID token for u for the provider's client, valid for
+// ttl, with the claims in extra added or replacing its own (such as an aud
+// of several audiences and an azp).
+func (p *IdP) IDTokenWith(u User, ttl time.Duration, extra map[string]any) string {
 	p.mu.Lock()
 	key, kid := p.key, p.kid
 	p.mu.Unlock()
+	return sign(key, kid, p.claims(u, ttl, extra))
+}
+
+// Forge signs a token for u that names key kid, with a key the provider
+// never published: a stolen or made-up token, whose signature does not
+// verify whether kid is the provider's or not.
+func (p *IdP) Forge(u User, kid string) string {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(fmt.Sprintf("authtest: generate key: %v", err))
+	}
+	return sign(key, kid, p.claims(u, time.Hour, nil))
+}
+
+func (p *IdP) claims(u User, ttl time.Duration, extra map[string]any) map[string]any {
+	now := p.clock.Now()
+	claims := map[string]any{
+		"iss": p.URL, "sub": u.Sub, "aud": p.ClientID, "iat": now.Unix(), "exp": now.Add(ttl).Unix(),
+		"email": u.Email, "email_verified": u.EmailVerified, "groups": u.Groups,
+	}
+	maps.Copy(claims, extra)
+	return claims
+}
+
+func sign(key *ecdsa.PrivateKey, kid string, claims map[string]any) string {
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
 		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
 	if err != nil {
@@ -131,8 +176,12 @@ func (p *IdP) sign(claims map[string]any) string {
 }
 
 func (p *IdP) discovery(w http.ResponseWriter, _ *http.Request) {
+	p.Discoveries.Add(1)
+	p.mu.Lock()
+	jwksURI := cmp.Or(p.jwksURI, p.URL+"/jwks")
+	p.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"issuer": p.URL, "jwks_uri": p.URL + "/jwks",
+		"issuer": p.URL, "jwks_uri": jwksURI,
 		"authorization_endpoint":                p.URL + "/authorize",
 		"device_authorization_endpoint":         p.URL + "/device/code",
 		"token_endpoint":                        p.URL + "/token",
@@ -145,6 +194,7 @@ func (p *IdP) discovery(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (p *IdP) jwks(w http.ResponseWriter, _ *http.Request) {
+	p.KeyFetches.Add(1)
 	p.mu.Lock()
 	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &p.key.PublicKey, KeyID: p.kid, Algorithm: "ES256", Use: "sig"}}}
 	p.mu.Unlock()
@@ -177,11 +227,15 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 	}
 	var u User
 	var errCode string
+	withID := true
 	switch r.PostFormValue("grant_type") {
 	case DeviceGrantType:
 		u, errCode = p.redeemDevice(r.PostFormValue("device_code"))
 	case "refresh_token":
 		u, errCode = p.redeemRefresh(r.PostFormValue("refresh_token"))
+		p.mu.Lock()
+		withID = !p.RefreshWithoutIDToken
+		p.mu.Unlock()
 	default:
 		errCode = "unsupported_grant_type"
 	}
@@ -189,7 +243,7 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, errCode)
 		return
 	}
-	p.issue(w, u)
+	p.issue(w, u, withID)
 }
 
 // redeemDevice answers a device code poll.
@@ -210,8 +264,14 @@ func (p *IdP) redeemDevice(code string) (User, string) {
 	return *g.user, ""
 }
 
-// redeemRefresh uses up a refresh token.
+// redeemRefresh uses up a refresh token, once OnRefresh has returned.
 func (p *IdP) redeemRefresh(rt string) (User, string) {
+	p.mu.Lock()
+	hook := p.OnRefresh
+	p.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	u, ok := p.refresh[rt]
@@ -222,17 +282,22 @@ func (p *IdP) redeemRefresh(rt string) (User, string) {
 	return u, ""
 }
 
-// issue answers tokens for u with a new refresh token.
-func (p *IdP) issue(w http.ResponseWriter, u User) {
+// issue answers an opaque access token for u, a new refresh token and,
+// withID, an ID token.
+func (p *IdP) issue(w http.ResponseWriter, u User, withID bool) {
 	rt := "rt-" + randomHex(16)
 	p.mu.Lock()
 	p.refresh[rt] = u
 	p.mu.Unlock()
+	answer := map[string]any{
+		"access_token": "at-" + randomHex(16), "token_type": "Bearer",
+		"expires_in": int(p.TokenTTL / time.Second), "refresh_token": rt,
+	}
+	if withID {
+		answer["id_token"] = p.IDToken(u, p.ClientID, p.TokenTTL)
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": p.IDToken(u, p.ClientID, p.TokenTTL), "id_token": p.IDToken(u, p.ClientID, p.TokenTTL),
-		"token_type": "Bearer", "expires_in": int(p.TokenTTL / time.Second), "refresh_token": rt,
-	})
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // revoke forgets a refresh token (RFC 7009: unknown tokens are not an error).

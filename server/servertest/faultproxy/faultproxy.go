@@ -18,6 +18,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/loopback"
 )
 
 // Fault is one kind of injected failure.
@@ -109,7 +111,7 @@ type Record struct {
 // http:// base URL on loopback. Faults are off until SetFaults.
 func Start(target string) (*Proxy, error) {
 	u, err := url.Parse(target)
-	if err != nil || u.Scheme != "http" || !isLoopback(u.Hostname()) {
+	if err != nil || u.Scheme != "http" || !loopback.Is(u.Hostname()) {
 		return nil, fmt.Errorf("faultproxy: target %q must be an http:// URL on loopback", target)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -129,11 +131,6 @@ func Start(target string) (*Proxy, error) {
 		_ = p.srv.Serve(ln) // ends with Close
 	}()
 	return p, nil
-}
-
-func isLoopback(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // SetFaults gives each following request a fault with probability rate
