@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Pri
 	if err != nil {
 		return err
 	}
+	if hq.NoContent, err = noContentParam(q); err != nil {
+		return err
+	}
 	if !p.Allows(repo, store.LevelRead) {
 		return denied(p, repo, store.LevelRead)
 	}
@@ -69,6 +73,22 @@ func historyCursor(raw string, wholeRepo bool) (store.HistoryQuery, error) {
 		return store.HistoryQuery{}, err
 	}
 	return store.HistoryQuery{Before: int64(before), BeforeKey: key}, nil
+}
+
+// noContentParam reports whether a history request asks for revisions
+// without their content: content=false. Absent or "true" sends it.
+func noContentParam(q url.Values) (bool, error) {
+	vals, given := q[api.ParamContent]
+	if !given {
+		return false, nil
+	}
+	switch {
+	case len(vals) == 1 && vals[0] == "true":
+		return false, nil
+	case len(vals) == 1 && vals[0] == "false":
+		return true, nil
+	}
+	return false, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "content must be true or false, given once")
 }
 
 // intParam parses a positive integer query parameter; empty means def.

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"strings"
@@ -73,6 +74,9 @@ func TestHistoryErrors(t *testing.T) {
 		{"bad limit", memQuery(repo, "key", "a.md", "limit", "0"), 400, api.CodeInvalidRequest},
 		{"bad cursor", memQuery(repo, "key", "a.md", "cursor", "x"), 400, api.CodeInvalidRequest},
 		{"bad slug", "repo=acme&key=a.md", 400, api.CodeInvalidRequest},
+		{"content neither true nor false", memQuery(repo, "content", "no"), 400, api.CodeInvalidRequest},
+		{"content empty", memQuery(repo, "key", "a.md", "content", ""), 400, api.CodeInvalidRequest},
+		{"content given twice", memQuery(repo, "content", "false", "content", "false"), 400, api.CodeInvalidRequest},
 	}
 	for _, tt := range tests {
 		r := do(t, s.URL, req{path: api.HistoryPath, query: tt.query, token: s.Token})
@@ -113,5 +117,55 @@ func TestRepoHistoryPaging(t *testing.T) {
 	want := []string{"3 b.md true", "2 a.md false", "1 a.md false", "1 b.md false", "1 c.md false"}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("repo history = %q, want %q", got, want)
+	}
+}
+
+// TestHistoryWithoutContent: content=false lists the same revisions, with
+// their checksums, subjects and times, and no content, for one key and for
+// the whole repo; content=true is the default.
+func TestHistoryWithoutContent(t *testing.T) {
+	s := servertest.Start(t)
+	put(t, s, repo, map[string]string{"a.md": "one", "b.md": "B"})
+	put(t, s, repo, map[string]string{"a.md": "two"})
+	put(t, s, repo, nil, "b.md")
+	tests := []struct {
+		name        string
+		query       string
+		wantContent bool
+		want        []string
+	}{
+		{"repo", memQuery(repo, "content", "false"), false, []string{"3 b.md deleted", "2 a.md two", "1 a.md one", "1 b.md B"}},
+		{"one key", memQuery(repo, "key", "a.md", "content", "false"), false, []string{"2 a.md two", "1 a.md one"}},
+		{"repo with content", memQuery(repo, "content", "true"), true, []string{"3 b.md deleted", "2 a.md two", "1 a.md one", "1 b.md B"}},
+	}
+	for _, tt := range tests {
+		r := do(t, s.URL, req{path: api.HistoryPath, query: tt.query, token: s.Token})
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: history = %d %s, want 200", tt.name, r.status, r.body)
+		}
+		var h api.HistoryResponse
+		decode(t, r, &h)
+		var got []string
+		for _, rev := range h.Revisions {
+			key := cmp.Or(rev.Key, "a.md")
+			line := strconv.FormatInt(rev.Version, 10) + " " + key
+			switch {
+			case rev.Deleted:
+				line += " deleted"
+			case rev.Checksum == api.EntryChecksum("one"):
+				line += " one"
+			case rev.Checksum == api.EntryChecksum("two"):
+				line += " two"
+			case rev.Checksum == api.EntryChecksum("B"):
+				line += " B"
+			}
+			got = append(got, line)
+			if (rev.Content != nil) != (tt.wantContent && !rev.Deleted) || rev.Subject != "servertest" || rev.Time.IsZero() {
+				t.Errorf("%s: revision %s = %+v, want content %v, subject servertest and a time", tt.name, line, rev, tt.wantContent)
+			}
+		}
+		if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+			t.Errorf("%s: history = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -74,12 +74,9 @@ func WithRetry(maxRetries int, minWait, maxWait time.Duration) ClientOption {
 // NewClient returns a client for the server at baseURL (scheme and host,
 // optionally a path prefix) that authenticates with tokens from ts.
 func NewClient(baseURL string, ts oauth2.TokenSource, opts ...ClientOption) (*Client, error) {
-	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	u, err := parseServer(baseURL)
 	if err != nil {
-		return nil, fmt.Errorf("parse server URL: %w", err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("server URL %q must be http:// or https:// with a host", baseURL)
+		return nil, err
 	}
 	if ts == nil {
 		return nil, errors.New("no token source: set TEAMMEMD_TOKEN or token_file")
@@ -95,6 +92,19 @@ func NewClient(baseURL string, ts oauth2.TokenSource, opts ...ClientOption) (*Cl
 		c.transport = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	return c, nil
+}
+
+// parseServer parses a server's base URL: http:// or https:// with a host,
+// trailing slashes dropped.
+func parseServer(baseURL string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("parse server URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("server URL %q must be http:// or https:// with a host", baseURL)
+	}
+	return u, nil
 }
 
 // retrying returns a retrying HTTP client for one request whose attempts

@@ -2,9 +2,11 @@
 // server in agreement, following PROTOCOL.md section 6: it pulls (server wins
 // per key), pushes local deltas in batches, keeps every losing version as a
 // conflict copy outside the team directory, refuses mass deletions, and
-// persists per-repo state atomically under a lock. It also holds the HTTP
-// client the daemon uses and Discover, which finds a checkout's slug and
-// team directory.
+// persists per-repo state atomically under locks on the state and on the
+// team directory. It also holds the HTTP client the daemon uses; the
+// provenance record of who last changed each key
+// (RefreshProvenance, LoadProvenance); and SharedNotes, a read-only look
+// at which notes the server holds, for readers outside the engine.
 package memsync
 
 import (
@@ -87,6 +89,8 @@ type Engine struct {
 	leftovers atomic.Bool
 	// guards are the guards' verdicts by key (under mu).
 	guards map[string]guardEntry
+	// provenance is this repo's provenance file (RefreshProvenance).
+	provenance string
 }
 
 // New returns an engine for cfg.
@@ -113,10 +117,11 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	name := repoStateName(cfg.Repo, opts.Client.Host())
-	e.state.path = filepath.Join(cfg.StateDir, "repos", name, "state.json")
-	e.lockPath = filepath.Join(cfg.StateDir, "repos", name, "lock")
-	e.conflict = filepath.Join(cfg.StateDir, "conflicts", name)
+	repoDir := repoStateDir(cfg.StateDir, cfg.Repo, opts.Client.Host())
+	e.state.path = filepath.Join(repoDir, stateFile)
+	e.lockPath = filepath.Join(repoDir, "lock")
+	e.provenance = filepath.Join(repoDir, provenanceFile)
+	e.conflict = filepath.Join(cfg.StateDir, "conflicts", repoStateName(cfg.Repo, opts.Client.Host()))
 	store := stateStore{path: e.state.path}
 	if st, _, err := store.loadReadOnly(cfg.Repo, opts.Client.Host()); err == nil {
 		e.setChecksum(st.LastKnownChecksum)

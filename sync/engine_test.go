@@ -3,8 +3,10 @@ package memsync
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -241,12 +243,9 @@ func TestConcurrentSyncIsSerialized(t *testing.T) {
 	}
 }
 
+// keysOf returns m's keys, sorted.
 func keysOf(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 func TestDirMissingErrorSaysWhatToDo(t *testing.T) {

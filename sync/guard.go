@@ -141,20 +141,46 @@ func frontmatter(text string) (map[string]string, bool) {
 		return nil, false
 	}
 	fields := map[string]string{}
+	parent := "" // the top-level key an indented line belongs to
 	for rest != "" {
 		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimRight(line, "\r")
 		if strings.TrimRight(line, " \t") == "---" {
+			promoteMetadata(fields)
 			return fields, true
 		}
-		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' {
+		if line == "" || strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
 			continue
 		}
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			fields[strings.TrimSpace(k)] = unquote(strings.TrimSpace(v))
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key, value := strings.TrimSpace(k), unquote(strings.TrimSpace(v))
+		switch {
+		case line[0] != ' ' && line[0] != '\t':
+			fields[key], parent = value, key
+		case parent != "":
+			fields[parent+"."+key] = value
 		}
 	}
 	return nil, false
+}
+
+// promoteMetadata takes the type from the metadata block, where current
+// Claude Code versions write it (metadata:\n  type: project), when the
+// top level gives none.
+func promoteMetadata(fields map[string]string) {
+	if fields["type"] == "" && fields["metadata.type"] != "" {
+		fields["type"] = fields["metadata.type"]
+	}
+}
+
+// noteFields returns the name and description the frontmatter at the head
+// of a note gives; empty when it gives none.
+func noteFields(head []byte) (name, description string) {
+	fields, _ := frontmatter(string(head))
+	return fields["name"], fields["description"]
 }
 
 // unquote strips one pair of matching YAML quotes.

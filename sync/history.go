@@ -20,15 +20,33 @@ const maxHistoryPages = 200
 // historyPageSize is the page size History asks for.
 const historyPageSize = 500
 
-// HistoryPage fetches one page of the history of key in repo, or of the
-// whole repo when key is empty, starting at cursor ("" for the newest).
-func (c *Client) HistoryPage(ctx context.Context, repo, key, cursor string, limit int) (api.HistoryResponse, error) {
-	q := url.Values{api.ParamRepo: {repo}, api.ParamLimit: {fmt.Sprint(limit)}}
-	if key != "" {
-		q.Set(api.ParamKey, key)
+// HistoryRequest selects one page of a history.
+type HistoryRequest struct {
+	// Key is the entry whose revisions to list; empty for the whole repo.
+	Key string
+	// Cursor is where the page starts: "" for the newest, else the
+	// previous page's NextCursor.
+	Cursor string
+	// Limit is the page size.
+	Limit int
+	// NoContent asks for the revisions without their content
+	// (content=false); a server that ignores it sends the content, and
+	// the page drops it.
+	NoContent bool
+}
+
+// HistoryPage fetches one page of the history of hr.Key in repo, or of the
+// whole repo when it is empty.
+func (c *Client) HistoryPage(ctx context.Context, repo string, hr HistoryRequest) (api.HistoryResponse, error) {
+	q := url.Values{api.ParamRepo: {repo}, api.ParamLimit: {fmt.Sprint(hr.Limit)}}
+	if hr.Key != "" {
+		q.Set(api.ParamKey, hr.Key)
 	}
-	if cursor != "" {
-		q.Set(api.ParamCursor, cursor)
+	if hr.Cursor != "" {
+		q.Set(api.ParamCursor, hr.Cursor)
+	}
+	if hr.NoContent {
+		q.Set(api.ParamContent, "false")
 	}
 	u := *c.base
 	u.Path = c.base.Path + api.HistoryPath
@@ -36,6 +54,11 @@ func (c *Client) HistoryPage(ctx context.Context, repo, key, cursor string, limi
 	var out api.HistoryResponse
 	if _, err := c.do(ctx, request{op: OpHistory, repo: repo, method: "GET", url: u.String()}, &out); err != nil {
 		return out, fmt.Errorf("history of %s: %w", repo, err)
+	}
+	if hr.NoContent {
+		for i := range out.Revisions {
+			out.Revisions[i].Content = nil
+		}
 	}
 	return out, nil
 }
@@ -50,7 +73,7 @@ func (e *Engine) History(ctx context.Context, key string) ([]api.Revision, error
 	var all []api.Revision
 	cursor := ""
 	for range maxHistoryPages {
-		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, key, cursor, historyPageSize)
+		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, HistoryRequest{Key: key, Cursor: cursor, Limit: historyPageSize})
 		var ae *api.Error
 		if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
 			return nil, fmt.Errorf("%s in %s: %w", whichKeys(key), e.cfg.Repo, ErrNoHistory)

@@ -251,8 +251,8 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 	if fi.Size() > MaxFileBytes {
 		return IndexEntry{}, fmt.Sprintf("%d bytes, over the %d byte limit", fi.Size(), MaxFileBytes), nil
 	}
-	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: inode(fi)}
-	if cached.Hash != "" && !cached.Racy && cached.Size == e.Size && cached.MtimeNs == e.MtimeNs && cached.Inode == e.Inode {
+	e := statEntry(fi)
+	if cached.fresh(e) {
 		return cached, "", nil
 	}
 	data, err := t.read(key)
@@ -269,4 +269,17 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 	e.Hash = api.EntryChecksum(string(data))
 	e.Racy = now.Sub(fi.ModTime()) < racyWindow
 	return e, "", nil
+}
+
+// statEntry is the index entry of a file as a stat sees it, without its
+// hash.
+func statEntry(fi fs.FileInfo) IndexEntry {
+	return IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: inode(fi)}
+}
+
+// fresh reports whether the cached entry c's hash holds for the file whose
+// stat is e: same size, mtime and inode, and not hashed so soon after its
+// mtime that a later write could have kept them.
+func (c IndexEntry) fresh(e IndexEntry) bool {
+	return c.Hash != "" && !c.Racy && c.Size == e.Size && c.MtimeNs == e.MtimeNs && c.Inode == e.Inode
 }

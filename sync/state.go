@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -158,18 +159,42 @@ func (s *stateStore) load(repo, server string, now time.Time) (st *State, movedT
 // loadReadOnly reads the state without moving a corrupt file aside; a
 // missing or corrupt file reads as a fresh state.
 func (s *stateStore) loadReadOnly(repo, server string) (*State, bool, error) {
+	st, err := s.read(repo, server)
+	switch {
+	case err == nil:
+		return st, true, nil
+	case errors.Is(err, ErrNoState), errors.Is(err, errBadState):
+		return newState(repo, server), false, nil
+	}
+	return nil, false, err
+}
+
+// ErrNoState is the error of a read of a repo's state that finds no state
+// file: the repo never synced with this state directory.
+var ErrNoState = errors.New("no sync state")
+
+// errBadState marks a state file that does not decode, or is another
+// repo's or server's.
+var errBadState = errors.New("state file unusable")
+
+// read reads the state, leaving the file as it is: a missing file is
+// ErrNoState, a corrupt one errBadState.
+func (s *stateStore) read(repo, server string) (*State, error) {
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return newState(repo, server), false, nil
+		return nil, fmt.Errorf("%s: %w", s.path, ErrNoState)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read state: %w", err)
+		return nil, fmt.Errorf("read state: %w", err)
 	}
 	st, err := decodeState(data)
-	if err != nil || st.Repo != repo || st.Server != server {
-		return newState(repo, server), false, nil
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errBadState, s.path, err)
 	}
-	return st, true, nil
+	if st.Repo != repo || st.Server != server {
+		return nil, fmt.Errorf("%w: %s is the state of %s on %s, not of %s on %s", errBadState, s.path, st.Repo, st.Server, repo, server)
+	}
+	return st, nil
 }
 
 // save writes the state atomically unless it is unchanged.
@@ -186,6 +211,15 @@ func (s *stateStore) save(st *State) error {
 	}
 	s.last = data
 	return nil
+}
+
+// stateFile is the name of a repo's state file in its state directory.
+const stateFile = "state.json"
+
+// repoStateDir is the directory of one repo's state, lock and provenance
+// under the state root, for the server at host (Client.Host).
+func repoStateDir(stateDir, slug, host string) string {
+	return filepath.Join(stateDir, "repos", repoStateName(slug, host))
 }
 
 // repoStateName names a repo's state directory: the slug with "/" as "+",

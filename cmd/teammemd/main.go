@@ -42,6 +42,7 @@ var commands = map[string]command{
 	"restore":       {"bring back a deleted or overwritten note as a new revision", runRestore},
 	"conflicts":     {"list the conflict copies of each repo, or settle one (resolve)", runConflicts},
 	"lint":          {"check the team directory's notes as Claude Code will read them (exit 1 on a finding)", runLint},
+	"hook":          {"print context for Claude Code hooks: hook session-start", runHook},
 	"scan":          {"scan files and directories for secrets", runScan},
 	"service":       {"install, check or remove the sync daemon as your user service", runService},
 	"setup":         {"make Claude Code load the team memory teammemd syncs, and start the daemon: setup claude", runSetup},

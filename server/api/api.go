@@ -25,6 +25,9 @@ const (
 	ParamCursor = "cursor"
 	ParamLimit  = "limit"
 	ViewHashes  = "hashes"
+	// ParamContent, "false" on a history request, leaves each revision's
+	// content out (extension); "true" is the default.
+	ParamContent = "content"
 )
 
 // Content is the "content" object of a full pull.

@@ -108,6 +108,9 @@ type HistoryQuery struct {
 	Before    int64
 	BeforeKey string
 	Limit     int
+	// NoContent leaves Content nil in every revision: the backend does not
+	// read the values, for a caller that wants who changed what and when.
+	NoContent bool
 }
 
 // Purge asks for the content of revisions of one key to be dropped for

@@ -31,7 +31,12 @@ type Repo struct {
 // config home is Home. Worktrees resolve to their main checkout, so they
 // share one team directory.
 func Discover(dir string) (Repo, error) {
-	ctx := context.Background()
+	return DiscoverContext(context.Background(), dir)
+}
+
+// DiscoverContext is Discover with the git commands it runs bounded by
+// ctx.
+func DiscoverContext(ctx context.Context, dir string) (Repo, error) {
 	common, err := git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return Repo{}, fmt.Errorf("find git repository from %s: %w", dir, err)

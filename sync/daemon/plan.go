@@ -70,6 +70,25 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 	return p
 }
 
+// SpecFor returns the spec the daemon runs for the team directory of
+// checkout r, as BuildPlan would make it, without asking a server or
+// creating a directory: the first configured repo whose directory is r's,
+// else r's own slug and directory, with the defaults either way. Only the
+// configured checkouts with a server or token file of their own are
+// looked up with git; the others would give r's slug and defaults anyway.
+func SpecFor(cfg Config, def Defaults, r claude.Repo) Spec {
+	for _, rc := range cfg.Repos {
+		if rc.Checkout != "" && rc.Server == "" && rc.TokenFile == "" {
+			continue
+		}
+		s, err := configuredSpec(rc)
+		if err == nil && filepath.Clean(s.Dir) == filepath.Clean(r.Dir) {
+			return withDefaults(s, def)
+		}
+	}
+	return withDefaults(Spec{Repo: r.Slug, Dir: r.Dir, Source: "git checkout " + r.Root}, def)
+}
+
 // configuredSpec turns one [[daemon.repo]] into a spec.
 func configuredSpec(rc RepoConfig) (Spec, error) {
 	s := Spec{Repo: rc.Repo, Dir: rc.Dir, Server: rc.Server, TokenFile: rc.TokenFile, Source: "config dir " + rc.Dir}

@@ -106,3 +106,36 @@ func TestBuildPlanCreatesTeamDirOfSharedRepo(t *testing.T) {
 		t.Errorf("BuildPlan() skipped = %+v, want acme/fresh with the reason", plan.Skipped)
 	}
 }
+
+// TestSpecFor: the spec of a checkout's team directory is a configured
+// repo's on the same directory, with its own server or the default, else
+// the checkout's own slug with the defaults.
+func TestSpecFor(t *testing.T) {
+	base, home := claudetest.Home(t)
+	app := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
+	r, err := claude.Discover(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := claudetest.Checkout(t, filepath.Join(base, "src", "other"), "git@github.com:acme/other.git")
+	def := Defaults{Server: "https://default.example.com", TokenFile: "/t/default"}
+	tests := []struct {
+		name               string
+		repos              []RepoConfig
+		repo, server, file string
+	}{
+		{"nothing configured", nil, "acme/app", def.Server, def.TokenFile},
+		{"a directory with a slug of its own", []RepoConfig{{Dir: r.Dir, Repo: "acme/renamed"}}, "acme/renamed", def.Server, def.TokenFile},
+		{"a directory with a server of its own", []RepoConfig{{Dir: r.Dir, Repo: "acme/app", Server: "https://own.example.com"}}, "acme/app", "https://own.example.com", def.TokenFile},
+		{"the checkout with a server of its own", []RepoConfig{{Checkout: app, Server: "https://own.example.com", TokenFile: "/t/own"}}, "acme/app", "https://own.example.com", "/t/own"},
+		{"another checkout with a server of its own", []RepoConfig{{Checkout: other, Server: "https://own.example.com"}}, "acme/app", def.Server, def.TokenFile},
+		{"another directory", []RepoConfig{{Dir: filepath.Join(home, "elsewhere"), Repo: "acme/else", Server: "https://own.example.com"}}, "acme/app", def.Server, def.TokenFile},
+		{"the first match wins", []RepoConfig{{Dir: r.Dir, Repo: "acme/first"}, {Dir: r.Dir, Repo: "acme/second"}}, "acme/first", def.Server, def.TokenFile},
+	}
+	for _, tt := range tests {
+		got := SpecFor(Config{Repos: tt.repos}, def, r)
+		if got.Repo != tt.repo || got.Server != tt.server || got.TokenFile != tt.file || got.Dir != r.Dir {
+			t.Errorf("SpecFor(%s) = %+v, want %s on %s with %s in %s", tt.name, got, tt.repo, tt.server, tt.file, r.Dir)
+		}
+	}
+}

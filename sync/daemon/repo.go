@@ -31,6 +31,10 @@ type Engine interface {
 	// Identify returns what a path in the team directory is now, by its
 	// metadata, to tell a pull's writes (Report.Written) from a user's.
 	Identify(key string) (memsync.FileID, error)
+	// RefreshProvenance rewrites the record of who last changed each
+	// key, from the server's history, for the session-start hook; it is
+	// bounded by ctx and touches neither the team directory nor the state.
+	RefreshProvenance(ctx context.Context) error
 }
 
 // Waiter holds change waits (PROTOCOL.md section 3) on the server.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -25,17 +26,26 @@ import (
 
 // scriptEngine is an Engine whose pulls and pushes fail with the errors
 // the test sets, or succeed having synced nothing; it records when each
-// ran.
+// ran, and what ran in order.
 type scriptEngine struct {
 	mu               sync.Mutex
 	pullErr, pushErr error
 	pulls, pushes    []time.Time
+	// changes makes every push that succeeds change the repo checksum.
+	changes bool
+	pushed  int
+	// hang makes a provenance refresh wait for its context to end.
+	hang bool
+	// events are the calls in order, with when they ran ("pull 0s").
+	events []string
+	start  time.Time
 }
 
 func (e *scriptEngine) Pull(context.Context) (memsync.Report, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.pulls = append(e.pulls, time.Now())
+	e.note("pull")
 	return memsync.Report{}, e.pullErr
 }
 
@@ -43,10 +53,55 @@ func (e *scriptEngine) Push(context.Context) (memsync.Report, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.pushes = append(e.pushes, time.Now())
+	e.note("push")
+	if e.changes && e.pushErr == nil {
+		e.pushed++
+	}
 	return memsync.Report{}, e.pushErr
 }
 
-func (e *scriptEngine) Checksum() string          { return "" }
+// Checksum is empty until a push changed the repo, then names the push.
+func (e *scriptEngine) Checksum() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pushed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("sha256:push-%d", e.pushed)
+}
+
+// RefreshProvenance records its start and, with hang set, waits for ctx
+// to end and records that too; it writes no record.
+func (e *scriptEngine) RefreshProvenance(ctx context.Context) error {
+	e.mu.Lock()
+	e.note("refresh")
+	hang := e.hang
+	e.mu.Unlock()
+	if !hang {
+		return nil
+	}
+	<-ctx.Done()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.note("refresh ended")
+	return ctx.Err()
+}
+
+// note records one call with the time since the first, under e.mu.
+func (e *scriptEngine) note(what string) {
+	if e.start.IsZero() {
+		e.start = time.Now()
+	}
+	e.events = append(e.events, what+" "+time.Since(e.start).String())
+}
+
+// calledInOrder returns the calls recorded so far.
+func (e *scriptEngine) calledInOrder() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.events...)
+}
+
 func (e *scriptEngine) StoreChanged() bool        { return false }
 func (e *scriptEngine) Unsent() ([]string, error) { return nil, nil }
 func (e *scriptEngine) Show(key string) string    { return key }
@@ -297,6 +352,26 @@ func TestRefusalStopsPushesOnFakeClock(t *testing.T) {
 		synctest.Wait()
 		if _, pushes := eng.calls(); len(pushes) != 2 {
 			t.Errorf("pushes after a reload = %d, want 2", len(pushes))
+		}
+	})
+}
+
+// TestProvenanceRefreshBoundedOnFakeClock: a push that changes the repo
+// checksum is followed, on the worker, by one provenance refresh; one
+// that hangs holds the worker provenanceTimeout and no longer, so a kick
+// that came meanwhile is served then, and a failed refresh is not tried
+// again until the checksum changes.
+func TestProvenanceRefreshBoundedOnFakeClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &scriptEngine{changes: true, hang: true}
+		r := fakeRepo(t, eng, &scriptWaiter{}, nil)
+		time.Sleep(time.Second)
+		r.poke()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		want := []string{"pull 0s", "push 0s", "refresh 0s", "refresh ended 5s", "push 5s", "refresh 5s", "refresh ended 10s"}
+		if got := eng.calledInOrder(); strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("calls = %q, want %q", got, want)
 		}
 	})
 }

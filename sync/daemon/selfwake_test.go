@@ -54,13 +54,14 @@ func tracedPair(t *testing.T) (srv *servertest.Server, tr *tracer, dirA, dirB, o
 	startTraced(t, srv, tr, "bob", dirB, nil)
 	eventually(t, "both daemons settled on the seeded repo", func() bool {
 		old = serverChecksum(t, srv)
-		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.armed("alice", old) && tr.armed("bob", old)
+		return fileIs(filepath.Join(dirB, "seed.md"), "the first note\n")() && tr.settled("alice", old) && tr.settled("bob", old)
 	})
 	return srv, tr, dirA, dirB, old
 }
 
 // TestOneSaveTrace: one save costs alice's PUT, bob's change wait answer
-// and bob's GET, nothing else. The server answers alice's own change wait
+// and bob's GET, and one page of history each for the provenance record,
+// nothing else. The server answers alice's own change wait
 // too, as it answers every wait that names an older checksum; alice only
 // re-arms it (trace drops such a re-armed wait). The test holds alice's
 // PUT answer until her change wait has asked her worker to pull: the wait
@@ -75,7 +76,7 @@ func TestOneSaveTrace(t *testing.T) {
 	var new string
 	eventually(t, "bob has the note and both daemons wait on the new checksum", func() bool {
 		new = serverChecksum(t, srv)
-		return new != old && fileIs(filepath.Join(dirB, "note.md"), "alice's save\n")() && tr.armed("alice", new) && tr.armed("bob", new)
+		return new != old && fileIs(filepath.Join(dirB, "note.md"), "alice's save\n")() && tr.settled("alice", new) && tr.settled("bob", new)
 	})
 	if !tr.held["alice"] {
 		t.Fatal("alice's change wait did not ask to pull while her PUT answer was held; the window was not reached")
@@ -83,8 +84,10 @@ func TestOneSaveTrace(t *testing.T) {
 	got := tr.trace(from, map[string]string{old: "old", new: "new"})
 	want := []string{
 		"alice PUT if-match=old: 200 new",
+		"alice history: 200",
 		"bob wait if-none-match=old: 200 new",
 		"bob GET if-none-match=old: 200 new",
+		"bob history: 200",
 		"alice wait if-none-match=new: in flight",
 		"bob wait if-none-match=new: in flight",
 	}
@@ -96,7 +99,8 @@ func TestOneSaveTrace(t *testing.T) {
 // TestBurstTrace: a save too large for one PUT is pushed in batches; the
 // change wait answered after the first batch is re-armed, not pulled on.
 // Bob's change wait answers are held until alice is done, so he pulls
-// once.
+// once. Each reads one page of history for the provenance record once
+// its sync is done.
 func TestBurstTrace(t *testing.T) {
 	srv, tr, dirA, dirB, old := tracedPair(t)
 	from := tr.mark()
@@ -111,11 +115,11 @@ func TestBurstTrace(t *testing.T) {
 	var puts []string
 	eventually(t, "alice pushed the burst in two PUTs and waits on the last checksum", func() bool {
 		puts = tr.putChecksums("alice", from)
-		return len(puts) == 2 && serverChecksum(t, srv) == puts[1] && tr.armed("alice", puts[1])
+		return len(puts) == 2 && serverChecksum(t, srv) == puts[1] && tr.settled("alice", puts[1])
 	})
 	openBob()
 	eventually(t, "bob has the burst and waits on the last checksum", func() bool {
-		return fileIs(filepath.Join(dirB, "b3.md"), big)() && tr.armed("bob", puts[1])
+		return fileIs(filepath.Join(dirB, "b3.md"), big)() && tr.settled("bob", puts[1])
 	})
 	if !tr.held["alice"] {
 		t.Fatal("alice's change wait did not ask to pull while her first PUT answer was held; the window was not reached")
@@ -124,8 +128,10 @@ func TestBurstTrace(t *testing.T) {
 	want := []string{
 		"alice PUT if-match=old: 200 first",
 		"alice PUT if-match=first: 200 last",
+		"alice history: 200",
 		"bob wait if-none-match=old: 200 first",
 		"bob GET if-none-match=old: 200 last",
+		"bob history: 200",
 		"alice wait if-none-match=last: in flight",
 		"bob wait if-none-match=last: in flight",
 	}

@@ -16,7 +16,7 @@ import (
 type traceEvent struct {
 	id     int
 	node   string
-	kind   string // GET, PUT, wait or probe
+	kind   string // GET, PUT, wait, probe or history
 	pre    string // the If-Match or If-None-Match checksum
 	done   bool   // the answer (or the failure) came back
 	status int    // the answer's status, 0 for a failure
@@ -80,6 +80,8 @@ func requestKind(req *http.Request) string {
 		return "wait"
 	case q.Get(api.ParamView) != "":
 		return "probe"
+	case strings.HasSuffix(req.URL.Path, api.HistoryPath):
+		return "history"
 	}
 	return req.Method
 }
@@ -188,11 +190,29 @@ func (tr *tracer) armed(node, sum string) bool {
 	return len(open) == 1 && open[0].kind == "wait" && open[0].pre == sum
 }
 
+// settled reports whether node is armed on sum, and the last of its
+// other requests answered read the history: the provenance refresh after
+// its last sync is done.
+func (tr *tracer) settled(node, sum string) bool {
+	if !tr.armed(node, sum) {
+		return false
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for _, ev := range slices.Backward(tr.events) {
+		if ev.node == node && ev.done && ev.kind != "wait" {
+			return ev.kind == "history"
+		}
+	}
+	return false
+}
+
 // trace returns the requests answered or started since from, one line
 // each, with the checksums named as names says, less the re-armed waits:
 // a change wait answered with a checksum one of its own daemon's PUTs
 // returned, after which that daemon's next request, other than the PUTs
-// of a push still going on, is its next change wait (no pull between).
+// of a push still going on and the history read for the provenance
+// record, is its next change wait (no pull between).
 // The requests still in flight come last, as "in flight".
 func (tr *tracer) trace(from int, names map[string]string) []string {
 	tr.mu.Lock()
@@ -213,6 +233,10 @@ func (tr *tracer) trace(from int, names map[string]string) []string {
 		}
 		delete(started, ev.id)
 		if i < from || rearmed(events, i) {
+			continue
+		}
+		if ev.kind == "history" {
+			lines = append(lines, fmt.Sprintf("%s history: %d", ev.node, ev.status))
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s %s %s=%s: %d %s", ev.node, ev.kind, preName(ev.kind), label(ev.pre), ev.status, label(ev.etag)))
@@ -238,7 +262,7 @@ func rearmed(events []traceEvent, i int) bool {
 		return false
 	}
 	for _, next := range events[i+1:] {
-		if next.node != ev.node || next.done || next.kind == "PUT" {
+		if next.node != ev.node || next.done || next.kind == "PUT" || next.kind == "history" {
 			continue
 		}
 		return next.kind == "wait"

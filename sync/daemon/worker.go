@@ -19,7 +19,14 @@ type worker struct {
 	// missing, or held files back: the next attempt pulls before it pushes.
 	pullOwed bool
 	bo       backoff
+	// provenanceOf is the repo checksum the provenance was last refreshed
+	// for, or tried.
+	provenanceOf string
 }
+
+// provenanceTimeout bounds one refresh of the provenance record, so the
+// worker is never held long by it.
+const provenanceTimeout = 5 * time.Second
 
 // work runs the worker until ctx is done: a start-up pull and push, then
 // one attempt per batch of changes, kick or due retry, and a pull whenever
@@ -32,6 +39,7 @@ func (r *repo) work(ctx context.Context) error {
 	r.noteUnsent()
 	w.attempt(ctx)
 	for {
+		w.refreshProvenance(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -56,6 +64,24 @@ func (r *repo) work(ctx context.Context) error {
 			w.waiting = false
 			w.attempt(ctx)
 		}
+	}
+}
+
+// refreshProvenance has the engine refresh the provenance record once the
+// repo checksum differs from the one it was last refreshed for: after a
+// pull that applied changes or a push, and once at start. It runs after
+// the sync, never inside it, within provenanceTimeout; a failure is only
+// logged, and tried again after the next change.
+func (w *worker) refreshProvenance(ctx context.Context) {
+	cur := w.eng.Checksum()
+	if cur == "" || cur == w.provenanceOf || ctx.Err() != nil {
+		return
+	}
+	w.provenanceOf = cur
+	rctx, cancel := context.WithTimeout(ctx, provenanceTimeout)
+	defer cancel()
+	if err := w.eng.RefreshProvenance(rctx); err != nil && ctx.Err() == nil {
+		w.log.Warn("provenance not refreshed", "err", err)
 	}
 }
 

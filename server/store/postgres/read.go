@@ -66,7 +66,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revi
 		limit = &n
 	}
 	if q.Repo == "" {
-		return s.queryRevisions(ctx, `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, v.content
+		return s.queryRevisions(ctx, `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, `+contentColumn(q, "v.content")+`
 			FROM revisions v JOIN repos r ON r.id = v.repo_id WHERE r.version > 0
 			ORDER BY r.slug, v.version DESC, v.key LIMIT $1`, limit)
 	}
@@ -83,16 +83,25 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revi
 		before = version + 1
 	}
 	if q.Key != "" {
-		return s.queryRevisions(ctx, `SELECT $1::text, key, version, checksum, subject, time, content FROM revisions
+		return s.queryRevisions(ctx, `SELECT $1::text, key, version, checksum, subject, time, `+contentColumn(q, "content")+` FROM revisions
 			WHERE repo_id = $2 AND key = $3 AND version < $4 ORDER BY version DESC LIMIT $5`, q.Repo, id, q.Key, before, limit)
 	}
 	afterKey, lastVersion := q.BeforeKey, before
 	if q.Before <= 0 || q.BeforeKey == "" {
 		afterKey, lastVersion = "", before-1
 	}
-	return s.queryRevisions(ctx, `SELECT $1::text, key, version, checksum, subject, time, content FROM revisions
+	return s.queryRevisions(ctx, `SELECT $1::text, key, version, checksum, subject, time, `+contentColumn(q, "content")+` FROM revisions
 		WHERE repo_id = $2 AND (version < $3 OR (version = $4 AND key > $5)) ORDER BY version DESC, key LIMIT $6`,
 		q.Repo, id, before, lastVersion, afterKey, limit)
+}
+
+// contentColumn is the content column of a history query, or NULL when q
+// asks for no content, so the values are never read.
+func contentColumn(q store.HistoryQuery, column string) string {
+	if q.NoContent {
+		return "NULL::bytea"
+	}
+	return column
 }
 
 // queryRevisions runs a query whose rows are revisions: repo, key,

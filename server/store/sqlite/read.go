@@ -88,7 +88,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revi
 	}
 	defer tx.Rollback()
 	if q.Repo == "" {
-		return queryRevisions(ctx, tx, `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, v.content
+		return queryRevisions(ctx, tx, `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, `+contentColumn(q, "v.content")+`
 			FROM revisions v JOIN repos r ON r.id = v.repo_id ORDER BY r.slug, v.version DESC, v.key LIMIT ?`, limitArg(q.Limit))
 	}
 	st, err := readRepoRow(ctx, tx, q.Repo)
@@ -100,16 +100,25 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery) ([]store.Revi
 		before = st.version + 1
 	}
 	if q.Key != "" {
-		return queryRevisions(ctx, tx, `SELECT ?, key, version, checksum, subject, time, content FROM revisions
+		return queryRevisions(ctx, tx, `SELECT ?, key, version, checksum, subject, time, `+contentColumn(q, "content")+` FROM revisions
 			WHERE repo_id = ? AND key = ? AND version < ? ORDER BY version DESC LIMIT ?`, st.slug, st.id, q.Key, before, limitArg(q.Limit))
 	}
 	afterKey, lastVersion := q.BeforeKey, before
 	if q.Before <= 0 || q.BeforeKey == "" {
 		afterKey, lastVersion = "", before-1
 	}
-	return queryRevisions(ctx, tx, `SELECT ?, key, version, checksum, subject, time, content FROM revisions
+	return queryRevisions(ctx, tx, `SELECT ?, key, version, checksum, subject, time, `+contentColumn(q, "content")+` FROM revisions
 		WHERE repo_id = ? AND (version < ? OR (version = ? AND key > ?)) ORDER BY version DESC, key LIMIT ?`,
 		st.slug, st.id, before, lastVersion, afterKey, limitArg(q.Limit))
+}
+
+// contentColumn is the content column of a history query, or NULL when q
+// asks for no content, so the values are never read.
+func contentColumn(q store.HistoryQuery, column string) string {
+	if q.NoContent {
+		return "NULL"
+	}
+	return column
 }
 
 // limitArg is a LIMIT argument: n, or no limit for 0 or less.

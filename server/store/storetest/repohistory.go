@@ -75,3 +75,29 @@ func testEveryRepoHistoryEmpty(t *testing.T, s store.Store) {
 		t.Errorf("History(every repo of an empty store) = %d revisions, want 0", len(got))
 	}
 }
+
+// testHistoryNoContent: NoContent lists the same revisions, with their
+// checksums, subjects and times, and no content, for one key, one repo and
+// every repo.
+func testHistoryNoContent(t *testing.T, s store.Store) {
+	apply(t, s, store.Write{Repo: repo, Entries: map[string]string{"a.md": "one", "b.md": "B"}, Subject: "ann", Time: at(1)})
+	apply(t, s, store.Write{Repo: repo, Deletes: []string{"a.md"}, Subject: "bob", Time: at(2)})
+	for _, q := range []store.HistoryQuery{{Repo: repo, Key: "a.md"}, {Repo: repo}, {}} {
+		full := history(t, s, q)
+		q.NoContent = true
+		bare := history(t, s, q)
+		if len(bare) != len(full) || len(bare) == 0 {
+			t.Fatalf("History(%+v) = %d revisions, want %d", q, len(bare), len(full))
+		}
+		for i, got := range bare {
+			want := full[i]
+			if got.Content != nil {
+				t.Errorf("History(%+v)[%d].Content = %q, want nil", q, i, *got.Content)
+			}
+			if got.Repo != want.Repo || got.Key != want.Key || got.Version != want.Version || got.Checksum != want.Checksum ||
+				got.Deleted != want.Deleted || got.Subject != want.Subject || !got.Time.Equal(want.Time) {
+				t.Errorf("History(%+v)[%d] = %+v, want %+v but for its content", q, i, got, want)
+			}
+		}
+	}
+}

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"HistoryPaging", testHistoryPaging},
 		{"RepoHistory", testRepoHistory},
 		{"EveryRepoHistoryEmpty", testEveryRepoHistoryEmpty},
+		{"HistoryNoContent", testHistoryNoContent},
 		{"PruneHistory", testPruneHistory},
 		{"PurgeVersion", testPurgeVersion},
 		{"PurgeAllKeepsLive", testPurgeAllKeepsLive},

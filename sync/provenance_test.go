@@ -1,0 +1,250 @@
+package memsync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+func TestLoadProvenance(t *testing.T) {
+	sum := api.EntryChecksum("a")
+	good := `{"format":1,"repo":"acme/app","server":"h:1","checksum":"` + sum + `","version":2,"complete":true,"keys":{` +
+		`"a.md":{"version":2,"subject":"ann","time":"2026-01-02T03:04:05Z","checksum":"` + sum + `"},` +
+		`"b.md":{"version":1,"subject":"bob","time":"2026-01-02T03:04:05Z","deleted":true}}}`
+	tests := []struct {
+		name, data string
+		wantErr    bool
+	}{
+		{"good", good, false},
+		{"no keys", `{"format":1,"repo":"acme/app","server":"h:1","checksum":"` + sum + `","version":0,"complete":true}`, false},
+		{"unknown field", strings.Replace(good, `"complete"`, `"extra":1,"complete"`, 1), true},
+		{"trailing data", good + " {}", true},
+		{"other format", strings.Replace(good, `"format":1`, `"format":2`, 1), true},
+		{"bad repo", strings.Replace(good, `"acme/app"`, `"acme"`, 1), true},
+		{"bad repo checksum", strings.Replace(good, `"checksum":"`+sum+`","version":2`, `"checksum":"sha256:00","version":2`, 1), true},
+		{"bad key", strings.Replace(good, `"a.md"`, `"../a.md"`, 1), true},
+		{"deletion with a checksum", strings.Replace(good, `"deleted":true`, `"deleted":true,"checksum":"`+sum+`"`, 1), true},
+		{"write without a checksum", strings.Replace(good, `,"checksum":"`+sum+`"}`, `}`, 1), true},
+		{"no time", strings.Replace(good, `"subject":"bob","time":"2026-01-02T03:04:05Z"`, `"subject":"bob"`, 1), true},
+		{"not JSON", `{"format":1,`, true},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), provenanceFile)
+		must(t, os.WriteFile(path, []byte(tt.data), 0o600))
+		p, err := LoadProvenance(path)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%s: LoadProvenance() error = %v, want error %v", tt.name, err, tt.wantErr)
+		}
+		if err != nil && !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: LoadProvenance() error = %v, want it to name %s", tt.name, err, path)
+		}
+		if err == nil && p.Keys == nil {
+			t.Errorf("%s: LoadProvenance() keys = nil, want a map", tt.name)
+		}
+	}
+	if _, err := LoadProvenance(filepath.Join(t.TempDir(), "none.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("LoadProvenance(missing) error = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func FuzzDecodeProvenance(f *testing.F) {
+	good, _ := json.Marshal(Provenance{Format: provenanceFormat, Repo: "acme/app", Server: "h", Checksum: api.EmptyRepoChecksum,
+		Keys: map[string]Change{"a.md": {Version: 1, Subject: "ann", Time: time.Unix(1, 0), Checksum: api.EntryChecksum("a")}}})
+	f.Add(good)
+	f.Add([]byte(`{"format":1,"keys":{"../x":{"version":1}}}`))
+	f.Add([]byte(`{"format":1} trailing`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := decodeProvenance(data)
+		if err != nil {
+			return
+		}
+		for k, c := range p.Keys {
+			if c.check(k) != nil {
+				t.Fatalf("decodeProvenance accepted key %q change %+v", k, c)
+			}
+		}
+	})
+}
+
+// TestProvenancePath: the provenance file sits next to the state file
+// the engine keeps for the same repo and server URL.
+func TestProvenancePath(t *testing.T) {
+	for _, server := range []string{"http://127.0.0.1:8787", "https://[::1]:8443/", "https://teammemd.example.com/prefix"} {
+		state := t.TempDir()
+		eng, err := New(Config{Dir: t.TempDir(), Repo: testRepo, Server: server, StateDir: state},
+			Options{Client: testClient(t, server, "tok")})
+		must(t, err)
+		got, err := ProvenancePath(state, testRepo, server)
+		if want := filepath.Join(filepath.Dir(eng.StatePath()), "provenance.json"); err != nil || got != want {
+			t.Errorf("ProvenancePath(%s) = %q, %v, want %q", server, got, err, want)
+		}
+	}
+	if _, err := ProvenancePath(t.TempDir(), testRepo, "ftp://x"); err == nil {
+		t.Error("ProvenancePath(ftp://x) error = nil, want one")
+	}
+}
+
+// historyCounter counts the history requests through a transport.
+type historyCounter struct{ n atomic.Int64 }
+
+func (c *historyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(req.URL.Path, api.HistoryPath) {
+		c.n.Add(1)
+		if req.URL.Query().Get(api.ParamContent) != "false" {
+			return nil, errors.New("history asked with content")
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// provenancePeer is a peer whose history requests are counted.
+func provenancePeer(t *testing.T, srv *servertest.Server, token string) (*peer, *historyCounter) {
+	t.Helper()
+	c := &historyCounter{}
+	client, err := NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}), WithTransport(c), WithRetry(0, time.Millisecond, time.Millisecond))
+	must(t, err)
+	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
+	p.eng, err = New(Config{Dir: p.dir, Repo: testRepo, Server: srv.URL, StateDir: p.state}, Options{Client: client})
+	must(t, err)
+	return p, c
+}
+
+func loadProvenance(t *testing.T, p *peer) *Provenance {
+	t.Helper()
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	must(t, err)
+	prov, err := LoadProvenance(path)
+	must(t, err)
+	return prov
+}
+
+// TestRefreshProvenance: the record names who last wrote or deleted each
+// key, with the checksum written, from the history of two teammates'
+// pushes; a refresh for an unchanged repo asks the server nothing.
+func TestRefreshProvenance(t *testing.T) {
+	srv := servertest.Start(t)
+	grant := store.Grant{Pattern: "**", Level: store.LevelWrite}
+	ann, annHistory := provenancePeer(t, srv, srv.CreateToken(t, "ann", grant))
+	bob := newPeer(t, srv.URL, srv.CreateToken(t, "bob", grant), nil)
+	ann.write(t, "a.md", "a by ann")
+	ann.write(t, "gone.md", "soon gone")
+	ann.sync(t)
+	bob.sync(t)
+	bob.write(t, "b.md", "b by bob")
+	must(t, os.Remove(filepath.Join(bob.dir, "gone.md")))
+	bob.sync(t)
+	ann.sync(t)
+	ctx := context.Background()
+	must(t, ann.eng.RefreshProvenance(ctx))
+	got := loadProvenance(t, ann)
+	want := map[string]string{"a.md": "ann " + api.EntryChecksum("a by ann"), "b.md": "bob " + api.EntryChecksum("b by bob"), "gone.md": "bob deleted"}
+	if len(got.Keys) != len(want) || !got.Complete || got.Checksum != ann.eng.Checksum() {
+		t.Fatalf("provenance = %+v, want %d keys, complete, for checksum %s", got, len(want), ann.eng.Checksum())
+	}
+	for k, w := range want {
+		c := got.Keys[k]
+		g := c.Subject + " " + c.Checksum
+		if c.Deleted {
+			g = c.Subject + " deleted"
+		}
+		if g != w || c.Time.IsZero() {
+			t.Errorf("provenance of %s = %+v, want %s at a time", k, c, w)
+		}
+	}
+	before := annHistory.n.Load()
+	must(t, ann.eng.RefreshProvenance(ctx))
+	if n := annHistory.n.Load() - before; n != 0 {
+		t.Errorf("refresh of an unchanged repo sent %d history requests, want 0", n)
+	}
+}
+
+// TestRefreshProvenanceCarriesOn: a refresh after one more write reads
+// one page of history and keeps, from the record before it, the key whose
+// only revision lies pages below.
+func TestRefreshProvenanceCarriesOn(t *testing.T) {
+	srv := servertest.Start(t)
+	ctx := context.Background()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	apply := func(key, value string) {
+		_, err := srv.Store.Apply(ctx, store.Write{Repo: testRepo, Entries: map[string]string{key: value}, Subject: "ann", Time: at})
+		must(t, err)
+	}
+	apply("old.md", "old")
+	for i := range historyPageSize + 10 {
+		apply("busy.md", strings.Repeat("x", i+1))
+	}
+	p, history := provenancePeer(t, srv, srv.Token)
+	must(t, os.MkdirAll(p.dir, 0o755))
+	p.sync(t)
+	must(t, p.eng.RefreshProvenance(ctx))
+	if n := history.n.Load(); n != 2 {
+		t.Errorf("first refresh sent %d history requests, want 2", n)
+	}
+	apply("busy.md", "last")
+	p.sync(t)
+	must(t, p.eng.RefreshProvenance(ctx))
+	if n := history.n.Load(); n != 3 {
+		t.Errorf("refresh after one write sent %d history requests in all, want 3", n)
+	}
+	got := loadProvenance(t, p)
+	if c := got.Keys["old.md"]; c.Version != 1 || c.Checksum != api.EntryChecksum("old") || c.Subject != "ann" {
+		t.Errorf("provenance of old.md = %+v, want version 1 by ann", c)
+	}
+	if c := got.Keys["busy.md"]; c.Checksum != api.EntryChecksum("last") || c.Version != got.Version {
+		t.Errorf("provenance of busy.md = %+v, want the last write, version %d", c, got.Version)
+	}
+}
+
+// TestRefreshProvenanceFailureKeepsFile: a refresh that cannot reach the
+// server fails and leaves the record it made before.
+func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
+	srv := servertest.Start(t)
+	p, _ := provenancePeer(t, srv, srv.Token)
+	must(t, os.MkdirAll(p.dir, 0o755))
+	p.write(t, "a.md", "one")
+	p.sync(t)
+	ctx := context.Background()
+	must(t, p.eng.RefreshProvenance(ctx))
+	path, err := ProvenancePath(p.state, testRepo, srv.URL)
+	must(t, err)
+	before, err := os.ReadFile(path)
+	must(t, err)
+	p.write(t, "a.md", "two")
+	p.sync(t)
+	srv.Stop()
+	if err := p.eng.RefreshProvenance(ctx); err == nil {
+		t.Fatal("RefreshProvenance() with the server stopped = nil, want an error")
+	}
+	if after, err := os.ReadFile(path); err != nil || string(after) != string(before) {
+		t.Errorf("provenance after a failed refresh = %s, %v; want the old record", after, err)
+	}
+}
+
+// TestRefreshProvenanceNeverSynced: a repo without state has no record to
+// make and asks the server nothing.
+func TestRefreshProvenanceNeverSynced(t *testing.T) {
+	srv := servertest.Start(t)
+	p, history := provenancePeer(t, srv, srv.Token)
+	if err := p.eng.RefreshProvenance(context.Background()); err != nil || history.n.Load() != 0 {
+		t.Errorf("RefreshProvenance(never synced) = %v after %d requests, want nil after 0", err, history.n.Load())
+	}
+	path, err := ProvenancePath(p.state, testRepo, srv.URL)
+	must(t, err)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("provenance file of a repo never synced: stat = %v, want none", err)
+	}
+}

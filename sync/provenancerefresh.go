@@ -1,0 +1,145 @@
+package memsync
+
+import (
+	"context"
+	"errors"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// provenancePages bounds how many history pages one refresh of the
+// provenance reads: at historyPageSize revisions a page, 10,000 revisions.
+const provenancePages = 20
+
+// carryPageSize is the size of the first page of a refresh that carries
+// on from an earlier record: a sync or two since then wrote a few
+// revisions, and the first older than the record ends the walk.
+const carryPageSize = 50
+
+// RefreshProvenance rewrites the repo's provenance file (Provenance) from
+// the server's history, read newest first without content until every key
+// the state says the server holds has its newest revision, the history
+// ends, or provenancePages pages are read. A record made before for the
+// same store spares the pages below its version. The caller bounds it
+// with ctx.
+//
+// It is no part of a pull or push: it reads the state without the lock,
+// never touches the team directory or the state, and keeps a record
+// already made for the state's checksum. A repo never synced has none to
+// make. On a failure the old file stays.
+func (e *Engine) RefreshProvenance(ctx context.Context) error {
+	st, err := e.state.read(e.cfg.Repo, e.client.Host())
+	if errors.Is(err, ErrNoState) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.LastKnownChecksum == "" {
+		return nil
+	}
+	old, _ := LoadProvenance(e.provenance) // a missing or corrupt record is made anew
+	if old != nil && (old.Repo != st.Repo || old.Server != st.Server || old.StoreID != st.StoreID) {
+		old = nil
+	}
+	if old != nil && old.Checksum == st.LastKnownChecksum {
+		return nil
+	}
+	p, err := e.walkHistory(ctx, st, old)
+	if err != nil {
+		return err
+	}
+	return p.save(e.provenance)
+}
+
+// walkHistory reads the repo's history, newest first and without content,
+// into a provenance record for st.
+func (e *Engine) walkHistory(ctx context.Context, st *State, old *Provenance) (*Provenance, error) {
+	w := provenanceWalk{
+		p: &Provenance{Format: provenanceFormat, Repo: st.Repo, Server: st.Server, StoreID: st.StoreID,
+			Checksum: st.LastKnownChecksum, Keys: map[string]Change{}},
+		live: st.ServerChecksums,
+		old:  old,
+	}
+	cursor, limit := "", historyPageSize
+	if old != nil {
+		limit = carryPageSize
+	}
+	for pages := 1; !w.covered(); pages++ {
+		if pages > provenancePages {
+			e.log.Info("provenance incomplete", "pages", provenancePages, "keys", len(w.p.Keys))
+			return w.finish(st), nil
+		}
+		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, HistoryRequest{Cursor: cursor, Limit: limit, NoContent: true})
+		if err != nil {
+			return nil, err
+		}
+		limit = historyPageSize
+		for _, r := range page.Revisions {
+			w.note(r)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	w.p.Complete = true
+	e.log.Debug("provenance refreshed", "keys", len(w.p.Keys), "version", w.p.Version)
+	return w.finish(st), nil
+}
+
+// provenanceWalk is one refresh's read of the history.
+type provenanceWalk struct {
+	p    *Provenance
+	live map[string]string
+	// old is the previous record of the same store, until the walk reaches
+	// its version: from there on, its keys' changes are those it recorded.
+	old *Provenance
+}
+
+// note takes in one revision, the next older one of the history.
+func (w *provenanceWalk) note(r api.Revision) {
+	if w.p.Version == 0 {
+		w.p.Version = r.Version
+		if w.old != nil && w.old.Version > r.Version {
+			w.old = nil // the store went back: its versions tell nothing
+		}
+	}
+	if w.old != nil && r.Version <= w.old.Version {
+		for k, c := range w.old.Keys {
+			w.add(k, c)
+		}
+		w.old = nil
+	}
+	w.add(r.Key, Change{Version: r.Version, Subject: r.Subject, Time: r.Time.UTC(), Checksum: r.Checksum, Deleted: r.Deleted})
+}
+
+// add records c as key k's change unless a newer one is recorded, or c is
+// malformed.
+func (w *provenanceWalk) add(k string, c Change) {
+	if _, seen := w.p.Keys[k]; !seen && c.check(k) == nil {
+		w.p.Keys[k] = c
+	}
+}
+
+// covered reports whether every key the server holds has its change.
+func (w *provenanceWalk) covered() bool {
+	for k := range w.live {
+		if _, ok := w.p.Keys[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// finish returns the record, keeping the keys the server holds or has
+// deleted, as st last saw them.
+func (w *provenanceWalk) finish(st *State) *Provenance {
+	for k := range w.p.Keys {
+		_, live := st.ServerChecksums[k]
+		_, tomb := st.Tombstones[k]
+		if !live && !tomb {
+			delete(w.p.Keys, k)
+		}
+	}
+	return w.p
+}
