@@ -13,9 +13,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -95,9 +97,16 @@ func (l *Lab) Start(name string, env []string, args ...string) (*Process, error)
 // Output runs the binary with args to completion and returns its trimmed
 // standard output.
 func (l *Lab) Output(ctx context.Context, args ...string) (string, error) {
-	l.show(Command{Args: args, Output: true})
+	return l.Run(ctx, nil, nil, args...)
+}
+
+// Run runs the binary with args, the lab's environment plus env and stdin
+// (nil for none) to completion, and returns its trimmed standard output.
+func (l *Lab) Run(ctx context.Context, env []string, stdin io.Reader, args ...string) (string, error) {
+	l.show(Command{Env: env, Args: args, Output: true})
 	cmd := exec.CommandContext(ctx, l.Bin, args...)
-	cmd.Env = l.env
+	cmd.Env = append(slices.Clone(l.env), env...)
+	cmd.Stdin = stdin
 	return output("teammemd "+args[0], cmd)
 }
 

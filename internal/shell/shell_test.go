@@ -1,6 +1,9 @@
 package shell
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestQuote(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -30,4 +33,40 @@ func TestJoin(t *testing.T) {
 	if got, want := Join("teammemd", "token", "create", "--repos", "demo/**"), "teammemd token create --repos 'demo/**'"; got != want {
 		t.Errorf("Join(a glob) = %s, want %s", got, want)
 	}
+}
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"teammemd run --config /home/a/config.toml", []string{"teammemd", "run", "--config", "/home/a/config.toml"}},
+		{"  '/my dir/teammemd'\trun  ", []string{"/my dir/teammemd", "run"}},
+		{`'it'\''s' ''`, []string{"it's", ""}},
+		{`a\ b`, []string{"a b"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		got, err := Split(tt.in)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("Split(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for _, in := range []string{"'open", `trailing\`, `"double"`, "$HOME/x", "a;b", "*.md"} {
+		if got, err := Split(in); err == nil {
+			t.Errorf("Split(%q) = %q, nil, want an error", in, got)
+		}
+	}
+}
+
+func FuzzSplitJoin(f *testing.F) {
+	for _, s := range []string{"plain", "my notes.md", "it's", "", "$HOME", "a\\b", "tab\there"} {
+		f.Add(s, "--config")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got, err := Split(Join(a, b))
+		if err != nil || !slices.Equal(got, []string{a, b}) {
+			t.Errorf("Split(Join(%q, %q)) = %q, %v, want the two words back", a, b, got, err)
+		}
+	})
 }
