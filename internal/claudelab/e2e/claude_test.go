@@ -32,6 +32,10 @@
 // client lists the team's notes by description in a recall query to the
 // model and puts the notes the model selects into the next request.
 //
+// teammemd doctor, run in bob's checkout with his client, says before setup
+// that the client will not show the team's notes to the model, and after
+// setup by which route it will.
+//
 // It runs only with TEAMMEMD_TEST_CLAUDE=1 (CI sets it), as root (for the
 // namespace), with node on PATH (for 2.1.88); then anything missing fails
 // it.
@@ -103,11 +107,18 @@ func (sc scenario) run(t *testing.T) {
 	n := newNotes()
 	alice := newUser(t, lab.Dir, "alice", sc.build, func(u *user) claudelab.Script { return n.aliceScript(u.team) })
 	bob := newUser(t, lab.Dir, "bob", sc.build, func(u *user) claudelab.Script { return bobScript(u.checkout, sc.route) })
+	checkDoctor(t, lab, bob, "before setup", "FAIL  agent     "+repo+": Claude Code "+sc.build.Version+" will not show these team notes to the model: ",
+		"TEAMMEMD_CONFIG=", "TEAMMEMD_SERVER="+srv.URL)
 	for _, u := range []*user{alice, bob} {
 		if err := u.start(ctx, lab, srv, sc.route); err != nil {
 			t.Fatal(err)
 		}
 	}
+	routes := "hook"
+	if sc.route == storesRoute {
+		routes = "hook, stores"
+	}
+	checkDoctor(t, lab, bob, "after setup", "ok    agent     "+repo+": Claude Code "+sc.build.Version+" loads these team notes (route: "+routes+")")
 
 	if _, err := alice.ask(ctx, "Save what we learned about the build as team notes."); err != nil {
 		t.Fatal(err)

@@ -21,11 +21,12 @@ const (
 
 // setUp configures the user with "teammemd setup claude" on the route,
 // the client's own traffic off, and returns the arguments of the teammemd
-// run line setup prints for the user to start the daemon with.
+// run line setup prints for the user to start the daemon with, as it does
+// where no service manager answers (none does in the test's namespace).
 func (u *user) setUp(ctx context.Context, lab *proclab.Lab, server, token string, r route) ([]string, error) {
 	out, err := lab.Run(ctx, u.shellEnv(), strings.NewReader(token), "setup", "claude",
 		"--server", server, "--token-stdin", "--checkout", u.checkout, "--route", string(r),
-		"--disable-client-traffic", "--claude", u.claude, "--no-service")
+		"--disable-client-traffic", "--claude", u.claude)
 	if err != nil {
 		return nil, err
 	}
