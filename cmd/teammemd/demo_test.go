@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 // TestMain lets the demo start this test binary as teammemd child
@@ -164,7 +165,7 @@ func TestDemoAgentRoute(t *testing.T) {
 	if err := d.agentRoute(context.Background()); err != nil || out.Len() != 0 {
 		t.Fatalf("agentRoute with no claude on PATH = %v, %q; want nothing", err, out.String())
 	}
-	t.Setenv("PATH", filepath.Dir(fakeClaudeBin(t, "2.1.328", "api_key")))
+	t.Setenv("PATH", filepath.Dir(claudetest.FakeClient(t, "2.1.328", "api_key")))
 	if err := d.agentRoute(context.Background()); err != nil {
 		t.Fatal(err)
 	}

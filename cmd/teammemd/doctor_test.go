@@ -17,6 +17,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/login"
@@ -144,7 +145,7 @@ func (c *doctorCase) run(t *testing.T) (stdout string, code int) {
 // On a machine where all is well every check passes, one line each.
 func TestDoctorHealthy(t *testing.T) {
 	c := newDoctorCase(t)
-	c.claude = fakeClaudeBin(t, "2.1.328", "api_key")
+	c.claude = claudetest.FakeClient(t, "2.1.328", "api_key")
 	writeClaudeSettings(t, `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/usr/local/bin/teammemd hook session-start"}]}]}}`)
 	c.startDaemon(t)
 	out, code := c.run(t)
@@ -188,13 +189,7 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 			c.server = "https://" + addr
 		}},
 		{"another web server", "teammemd", "base URL", func(t *testing.T, c *doctorCase) {
-			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/html")
-				w.WriteHeader(http.StatusNotFound)
-				fmt.Fprint(w, "<html>404 Not Found</html>")
-			}))
-			t.Cleanup(other.Close)
-			c.server = other.URL
+			c.server = anotherWebServer(t)
 		}},
 		{"revoked token", "auth", "ask the server's admin for a new one", func(t *testing.T, c *doctorCase) {
 			writeFile(t, c.tokenFile, "tmd_not_a_token\n", 0o600)
@@ -242,12 +237,23 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 
 // failLine returns the FAIL line of check in out, "" when there is none.
 func failLine(out, check string) string {
-	for line := range strings.Lines(out) {
-		if strings.HasPrefix(line, fmt.Sprintf("FAIL  %-9s ", check)) {
-			return line
-		}
+	if line := checkLine(out, check); strings.HasPrefix(line, checkFail+"  ") {
+		return line
 	}
 	return ""
+}
+
+// anotherWebServer is the URL of a web server that is not teammemd: it
+// answers every request 404 with a page.
+func anotherWebServer(t *testing.T) string {
+	t.Helper()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "<html>404 Not Found</html>")
+	}))
+	t.Cleanup(other.Close)
+	return other.URL
 }
 
 // closedPortURL is the URL of a loopback port nothing listens on.
@@ -304,7 +310,7 @@ func TestDoctorClaudeCode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newDoctorCase(t)
-			c.claude = fakeClaudeBin(t, tc.version, tc.login)
+			c.claude = claudetest.FakeClient(t, tc.version, tc.login)
 			if tc.settings != "" {
 				writeClaudeSettings(t, tc.settings)
 			}
@@ -330,13 +336,7 @@ func TestDoctorNoDaemon(t *testing.T) {
 // token may read the repo.
 func TestDoctorRepoAgainstAnotherServer(t *testing.T) {
 	c := newDoctorCase(t)
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, "<html>404 Not Found</html>")
-	}))
-	t.Cleanup(other.Close)
-	c.server = other.URL
+	c.server = anotherWebServer(t)
 	out, _ := c.run(t)
 	if line := checkLine(out, "repo"); strings.Contains(line, "may read it") || !strings.Contains(line, "not checked") {
 		t.Errorf("doctor against another web server: repo line %q, want access not checked\n%s", line, out)

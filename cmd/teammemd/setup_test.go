@@ -14,19 +14,6 @@ import (
 	"github.com/teammemd/teammemd/sync/claude/route"
 )
 
-// fakeClaudeBin writes an executable named claude that answers --version
-// and auth status as a client of version v with login method would.
-func fakeClaudeBin(t *testing.T, v, method string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "claude")
-	script := "#!/bin/sh\ncase \"$1\" in\n--version) echo '" + v + " (Claude Code)';;\n" +
-		"auth) echo '{\"loggedIn\":true,\"authMethod\":\"" + method + "\",\"apiProvider\":\"firstParty\"}';;\n*) exit 3;;\nesac\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // setupCLI runs "teammemd setup args..." with the systemd manager and rec.
 func setupCLI(t *testing.T, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -48,7 +35,7 @@ func TestSetupClaude(t *testing.T) {
 	}
 	writeFile(t, settings, `{"model": "opus", "env": {"FOO": "bar"}}`, 0o644)
 	orig, _ := os.ReadFile(settings)
-	claudeBin := fakeClaudeBin(t, "2.1.328", "claude.ai")
+	claudeBin := claudetest.FakeClient(t, "2.1.328", "claude.ai")
 	base := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--claude", claudeBin}
 
 	// The stores route on a claude.ai login needs the consent flag.
@@ -103,7 +90,7 @@ func TestSetupClaudeWithoutAServiceManager(t *testing.T) {
 	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
 	rec := &cmdRecorder{fail: map[string]bool{"systemctl --user show-environment": true}}
 	stdout, stderr, code := setupCLI(t, rec, "tmd_x", "claude", "--binary", bin, "--server", "https://teammemd.example.com",
-		"--token-stdin", "--checkout", checkout, "--claude", fakeClaudeBin(t, "2.1.88", "api_key"))
+		"--token-stdin", "--checkout", checkout, "--claude", claudetest.FakeClient(t, "2.1.88", "api_key"))
 	if code != 0 {
 		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -146,7 +133,7 @@ func slicesHave(calls [][]string, line string) bool {
 func TestServiceInstallOffersSetup(t *testing.T) {
 	_, bin := serviceHome(t)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("PATH", filepath.Dir(fakeClaudeBin(t, "2.1.328", "api_key"))+":"+os.Getenv("PATH"))
+	t.Setenv("PATH", filepath.Dir(claudetest.FakeClient(t, "2.1.328", "api_key"))+":"+os.Getenv("PATH"))
 	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
 	stdout, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)

@@ -83,3 +83,18 @@ func CwdLine(t testing.TB, cwd string) string {
 	}
 	return string(data)
 }
+
+// FakeClient writes an executable named claude that answers --version and
+// "auth status --json" as a Claude Code client of version v with login
+// method (an authMethod: api_key, claude.ai...) would, and returns its
+// path. The shipped client itself is what internal/claudelab runs.
+func FakeClient(t testing.TB, v, method string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\ncase \"$1\" in\n--version) echo '" + v + " (Claude Code)';;\n" +
+		"auth) echo '{\"loggedIn\":true,\"authMethod\":\"" + method + "\",\"apiProvider\":\"firstParty\"}';;\n*) exit 3;;\nesac\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 func client(v, method string) Client {
@@ -68,21 +70,8 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
-// fakeClaude writes an executable that answers --version and auth status
-// as a client of version v with login method would.
-func fakeClaude(t *testing.T, v, method string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "claude")
-	script := "#!/bin/sh\ncase \"$1\" in\n--version) echo '" + v + " (Claude Code)';;\n" +
-		"auth) echo '{\"loggedIn\":true,\"authMethod\":\"" + method + "\",\"apiProvider\":\"firstParty\"}';;\n*) exit 3;;\nesac\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestFind(t *testing.T) {
-	c := Find(context.Background(), fakeClaude(t, "2.1.331", "claude.ai"))
+	c := Find(context.Background(), claudetest.FakeClient(t, "2.1.331", "claude.ai"))
 	if c.Err != nil || c.Version.String() != "2.1.331" || !c.Login.Uploads() {
 		t.Errorf("Find = %+v, want 2.1.331 with a claude.ai login", c)
 	}
