@@ -11,12 +11,18 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
+// VacuumPurged is the statement the README gives to run after a purge:
+// it rewrites the tables purged content was in, their TOAST tables and
+// indexes, without the dead row versions that still hold it.
+const VacuumPurged = "VACUUM (FULL) entries, revisions"
+
 // purgeResidue is the Residue of every purge that dropped content:
-// PostgreSQL keeps the old row versions until a vacuum, and even then
-// leaves their bytes in the table's files until they are reused.
-const purgeResidue = "PostgreSQL keeps the purged content in dead row versions of the revisions table until VACUUM reclaims them, " +
-	"and in its write-ahead log, archives and backups; to rewrite the table without it, run VACUUM (FULL) revisions " +
-	"(it locks the table while it runs)"
+// PostgreSQL keeps the old row versions, content included, in the files of
+// the entries and revisions tables until they are rewritten.
+const purgeResidue = "PostgreSQL keeps the purged content in dead row versions of the entries and revisions tables " +
+	"(and their TOAST tables) until they are rewritten: run " + VacuumPurged + " (it locks the tables while it runs), " +
+	"then CHECKPOINT as a superuser; the write-ahead log, WAL archives, replicas and backups keep their copies " +
+	"(README: Purging a leaked secret)"
 
 // Purge implements store.Store. It holds the repo's row lock, so it runs
 // between the writes to the repo of every replica, and clears the content
