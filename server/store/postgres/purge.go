@@ -96,8 +96,8 @@ func (s *Store) purgeTx(ctx context.Context, tx pgx.Tx, p store.Purge) (store.Pu
 func lockExisting(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
 	st := &repoState{slug: slug}
 	var modified int64
-	err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum FROM repos WHERE slug = $1 AND version > 0 FOR UPDATE`, slug).
-		Scan(&st.id, &st.version, &modified, &st.checksum)
+	err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 AND version > 0 FOR UPDATE`, slug).
+		Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -136,7 +136,7 @@ func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p sto
 	}
 	b := &pgx.Batch{}
 	next := queueWrite(b, cur, pl, w)
-	b.Queue(updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.id)
+	b.Queue(updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.compactedThrough, next.id)
 	b.Queue(notifyChange, s.channel, notifyPayload(next.version, next.slug))
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
