@@ -81,6 +81,9 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p p
 // repo's compactedThrough when it drops any. It returns the lines left and
 // how many lines at their start it left as they were.
 func compactMarkers(ctx context.Context, tx *writeTx, next *repoState, lines []entryLine, w store.Write) ([]entryLine, int, error) {
+	if w.Deletions == (store.DeletionBound{}) {
+		return lines, len(lines), nil
+	}
 	deleted := map[string]int64{}
 	for _, l := range lines {
 		if !l.live() {
