@@ -2,12 +2,14 @@ package memsync
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/sync/internal/fault"
 )
@@ -145,5 +147,38 @@ func TestCompactionAfterRestoreKeepsFiles(t *testing.T) {
 	}
 	if got := serverEntries(t, srv)["note.md"]; got != "note" {
 		t.Errorf("server note.md = %q, want bob's copy pushed again", got)
+	}
+}
+
+// TestKnownDeletions: a full pull applies the server's tombstones, and a
+// merge base key the server lists neither live nor deleted only when the
+// state saw its tombstone or the horizon is past the state's version.
+func TestKnownDeletions(t *testing.T) {
+	const sum = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	base := map[string]string{"live.md": sum, "marked.md": sum, "seen.md": sum, "vanished.md": sum}
+	resp := func(compactedThrough int64) api.FullResponse {
+		return api.FullResponse{CompactedThrough: compactedThrough, Content: api.Content{
+			Entries: map[string]string{"live.md": "x"}, DeletedEntries: map[string]int64{"marked.md": 5, "never.md": 6}}}
+	}
+	tests := []struct {
+		name             string
+		lastVersion      int64
+		compactedThrough int64
+		want             []string
+	}{
+		{"no compaction", 7, 0, []string{"marked.md", "never.md", "seen.md"}},
+		{"compacted before the last sync", 7, 7, []string{"marked.md", "never.md", "seen.md"}},
+		{"compacted since the last sync", 7, 8, []string{"marked.md", "never.md", "seen.md", "vanished.md"}},
+		{"version unknown", 0, 3, []string{"marked.md", "never.md", "seen.md", "vanished.md"}},
+	}
+	for _, tt := range tests {
+		s := &session{st: &State{Base: base, LastKnownVersion: tt.lastVersion, Tombstones: map[string]int64{"seen.md": 4, "gone.md": 3}}}
+		got := s.knownDeletions(resp(tt.compactedThrough))
+		if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, tt.want) {
+			t.Errorf("%s: knownDeletions() = %v, want %v", tt.name, keys, tt.want)
+		}
+		if got["seen.md"] != 4 {
+			t.Errorf("%s: knownDeletions()[seen.md] = %d, want the time seen, 4", tt.name, got["seen.md"])
+		}
 	}
 }
