@@ -9,6 +9,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // Defaults of the [server] configuration section.
@@ -29,7 +30,15 @@ const (
 	DefaultFailedAuthBurst     = 10
 	DefaultKeepVersions        = 50
 	DefaultPruneInterval       = time.Hour
+	// DefaultKeepDeletedFor and DefaultMaxDeletedPerRepo bound a repo's
+	// deletion markers: 90 days, and as many as the live entries' cap.
+	DefaultKeepDeletedFor    = 90 * 24 * time.Hour
+	DefaultMaxDeletedPerRepo = api.DefaultMaxEntries
 )
+
+// minKeepDeletedFor is the shortest retention of deletion markers a
+// config may set.
+const minKeepDeletedFor = time.Hour
 
 // Config is the [server] section of the teammemd config file. A zero field
 // takes its default; Resolve returns the config with every default filled in.
@@ -56,6 +65,8 @@ type Config struct {
 	MaxWaitersPerSubject int `toml:"max_waiters_per_subject"`
 	// History is the retention of entry history ([server.history]).
 	History Retention `toml:"history"`
+	// Deletions bounds each repo's deletion markers ([server.deletions]).
+	Deletions Deletions `toml:"deletions"`
 	// ScanSecrets refuses PUTs whose values hold a secret; true when unset.
 	ScanSecrets *bool `toml:"scan_secrets"`
 	// TLSCert and TLSKey are PEM files of the certificate (with its chain)
@@ -107,6 +118,20 @@ type Retention struct {
 // Enabled reports whether old content is pruned.
 func (r Retention) Enabled() bool { return r.KeepVersions > 0 }
 
+// Deletions bounds the deletion markers (tombstones) of each repo: a write
+// compacts those over the bound, oldest first (PROTOCOL.md section 12).
+type Deletions struct {
+	// KeepFor is how long a marker is kept.
+	KeepFor time.Duration `toml:"keep_for"`
+	// MaxPerRepo is the most markers a repo keeps.
+	MaxPerRepo int `toml:"max_per_repo"`
+}
+
+// Bound is the store's form of d.
+func (d Deletions) Bound() store.DeletionBound {
+	return store.DeletionBound{KeepFor: d.KeepFor, Max: d.MaxPerRepo}
+}
+
 // ScanEnabled reports whether the server scans PUT values for secrets.
 func (c Config) ScanEnabled() bool { return c.ScanSecrets == nil || *c.ScanSecrets }
 
@@ -134,6 +159,8 @@ func (c Config) Resolve() Config {
 	c.MaxWaitersPerSubject = min(c.MaxWaitersPerSubject, c.MaxWaiters)
 	setDefault(&c.History.KeepVersions, DefaultKeepVersions)
 	setDefault(&c.History.PruneInterval, DefaultPruneInterval)
+	setDefault(&c.Deletions.KeepFor, DefaultKeepDeletedFor)
+	setDefault(&c.Deletions.MaxPerRepo, DefaultMaxDeletedPerRepo)
 	return c
 }
 
@@ -168,6 +195,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateWaiters(); err != nil {
+		return err
+	}
+	if err := validateDeletions(c.Deletions); err != nil {
 		return err
 	}
 	return validateRetention(c.History)
@@ -243,6 +273,16 @@ func validateRetention(r Retention) error {
 	}
 	if r.PruneInterval > 0 && r.PruneInterval < time.Second {
 		return fmt.Errorf("history.prune_interval must be at least 1s, got %s", r.PruneInterval)
+	}
+	return nil
+}
+
+func validateDeletions(d Deletions) error {
+	if err := notNegative("deletions.max_per_repo", d.MaxPerRepo); err != nil {
+		return err
+	}
+	if d.KeepFor != 0 && d.KeepFor < minKeepDeletedFor {
+		return fmt.Errorf("deletions.keep_for must be at least %s, got %s", minKeepDeletedFor, d.KeepFor)
 	}
 	return nil
 }

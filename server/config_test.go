@@ -38,7 +38,10 @@ failed_auth_burst = 5
 [history]
 keep_versions = 3
 keep_for = "720h"
-prune_interval = "10m"`, true},
+prune_interval = "10m"
+[deletions]
+keep_for = "2160h"
+max_per_repo = 500`, true},
 		{"rate limit off", "[rate_limit]\nrequests_per_second = -1", true},
 		{"bad listen", `listen = "8787"`, false},
 		{"negative limit", "[limits]\nmax_entries = -1", false},
@@ -56,6 +59,9 @@ prune_interval = "10m"`, true},
 		{"subject's share of a default server", "max_waiters_per_subject = 10000", true},
 		{"negative keep_for", "[history]\nkeep_for = \"-1h\"", false},
 		{"fast pruning", "[history]\nprune_interval = \"1ms\"", false},
+		{"negative marker cap", "[deletions]\nmax_per_repo = -1", false},
+		{"markers kept a minute", "[deletions]\nkeep_for = \"1m\"", false},
+		{"markers kept an hour", "[deletions]\nkeep_for = \"1h\"\nmax_per_repo = 1", true},
 		{"tls", "tls_cert = \"/etc/teammemd/cert.pem\"\ntls_key = \"/etc/teammemd/key.pem\"", true},
 		{"tls cert without key", "tls_cert = \"/etc/teammemd/cert.pem\"", false},
 		{"tls key without cert", "tls_key = \"/etc/teammemd/key.pem\"", false},
@@ -79,7 +85,8 @@ func TestConfigResolve(t *testing.T) {
 	c := Config{}.Resolve()
 	if c.Listen != DefaultListen || c.OrganizationID != DefaultOrganizationID || c.Limits.MaxEntries != 2000 ||
 		c.Limits.MaxWait != 60*time.Second || !c.RateLimit.Enabled() || c.MaxWaiters != DefaultMaxWaiters ||
-		c.History.KeepVersions != DefaultKeepVersions || !c.ScanEnabled() {
+		c.History.KeepVersions != DefaultKeepVersions || !c.ScanEnabled() ||
+		c.Deletions != (Deletions{KeepFor: 90 * 24 * time.Hour, MaxPerRepo: 2000}) {
 		t.Errorf("Config{}.Resolve() = %+v, want the defaults", c)
 	}
 	if c.MaxWaitersPerSubject != DefaultMaxWaitersPerSubject {
@@ -120,6 +127,7 @@ func FuzzConfig(f *testing.F) {
 	f.Add("listen = \"127.0.0.1:1\"\n[limits]\nmax_wait = \"30s\"")
 	f.Add("[rate_limit]\nrequests_per_second = -1\nburst = 3")
 	f.Add("[history]\nkeep_versions = -1\nkeep_for = \"1h\"")
+	f.Add("[deletions]\nkeep_for = \"24h\"\nmax_per_repo = 10")
 	f.Fuzz(func(t *testing.T, text string) {
 		var c Config
 		if _, err := toml.Decode(text, &c); err != nil || c.Validate() != nil {
@@ -132,7 +140,7 @@ func FuzzConfig(f *testing.F) {
 		if err := r.Validate(); err != nil {
 			t.Fatalf("Resolve() of a valid config is invalid: %v", err)
 		}
-		if rr := r.Resolve(); rr.Listen != r.Listen || rr.Limits != r.Limits || rr.RateLimit != r.RateLimit || rr.History != r.History {
+		if rr := r.Resolve(); rr.Listen != r.Listen || rr.Limits != r.Limits || rr.RateLimit != r.RateLimit || rr.History != r.History || rr.Deletions != r.Deletions {
 			t.Fatalf("Resolve() is not idempotent: %+v then %+v", r, rr)
 		}
 	})

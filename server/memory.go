@@ -139,7 +139,7 @@ func (s *Server) writeSnapshot(w http.ResponseWriter, snap store.Snapshot, hashe
 	}
 	s.writeJSON(w, http.StatusOK, api.FullResponse{
 		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
-		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
+		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum, CompactedThrough: snap.CompactedThrough,
 		Content: api.Content{Entries: orEmpty(snap.Entries), EntryChecksums: sums, DeletedEntries: snap.Deleted},
 	})
 }
@@ -162,7 +162,7 @@ func (s *Server) writeHashes(w http.ResponseWriter, snap store.Snapshot, sums ma
 	body, err := json.Marshal(api.HashesResponse{
 		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
 		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
-		EntryChecksums: sums, DeletedEntries: snap.Deleted,
+		EntryChecksums: sums, DeletedEntries: snap.Deleted, CompactedThrough: snap.CompactedThrough,
 	})
 	if err != nil {
 		s.writeEncodeError(w, err)

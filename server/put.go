@@ -35,7 +35,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	now := s.now().UTC()
 	res, err := s.store.Apply(r.Context(), store.Write{
 		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys,
-		Subject: p.Subject, Time: now, MaxEntries: s.limits.MaxEntries,
+		Subject: p.Subject, Time: now, MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
 	})
 	if err != nil {
 		return applyError(repo, err)

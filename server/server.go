@@ -88,9 +88,11 @@ type Server struct {
 	limits  api.Limits
 	org     string
 	history Retention
-	ready   func(net.Addr)
-	stopTO  time.Duration
-	version string
+	// deletions bounds each repo's deletion markers at every write.
+	deletions store.DeletionBound
+	ready     func(net.Addr)
+	stopTO    time.Duration
+	version   string
 
 	limiter    *keyLimiter // per subject
 	failedAuth *keyLimiter // failed authentications per client address
@@ -139,6 +141,7 @@ func New(opts Options) (*Server, error) {
 		limits:     cfg.Limits,
 		org:        cfg.OrganizationID,
 		history:    cfg.History,
+		deletions:  cfg.Deletions.Bound(),
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
 		version:    opts.Version,

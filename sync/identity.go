@@ -51,6 +51,7 @@ func (s *session) rebaseline() bool {
 	s.st.ServerChecksums = map[string]string{}
 	s.st.Tombstones = nil
 	s.st.LastKnownChecksum = ""
+	s.st.LastKnownVersion = 0
 	for k := range s.st.Base {
 		if _, err := s.td.root.Lstat(k); !errors.Is(err, fs.ErrNotExist) {
 			delete(s.st.Base, k)

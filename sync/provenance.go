@@ -20,7 +20,7 @@ const provenanceFormat = 1
 const provenanceFile = "provenance.json"
 
 // Provenance is who last changed each key of a repo on the server, from
-// the server's history (PROTOCOL.md section 12). The daemon refreshes it
+// the server's history (PROTOCOL.md section 13). The daemon refreshes it
 // after a sync that changed the repo (Engine.RefreshProvenance); the
 // session-start hook reads it to say who wrote each note. It is persisted
 // as JSON next to the repo's state file.

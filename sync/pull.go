@@ -55,7 +55,8 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	}
 	s.st.PullAgain = false
 	entries := resp.Content.Entries
-	if err := s.applyTombstones(resp.Content.DeletedEntries, entries, local); err != nil {
+	deleted := s.knownDeletions(resp)
+	if err := s.applyTombstones(deleted, entries, local); err != nil {
 		return err
 	}
 	keys := slices.Sorted(maps.Keys(entries))
@@ -92,8 +93,9 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		return err
 	}
 	s.st.ServerChecksums = sums
-	s.st.Tombstones = resp.Content.DeletedEntries
+	s.st.Tombstones = deleted
 	s.st.LastKnownChecksum = resp.Checksum
+	s.st.LastKnownVersion = resp.Version
 	if len(s.held) > 0 {
 		s.st.PullAgain = true // what the held files hold is judged once they can be read
 	}
@@ -163,4 +165,5 @@ func (s *session) forgetServer() {
 	s.st.ServerChecksums = map[string]string{}
 	s.st.Tombstones = nil
 	s.st.LastKnownChecksum = api.EmptyRepoChecksum
+	s.st.LastKnownVersion = 0
 }

@@ -185,15 +185,15 @@ func (s *session) send(ctx context.Context, ups []upload, deletes []string) erro
 		if err != nil {
 			return s.noteRejection(err, b)
 		}
-		s.accept(b, resp.Checksum)
+		s.accept(b, resp)
 		s.log.Debug("batch pushed", "entries", len(b.Entries), "deletes", len(b.Deletes))
 		ifMatch = resp.Checksum
 	}
 	return nil
 }
 
-// accept records a batch the server stored.
-func (s *session) accept(b batch, checksum string) {
+// accept records a batch the server stored, answered with resp.
+func (s *session) accept(b batch, resp api.PutResponse) {
 	for _, u := range b.Entries {
 		s.st.ServerChecksums[u.Key] = u.Sum
 		s.st.Base[u.Key] = u.Sum
@@ -209,7 +209,8 @@ func (s *session) accept(b batch, checksum string) {
 		s.st.Tombstones[k] = s.now().UnixMilli()
 		s.rep.SoftDeleted = append(s.rep.SoftDeleted, k)
 	}
-	s.st.LastKnownChecksum = checksum
+	s.st.LastKnownChecksum = resp.Checksum
+	s.st.LastKnownVersion = resp.Version
 }
 
 // noteRejection remembers a permanent refusal of one key's content so it is

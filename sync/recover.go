@@ -61,6 +61,7 @@ func (s *session) reconcile(ctx context.Context) error {
 		s.st.ServerChecksums = validSums(h.EntryChecksums)
 		s.st.Tombstones = h.DeletedEntries
 		s.st.LastKnownChecksum = h.Checksum
+		s.st.LastKnownVersion = h.Version
 		return nil
 	}
 	full, _, err := s.client.Get(ctx, s.cfg.Repo, "")

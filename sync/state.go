@@ -25,6 +25,11 @@ type State struct {
 	Server string `json:"server"`
 	// LastKnownChecksum is the repo checksum after the last pull or push.
 	LastKnownChecksum string `json:"lastKnownChecksum"`
+	// LastKnownVersion is the repo version LastKnownChecksum is of; 0 when
+	// unknown. A server whose deletion markers were compacted through a
+	// later version may have dropped the marker of a deletion this state
+	// never saw (PROTOCOL.md section 12).
+	LastKnownVersion int64 `json:"lastKnownVersion,omitempty"`
 	// StoreID is the identity of the server's database that
 	// LastKnownChecksum, ServerChecksums and Tombstones describe; empty
 	// before the server named one.
@@ -36,7 +41,9 @@ type State struct {
 	Base map[string]string `json:"base"`
 	// ServerMaxEntries is the server's entry cap learned from a 413.
 	ServerMaxEntries int `json:"serverMaxEntries,omitempty"`
-	// Tombstones are the server's deleted keys as last seen (Unix ms).
+	// Tombstones are the keys known deleted on the server (Unix ms; 0
+	// when unknown): its markers as last seen, and the deletions of keys
+	// in Base it no longer marks (see knownDeletions).
 	Tombstones map[string]int64 `json:"tombstones,omitempty"`
 	// Rejected maps key to a permanent refusal of that exact content.
 	Rejected map[string]Rejection `json:"rejected,omitempty"`

@@ -12,6 +12,32 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 )
 
+// knownDeletions returns the deletions a full pull applies and the state
+// keeps: the server's markers, and the keys of the merge base that the
+// server lists neither live nor deleted when the client knows them deleted.
+// It does when it saw the marker before (it is in the state's Tombstones),
+// or when the server's compaction horizon is past the version the state
+// was synced at: the marker of a deletion since may be gone (PROTOCOL.md
+// section 12). A key in the merge base was on the server at that sync, and
+// a store that has not changed its identity loses a key only by deleting
+// it, so no deletion is taken back and nothing else is applied as one.
+func (s *session) knownDeletions(resp api.FullResponse) map[string]int64 {
+	deleted := maps.Clone(resp.Content.DeletedEntries)
+	if deleted == nil {
+		deleted = map[string]int64{}
+	}
+	missed := resp.CompactedThrough > s.st.LastKnownVersion
+	for k := range s.st.Base {
+		_, live := resp.Content.Entries[k]
+		_, marked := deleted[k]
+		at, seen := s.st.Tombstones[k]
+		if !live && !marked && (seen || missed) {
+			deleted[k] = at
+		}
+	}
+	return deleted
+}
+
 // applyTombstones applies the server's deletions before anything is
 // written, so that the path a deleted key held is free for a live one (a
 // file that became a directory, or the way back).

@@ -16,8 +16,9 @@ import (
 
 var migrateBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-// seedSQLite writes repos with live entries, tombstones, history (some of
-// it pruned) and tokens, one revoked, into a SQLite database in dir.
+// seedSQLite writes repos with live entries, tombstones (one compacted),
+// history (some of it pruned) and tokens, one revoked, into a SQLite
+// database in dir.
 func seedSQLite(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
@@ -32,6 +33,9 @@ func seedSQLite(t *testing.T, dir string) {
 		{Repo: "acme/app", Deletes: []string{"gone.md"}},
 		{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": "# v3\n"}},
 		{Repo: "gitlab.example.com/acme/web", Entries: map[string]string{"notes/é.md": "café\r\n", "empty.md": ""}},
+		{Repo: "acme/compacted", Entries: map[string]string{"a.md": "a", "b.md": "b", "c.md": "c"}},
+		{Repo: "acme/compacted", Deletes: []string{"a.md"}},
+		{Repo: "acme/compacted", Deletes: []string{"b.md"}, Deletions: store.DeletionBound{Max: 1}}, // compacts a.md's tombstone
 	} {
 		w.Subject, w.Time = "ann", migrateBase.Add(time.Duration(i)*time.Second+time.Duration(i)*1234567)
 		if _, err := st.Apply(ctx, w); err != nil {
@@ -109,14 +113,14 @@ func TestMigrateStore(t *testing.T) {
 			t.Errorf("migrate-store output shows the password:\n%s%s", stdout, stderr)
 		}
 	}
-	migrate(0, "acme/app: copied", "gitlab.example.com/acme/web: copied", "2 copied", "tokens: 2 copied", "verified")
+	migrate(0, "acme/app: copied", "gitlab.example.com/acme/web: copied", "3 copied", "tokens: 2 copied", "verified")
 	sameStores(t, dir, db)
 	first := pgStoreID(t, db)
 	if src := sqliteStoreID(t, dir); first == src {
 		t.Errorf("store identity after migrate-store = %s, the SQLite database's; want a new one", first)
 	}
 
-	migrate(0, "acme/app: up to date", "0 copied, 0 updated, 2 up to date", "tokens: 0 copied, 0 revoked, 2 already there")
+	migrate(0, "acme/app: up to date", "0 copied, 0 updated, 3 up to date", "tokens: 0 copied, 0 revoked, 2 already there")
 	sameStores(t, dir, db)
 	if again := pgStoreID(t, db); again == first {
 		t.Errorf("store identity after migrate-store ran again = %s, unchanged; want a new one", again)
@@ -130,11 +134,15 @@ func TestMigrateStore(t *testing.T) {
 	if _, err := src.Apply(ctx, store.Write{Repo: "acme/app", Entries: map[string]string{"late.md": "written after the copy"}, Subject: "bob", Time: migrateBase.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := src.Apply(ctx, store.Write{Repo: "acme/compacted", Deletes: []string{"c.md"}, Subject: "bob", Time: migrateBase.Add(time.Hour),
+		Deletions: store.DeletionBound{Max: 1}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := src.RevokeToken(ctx, "tok1", migrateBase.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	src.Close()
-	migrate(0, "acme/app: updated", "gitlab.example.com/acme/web: up to date", "tokens: 0 copied, 1 revoked")
+	migrate(0, "acme/app: updated", "acme/compacted: updated", "gitlab.example.com/acme/web: up to date", "tokens: 0 copied, 1 revoked")
 	sameStores(t, dir, db)
 
 	dst, err := postgres.Open(ctx, db, postgres.Options{})

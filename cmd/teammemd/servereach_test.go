@@ -23,7 +23,9 @@ import (
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
+	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
 // settingServer is a "teammemd serve" run in this process from a config
@@ -86,6 +88,8 @@ func settingCases() []settingCase {
 			toml: "[server.history]\nkeep_versions = 1\nprune_interval = \"1s\"\n", probe: probePruned(true)},
 		{keys: []string{"history.keep_for"},
 			toml: "[server.history]\nkeep_versions = 1\nkeep_for = \"1h\"\nprune_interval = \"1s\"\n", probe: probePruned(false)},
+		{keys: []string{"deletions.max_per_repo"}, toml: "[server.deletions]\nmax_per_repo = 1\n", probe: probeDeletionCap},
+		{keys: []string{"deletions.keep_for"}, toml: "[server.deletions]\nkeep_for = \"1h\"\n", prepare: prepareOldDeletion, probe: probeOldDeletionCompacted},
 		{keys: []string{"auth"}, toml: "[server.auth]\ntokens = false\n[server.auth.github]\nenabled = true\n", probe: probeAuth},
 	}
 }
@@ -482,5 +486,61 @@ func probeAuth(t *testing.T, s *settingServer) {
 	}
 	if a := s.put(t, s.alice, map[string]string{"a.md": "a"}); a.status != http.StatusUnauthorized {
 		t.Errorf("PUT with a static token while tokens are off = %d, want 401", a.status)
+	}
+}
+
+// hashes reads the repo's hash probe as alice.
+func (s *settingServer) hashes(t *testing.T) api.HashesResponse {
+	t.Helper()
+	a := s.call(t, http.MethodGet, repoQuery("&view=hashes"), s.alice, nil, nil)
+	var h api.HashesResponse
+	if a.status != http.StatusOK || json.Unmarshal(a.body, &h) != nil {
+		t.Fatalf("GET hashes = %d %s, want 200", a.status, a.body)
+	}
+	return h
+}
+
+// probeDeletionCap deletes two notes: with one tombstone kept per repo, the
+// second deletion compacts the first.
+func probeDeletionCap(t *testing.T, s *settingServer) {
+	s.mustPut(t, map[string]string{"a.md": "a", "b.md": "b"})
+	var last api.PutResponse
+	for _, k := range []string{"a.md", "b.md"} {
+		a := s.call(t, http.MethodPut, repoQuery(""), s.alice, api.PutRequest{Entries: map[string]string{}, SoftDeleteKeys: []string{k}}, nil)
+		if a.status != http.StatusOK || json.Unmarshal(a.body, &last) != nil {
+			t.Fatalf("PUT deleting %s = %d %s, want 200", k, a.status, a.body)
+		}
+	}
+	h := s.hashes(t)
+	if got := slices.Sorted(maps.Keys(h.DeletedEntries)); !slices.Equal(got, []string{"b.md"}) || h.CompactedThrough != last.Version {
+		t.Errorf("hashes after two deletions = deleted %v compacted through %d, want [b.md] through %d", got, h.CompactedThrough, last.Version)
+	}
+}
+
+// prepareOldDeletion writes, into the data directory before serve starts,
+// a repo with a note deleted two hours ago.
+func prepareOldDeletion(t *testing.T, s *settingServer) string {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(s.data, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	then := time.Now().Add(-2 * time.Hour)
+	for _, w := range []store.Write{{Entries: map[string]string{"old.md": "old"}}, {Deletes: []string{"old.md"}}} {
+		w.Repo, w.Subject, w.Time = settingsRepo, "ann", then
+		if _, err := st.Apply(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ""
+}
+
+// probeOldDeletionCompacted writes a note: the write drops the tombstone
+// older than keep_for, which the default of 90 days would keep.
+func probeOldDeletionCompacted(t *testing.T, s *settingServer) {
+	pr := s.mustPut(t, map[string]string{"a.md": "a"})
+	if h := s.hashes(t); len(h.DeletedEntries) != 0 || h.CompactedThrough != pr.Version {
+		t.Errorf("hashes after a write = deleted %v compacted through %d, want none through %d", h.DeletedEntries, h.CompactedThrough, pr.Version)
 	}
 }

@@ -39,6 +39,8 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		{"subject over server", "[server]\nmax_waiters = 10\nmax_waiters_per_subject = 11\n", nil, []string{"max_waiters_per_subject", "11", "max_waiters", "10"}},
 		{"negative keep_for", "[server.history]\nkeep_for = \"-1h\"\n", nil, []string{"history.keep_for", "-1h0m0s"}},
 		{"fast pruning", "[server.history]\nprune_interval = \"1ms\"\n", nil, []string{"history.prune_interval", "1ms"}},
+		{"negative marker cap", "[server.deletions]\nmax_per_repo = -2\n", nil, []string{"deletions.max_per_repo", "-2"}},
+		{"markers kept a second", "[server.deletions]\nkeep_for = \"1s\"\n", nil, []string{"deletions.keep_for", "1s"}},
 		{"every auth mode off", "[server.auth]\ntokens = false\n", nil, []string{"auth", "every mode is off"}},
 		{"failure cache ttl", "[server.auth]\nfailure_cache_ttl = \"2h\"\n", nil, []string{"auth.failure_cache_ttl", "2h0m0s"}},
 		{"failure cache size", "[server.auth]\nfailure_cache_size = -1\n", nil, []string{"auth.failure_cache_size", "-1"}},

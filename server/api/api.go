@@ -44,7 +44,10 @@ type FullResponse struct {
 	Version        int64     `json:"version"`
 	LastModified   time.Time `json:"lastModified"`
 	Checksum       string    `json:"checksum"`
-	Content        Content   `json:"content"`
+	// CompactedThrough is the version of the last write that compacted
+	// deletion markers (extension, PROTOCOL.md section 12); 0 when none did.
+	CompactedThrough int64   `json:"compactedThrough,omitempty"`
+	Content          Content `json:"content"`
 }
 
 // HashesResponse is the body of GET ?repo=<slug>&view=hashes: the same
@@ -58,6 +61,8 @@ type HashesResponse struct {
 	Checksum       string            `json:"checksum"`
 	EntryChecksums map[string]string `json:"entryChecksums"`
 	DeletedEntries map[string]int64  `json:"deletedEntries"`
+	// CompactedThrough is as in FullResponse.
+	CompactedThrough int64 `json:"compactedThrough,omitempty"`
 }
 
 // PutRequest is the body of PUT ?repo=<slug>: an upsert-merge of Entries and

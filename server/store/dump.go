@@ -13,6 +13,8 @@ type RepoDump struct {
 	Version      int64
 	LastModified time.Time
 	Checksum     string
+	// CompactedThrough is the repo's Snapshot.CompactedThrough.
+	CompactedThrough int64
 	// Entries are the repo's keys, live and tombstoned, in byte order.
 	Entries []EntryDump
 	// Revisions are every key's history, by key then version.

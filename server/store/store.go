@@ -54,6 +54,10 @@ type Snapshot struct {
 	EntryChecksums map[string]string
 	// Deleted maps tombstoned keys to their deletion time in Unix ms.
 	Deleted map[string]int64
+	// CompactedThrough is the version of the last write that compacted
+	// deletion markers (see DeletionBound); 0 when none was. Every
+	// deletion after it still has its marker in Deleted.
+	CompactedThrough int64
 }
 
 // Write is one atomic upsert-merge with soft deletes.
@@ -71,6 +75,9 @@ type Write struct {
 	Time time.Time
 	// MaxEntries caps live entries after the merge; 0 means no cap.
 	MaxEntries int
+	// Deletions bounds the repo's deletion markers after a write that
+	// changes it; the zero bound keeps them all.
+	Deletions DeletionBound
 }
 
 // Result describes the repo after Apply.

@@ -21,8 +21,11 @@ type repoState struct {
 	version      int64
 	lastModified time.Time
 	checksum     string
-	live         map[string]string // key to entry checksum
-	deleted      map[string]int64  // tombstoned key to deletion time, Unix ms
+	// compactedThrough is the version of the last write that compacted
+	// deletion markers.
+	compactedThrough int64
+	live             map[string]string // key to entry checksum
+	deleted          map[string]int64  // tombstoned key to deletion time, Unix ms
 }
 
 func (st *repoState) result(changed []string) store.Result {
@@ -39,8 +42,8 @@ func lockRepo(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
 	for range 3 {
 		st := &repoState{slug: slug}
 		var modified int64
-		err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum FROM repos WHERE slug = $1 FOR UPDATE`, slug).
-			Scan(&st.id, &st.version, &modified, &st.checksum)
+		err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 FOR UPDATE`, slug).
+			Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
 		if err == nil {
 			st.lastModified = time.Unix(0, modified).UTC()
 			return st, readKeys(ctx, tx, st)

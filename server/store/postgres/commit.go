@@ -210,7 +210,7 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 	if cur == start {
 		return nil // nothing changed: roll back, even a new repo's row
 	}
-	b.Queue(updateRepo, cur.version, cur.lastModified.UnixNano(), cur.checksum, cur.id)
+	b.Queue(updateRepo, cur.version, cur.lastModified.UnixNano(), cur.checksum, cur.compactedThrough, cur.id)
 	b.Queue(notifyChange, s.channel, notifyPayload(cur.version, cur.slug))
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("apply write to %s: %w", repo, err)

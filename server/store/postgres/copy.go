@@ -113,8 +113,8 @@ func (s *Store) importRepo(ctx context.Context, d store.RepoDump) (string, error
 	outcome := Copied
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		err = tx.QueryRow(ctx, "INSERT INTO repos (slug, version, last_modified, checksum) VALUES ($1, $2, $3, $4) RETURNING id",
-			d.Repo, d.Version, d.LastModified.UnixNano(), d.Checksum).Scan(&id)
+		err = tx.QueryRow(ctx, "INSERT INTO repos (slug, version, last_modified, checksum, compacted_through) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+			d.Repo, d.Version, d.LastModified.UnixNano(), d.Checksum, d.CompactedThrough).Scan(&id)
 	case err == nil:
 		outcome, err = s.compareCopy(ctx, tx, id, version, checksum, d)
 	}
@@ -152,7 +152,7 @@ func (s *Store) compareCopy(ctx context.Context, tx pgx.Tx, id, version int64, c
 			return "", fmt.Errorf("copy %s: %w", d.Repo, err)
 		}
 	}
-	_, err = tx.Exec(ctx, updateRepo, d.Version, d.LastModified.UnixNano(), d.Checksum, id)
+	_, err = tx.Exec(ctx, updateRepo, d.Version, d.LastModified.UnixNano(), d.Checksum, d.CompactedThrough, id)
 	if err != nil {
 		return "", fmt.Errorf("copy %s: %w", d.Repo, err)
 	}
@@ -238,8 +238,8 @@ func verifyCopy(d, got store.RepoDump) error {
 		}
 	}
 	switch sum := api.RepoChecksum(live, deleted); {
-	case got.Version != d.Version:
-		return fmt.Errorf("version %d, want %d", got.Version, d.Version)
+	case got.Version != d.Version || got.CompactedThrough != d.CompactedThrough:
+		return fmt.Errorf("version %d compacted through %d, want %d through %d", got.Version, got.CompactedThrough, d.Version, d.CompactedThrough)
 	case len(live) != srcLive || len(deleted) != srcDeleted || len(got.Revisions) != len(d.Revisions):
 		return fmt.Errorf("%d entries, %d tombstones, %d revisions; want %d, %d, %d",
 			len(live), len(deleted), len(got.Revisions), srcLive, srcDeleted, len(d.Revisions))

@@ -45,8 +45,8 @@ func (s *Store) ExportRepo(ctx context.Context, repo string) (store.RepoDump, er
 func exportRepo(ctx context.Context, q querier, repo string) (store.RepoDump, int64, error) {
 	d := store.RepoDump{Repo: repo}
 	var id, modified int64
-	err := q.QueryRow(ctx, "SELECT id, version, last_modified, checksum FROM repos WHERE slug = $1 AND version > 0", repo).
-		Scan(&id, &d.Version, &modified, &d.Checksum)
+	err := q.QueryRow(ctx, "SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 AND version > 0", repo).
+		Scan(&id, &d.Version, &modified, &d.Checksum, &d.CompactedThrough)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, 0, store.ErrNotFound
 	}

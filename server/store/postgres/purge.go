@@ -11,12 +11,18 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
+// VacuumPurged is the statement the README gives to run after a purge:
+// it rewrites the tables purged content was in, their TOAST tables and
+// indexes, without the dead row versions that still hold it.
+const VacuumPurged = "VACUUM (FULL) entries, revisions"
+
 // purgeResidue is the Residue of every purge that dropped content:
-// PostgreSQL keeps the old row versions until a vacuum, and even then
-// leaves their bytes in the table's files until they are reused.
-const purgeResidue = "PostgreSQL keeps the purged content in dead row versions of the revisions table until VACUUM reclaims them, " +
-	"and in its write-ahead log, archives and backups; to rewrite the table without it, run VACUUM (FULL) revisions " +
-	"(it locks the table while it runs)"
+// PostgreSQL keeps the old row versions, content included, in the files of
+// the entries and revisions tables until they are rewritten.
+const purgeResidue = "PostgreSQL keeps the purged content in dead row versions of the entries and revisions tables " +
+	"(and their TOAST tables) until they are rewritten: run " + VacuumPurged + " (it locks the tables while it runs), " +
+	"then CHECKPOINT as a superuser; the write-ahead log, WAL archives, replicas and backups keep their copies " +
+	"(README: Purging a leaked secret)"
 
 // Purge implements store.Store. It holds the repo's row lock, so it runs
 // between the writes to the repo of every replica, and clears the content
@@ -90,8 +96,8 @@ func (s *Store) purgeTx(ctx context.Context, tx pgx.Tx, p store.Purge) (store.Pu
 func lockExisting(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
 	st := &repoState{slug: slug}
 	var modified int64
-	err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum FROM repos WHERE slug = $1 AND version > 0 FOR UPDATE`, slug).
-		Scan(&st.id, &st.version, &modified, &st.checksum)
+	err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 AND version > 0 FOR UPDATE`, slug).
+		Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -130,7 +136,7 @@ func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p sto
 	}
 	b := &pgx.Batch{}
 	next := queueWrite(b, cur, pl, w)
-	b.Queue(updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.id)
+	b.Queue(updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.compactedThrough, next.id)
 	b.Queue(notifyChange, s.channel, notifyPayload(next.version, next.slug))
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)

@@ -48,8 +48,8 @@ func TestPurgeResidue(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Purge(v1) error = %v", err)
 	}
-	if !strings.Contains(r.Residue, "VACUUM (FULL) revisions") {
-		t.Errorf("Purge(v1).Residue = %q, want it to name VACUUM (FULL) revisions", r.Residue)
+	if !strings.Contains(r.Residue, VacuumPurged) {
+		t.Errorf("Purge(v1).Residue = %q, want it to name %s", r.Residue, VacuumPurged)
 	}
 	if r, err = s.Purge(ctx, p); err != nil || r.Residue != "" {
 		t.Errorf("Purge(v1 again) = %+v, %v, want nothing purged and no residue", r, err)

@@ -17,7 +17,7 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 	if withValues {
 		value = "e.value"
 	}
-	rows, err := s.pool.Query(ctx, `SELECT r.version, r.last_modified, r.checksum, e.key, e.checksum, e.deleted_at, `+value+`
+	rows, err := s.pool.Query(ctx, `SELECT r.version, r.last_modified, r.checksum, r.compacted_through, e.key, e.checksum, e.deleted_at, `+value+`
 		FROM repos r LEFT JOIN entries e ON e.repo_id = r.id WHERE r.slug = $1 AND r.version > 0`, repo)
 	if err != nil {
 		return store.Snapshot{}, fmt.Errorf("read repo %s: %w", repo, err)
@@ -33,7 +33,7 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 		var key, sum *string
 		var deletedAt *int64
 		var val []byte
-		if err := rows.Scan(&snap.Version, &modified, &snap.Checksum, &key, &sum, &deletedAt, &val); err != nil {
+		if err := rows.Scan(&snap.Version, &modified, &snap.Checksum, &snap.CompactedThrough, &key, &sum, &deletedAt, &val); err != nil {
 			return store.Snapshot{}, fmt.Errorf("read repo %s: %w", repo, err)
 		}
 		found = true

@@ -37,7 +37,8 @@ const (
 		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
 	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $1 WHERE repo_id = $2 AND key = $3`
 	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	updateRepo     = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3 WHERE id = $4`
+	updateRepo     = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3, compacted_through = $4 WHERE id = $5`
+	dropMarkers    = `DELETE FROM entries WHERE repo_id = $1 AND key = ANY($2) AND checksum IS NULL`
 	notifyChange   = `SELECT pg_notify($1, $2)`
 )
 
@@ -50,6 +51,8 @@ func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState 
 		lastModified: w.Time.UTC().Round(0),
 		live:         maps.Clone(cur.live),
 		deleted:      maps.Clone(cur.deleted),
+
+		compactedThrough: cur.compactedThrough,
 	}
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
 	for _, k := range p.deletes {
@@ -65,8 +68,24 @@ func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState 
 		next.live[k] = u.sum
 		delete(next.deleted, k)
 	}
+	compactMarkers(b, next, w.Deletions)
 	next.checksum = api.RepoChecksum(next.live, next.deleted)
 	return next
+}
+
+// compactMarkers queues on b the removal of next's deletion markers over
+// bound, takes them out of next, and records next's version as the repo's
+// compactedThrough when it drops any.
+func compactMarkers(b *pgx.Batch, next *repoState, bound store.DeletionBound) {
+	drop := bound.Compact(next.deleted, next.lastModified)
+	if len(drop) == 0 {
+		return
+	}
+	b.Queue(dropMarkers, next.id, drop)
+	for _, k := range drop {
+		delete(next.deleted, k)
+	}
+	next.compactedThrough = next.version
 }
 
 // notifyPayload is the payload of the notification of a write.

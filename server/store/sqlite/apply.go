@@ -51,7 +51,7 @@ func emptyState(slug string) *repoState {
 func readRepoRow(ctx context.Context, q queryer, slug string) (*repoState, error) {
 	st := &repoState{slug: slug}
 	var modified int64
-	err := q.QueryRowContext(ctx, selectRepo, slug).Scan(&st.id, &st.version, &modified, &st.checksum)
+	err := q.QueryRowContext(ctx, selectRepo, slug).Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}

@@ -41,7 +41,8 @@ func (s *Store) ExportRepo(ctx context.Context, repo string) (store.RepoDump, er
 	if err != nil {
 		return store.RepoDump{}, err
 	}
-	d := store.RepoDump{Repo: repo, Version: st.version, LastModified: st.lastModified, Checksum: st.checksum}
+	d := store.RepoDump{Repo: repo, Version: st.version, LastModified: st.lastModified, Checksum: st.checksum,
+		CompactedThrough: st.compactedThrough}
 	if d.Entries, err = exportEntries(ctx, tx, st.id); err != nil {
 		return store.RepoDump{}, fmt.Errorf("export %s: %w", repo, err)
 	}

@@ -76,7 +76,8 @@ func TestPurgeLiveBytesDoNotLinger(t *testing.T) {
 }
 
 // TestMigrateAddsPurges opens a database of the first schema version, with
-// data, and finds it upgraded: its data kept, purges recorded.
+// data, and finds it upgraded: its data kept, purges recorded, markers
+// compacted.
 func TestMigrateAddsPurges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	s := mustOpen(t, path)
@@ -84,6 +85,7 @@ func TestMigrateAddsPurges(t *testing.T) {
 	mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "two"}, Subject: "ann", Time: t0.Add(time.Second)})
 	s.Close()
 	rawExec(t, path, "DROP TABLE purges")
+	rawExec(t, path, "ALTER TABLE repos DROP COLUMN compacted_through")
 	rawExec(t, path, "PRAGMA user_version = 1")
 
 	s = mustOpen(t, path)
@@ -93,5 +95,11 @@ func TestMigrateAddsPurges(t *testing.T) {
 	}
 	if recs, err := s.Purges(context.Background(), ""); err != nil || len(recs) != 1 {
 		t.Errorf("Purges(after migration) = %+v, %v, want 1 record", recs, err)
+	}
+	mustApply(t, s, store.Write{Repo: "acme/app", Deletes: []string{"a.md"}, Subject: "ann", Time: t0.Add(2 * time.Second)})
+	w := mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"b.md": "b"}, Subject: "ann", Time: t0.Add(3 * time.Second),
+		Deletions: store.DeletionBound{Max: 1, KeepFor: time.Millisecond}})
+	if snap, err := s.Snapshot(context.Background(), "acme/app", false); err != nil || len(snap.Deleted) != 0 || snap.CompactedThrough != w.Version {
+		t.Errorf("Snapshot(after migration and compaction) = %+v, %v, want no marker, compacted through %d", snap, err, w.Version)
 	}
 }

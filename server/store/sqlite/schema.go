@@ -57,6 +57,7 @@ var migrations = []string{
 		reason          TEXT NOT NULL
 	);
 	CREATE INDEX purges_repo ON purges (repo, id);`,
+	`ALTER TABLE repos ADD COLUMN compacted_through INTEGER NOT NULL DEFAULT 0; -- the last write that compacted deletion markers`,
 }
 
 // SchemaVersion is the schema version this build writes.

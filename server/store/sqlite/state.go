@@ -18,9 +18,12 @@ type repoState struct {
 	version      int64
 	lastModified time.Time
 	checksum     string
-	lines        []entryLine // sorted by key, one per key
-	live         int         // how many lines are live
-	marks        []sumMark   // saved hash states of the checksum input, by line
+	// compactedThrough is the version of the last write that compacted
+	// deletion markers.
+	compactedThrough int64
+	lines            []entryLine // sorted by key, one per key
+	live             int         // how many lines are live
+	marks            []sumMark   // saved hash states of the checksum input, by line
 
 	mapsOnce    sync.Once // builds the map views on the first snapshot
 	liveSums    map[string]string
@@ -55,6 +58,8 @@ func (st *repoState) snapshot() store.Snapshot {
 		Checksum:       st.checksum,
 		EntryChecksums: maps.Clone(live),
 		Deleted:        maps.Clone(deleted),
+
+		CompactedThrough: st.compactedThrough,
 	}
 }
 

@@ -10,10 +10,10 @@ import (
 // Statements every write runs. The driver compiles an ad-hoc statement on
 // each call; these are prepared once on the write connection instead.
 const (
-	selectRepo   = "SELECT id, version, last_modified, checksum FROM repos WHERE slug = ?"
+	selectRepo   = "SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = ?"
 	selectSums   = "SELECT key, checksum, deleted_at FROM entries WHERE repo_id = ?"
 	insertRepo   = "INSERT INTO repos (slug, version, last_modified, checksum) VALUES (?, 0, 0, '')"
-	updateRepo   = "UPDATE repos SET version = ?, last_modified = ?, checksum = ? WHERE id = ?"
+	updateRepo   = "UPDATE repos SET version = ?, last_modified = ?, checksum = ?, compacted_through = ? WHERE id = ?"
 	savepoint    = "SAVEPOINT w"
 	releaseSave  = "RELEASE w"
 	rollbackSave = "ROLLBACK TO w"
@@ -21,11 +21,12 @@ const (
 		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
 	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = ? WHERE repo_id = ? AND key = ?`
 	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	dropMarker     = `DELETE FROM entries WHERE repo_id = ? AND key = ? AND checksum IS NULL`
 )
 
 var writerQueries = []string{
 	selectRepo, selectSums, insertRepo, updateRepo, savepoint, releaseSave, rollbackSave,
-	upsertEntry, tombstoneEntry, insertRevision,
+	upsertEntry, tombstoneEntry, insertRevision, dropMarker,
 }
 
 // prepareWriter prepares the writer's statements on db.

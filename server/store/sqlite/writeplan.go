@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -11,10 +12,11 @@ import (
 // runs on the writer goroutine only: it uses the writer's checksummer.
 func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p plan, w store.Write) (*repoState, error) {
 	next := &repoState{
-		id:           cur.id,
-		slug:         cur.slug,
-		version:      cur.version + 1,
-		lastModified: w.Time.UTC().Round(0),
+		id:               cur.id,
+		slug:             cur.slug,
+		version:          cur.version + 1,
+		lastModified:     w.Time.UTC().Round(0),
+		compactedThrough: cur.compactedThrough,
 	}
 	if next.id == 0 {
 		res, err := tx.ExecContext(ctx, insertRepo, cur.slug)
@@ -34,11 +36,16 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 		changes = append(changes, l)
 	}
 	lines, unchanged := mergeLines(cur.lines, changes)
-	next.setLines(lines)
-	if err := s.sums.sum(next, cur, unchanged); err != nil {
+	lines, kept, err := compactMarkers(ctx, tx, next, lines, w)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.id); err != nil {
+	next.setLines(lines)
+	if err := s.sums.sum(next, cur, min(unchanged, kept)); err != nil {
+		return nil, err
+	}
+	_, err = tx.ExecContext(ctx, updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.compactedThrough, next.id)
+	if err != nil {
 		return nil, fmt.Errorf("update repo: %w", err)
 	}
 	return next, nil
@@ -67,4 +74,35 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p p
 		return entryLine{}, fmt.Errorf("record revision: %w", err)
 	}
 	return entryLine{key: key, sum: u.sum}, nil
+}
+
+// compactMarkers drops from the database and from lines, which are next's,
+// the deletion markers over w's bound, and records next's version as the
+// repo's compactedThrough when it drops any. It returns the lines left and
+// how many lines at their start it left as they were.
+func compactMarkers(ctx context.Context, tx *writeTx, next *repoState, lines []entryLine, w store.Write) ([]entryLine, int, error) {
+	if w.Deletions == (store.DeletionBound{}) {
+		return lines, len(lines), nil
+	}
+	deleted := map[string]int64{}
+	for _, l := range lines {
+		if !l.live() {
+			deleted[l.key] = l.deletedAt
+		}
+	}
+	drop := w.Deletions.Compact(deleted, next.lastModified)
+	if len(drop) == 0 {
+		return lines, len(lines), nil
+	}
+	for _, k := range drop {
+		if _, err := tx.ExecContext(ctx, dropMarker, next.id, k); err != nil {
+			return nil, 0, fmt.Errorf("compact deletion marker: %w", err)
+		}
+	}
+	next.compactedThrough = next.version
+	first, _ := slices.BinarySearchFunc(lines, drop[0], compareLineKey)
+	return slices.DeleteFunc(lines, func(l entryLine) bool {
+		_, dropped := slices.BinarySearch(drop, l.key)
+		return dropped && !l.live()
+	}), first, nil
 }

@@ -38,6 +38,8 @@ func Run(t *testing.T, open Opener) {
 		{"NoOpWrite", testNoOpWrite},
 		{"IfMatch", testIfMatch},
 		{"MaxEntries", testMaxEntries},
+		{"DeletionMax", testDeletionMax},
+		{"DeletionKeepFor", testDeletionKeepFor},
 		{"ValuesByteExact", testValuesByteExact},
 		{"KeyByteOrder", testKeyByteOrder},
 		{"ReposIsolated", testReposIsolated},
@@ -117,7 +119,7 @@ func snapshot(t *testing.T, s store.Store, repo string) store.Snapshot {
 	if hashes.Entries != nil {
 		t.Errorf("Snapshot(%s, hashes).Entries = %d entries, want nil", repo, len(hashes.Entries))
 	}
-	if hashes.Checksum != snap.Checksum || hashes.Version != snap.Version ||
+	if hashes.Checksum != snap.Checksum || hashes.Version != snap.Version || hashes.CompactedThrough != snap.CompactedThrough ||
 		!maps.Equal(hashes.EntryChecksums, snap.EntryChecksums) || !maps.Equal(hashes.Deleted, snap.Deleted) {
 		t.Errorf("Snapshot(%s, hashes) = v%d %s, want the full snapshot's v%d %s", repo, hashes.Version, hashes.Checksum, snap.Version, snap.Checksum)
 	}
