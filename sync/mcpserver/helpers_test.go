@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the tests offer roots as an older client does
+
 package mcpserver
 
 import (
@@ -43,7 +45,7 @@ type client struct {
 }
 
 // startServer runs a server on opts over an in-memory transport and
-// connects a client; copts may add roots. The server ends with the test.
+// connects a client, one that offers roots when roots are given. The server ends with the test.
 func startServer(t *testing.T, opts Options, roots ...*mcp.Root) *client {
 	t.Helper()
 	if opts.Scanner == nil {
@@ -67,11 +69,13 @@ func startServer(t *testing.T, opts Options, roots ...*mcp.Root) *client {
 			c.updated <- req.Params.URI
 		},
 	})
+	var copts *mcp.ClientSessionOptions
 	if len(roots) > 0 {
-		//lint:ignore SA1019 the tests offer roots as an older client does
 		mc.AddRoots(roots...)
+		// Roots are asked for on the protocol revisions before 2026-07-28.
+		copts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 	}
-	cs, err := mc.Connect(ctx, ct, nil)
+	cs, err := mc.Connect(ctx, ct, copts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

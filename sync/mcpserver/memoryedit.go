@@ -31,7 +31,7 @@ func (m memoryOp) create(ctx context.Context, p, text string) (string, error) {
 	_, err = m.s.put(ctx, m.ws, key, []byte(text), "")
 	var se *memsync.StaleError
 	if errors.As(err, &se) {
-		return "", fmt.Errorf("File %s already exists", p)
+		return "", toolErrorf("File %s already exists", p)
 	}
 	if err != nil {
 		return "", err
@@ -47,7 +47,7 @@ func (m memoryOp) edit(ctx context.Context, p string, fn func(string) (string, e
 		return "", err
 	}
 	if m.kind(key) != "file" {
-		return "", fmt.Errorf("The path %s does not exist or is not a file. Please provide a valid path.", p)
+		return "", toolErrorf("The path %s does not exist or is not a file. Please provide a valid path.", p)
 	}
 	data, err := readNote(m.ws, key)
 	if err != nil {
@@ -68,15 +68,15 @@ func (m memoryOp) strReplace(ctx context.Context, p, old, repl string) (string, 
 	line := 0
 	text, err := m.edit(ctx, p, func(cur string) (string, error) {
 		if old == "" {
-			return "", errors.New("No replacement was performed: old_str is empty")
+			return "", toolErrorf("No replacement was performed: old_str is empty")
 		}
 		switch at := matchLines(cur, old); len(at) {
 		case 0:
-			return "", fmt.Errorf("No replacement was performed, old_str `%s` did not appear verbatim in %s.", old, p)
+			return "", toolErrorf("No replacement was performed, old_str `%s` did not appear verbatim in %s.", old, p)
 		case 1:
 			line = at[0]
 		default:
-			return "", fmt.Errorf("No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique", old, joinInts(at))
+			return "", toolErrorf("No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique", old, joinInts(at))
 		}
 		return strings.Replace(cur, old, repl, 1), nil
 	})
@@ -119,7 +119,7 @@ func (m memoryOp) insert(ctx context.Context, p string, n int, text string) (str
 			lines = nil
 		}
 		if n < 0 || n > len(lines) {
-			return "", fmt.Errorf("Invalid `insert_line` parameter: %d. It should be within the range [0, %d].", n, len(lines))
+			return "", toolErrorf("Invalid `insert_line` parameter: %d. It should be within the range [0, %d].", n, len(lines))
 		}
 		lines = append(lines[:n], append([]string{strings.TrimRight(text, "\n")}, lines[n:]...)...)
 		return strings.Join(lines, "\n") + "\n", nil

@@ -18,7 +18,7 @@ func (m memoryOp) delete(ctx context.Context, p string) (string, error) {
 		return "", err
 	}
 	if key == "" {
-		return "", fmt.Errorf("Cannot delete the %s directory itself", memoriesRoot)
+		return "", toolErrorf("Cannot delete the %s directory itself", memoriesRoot)
 	}
 	notes, err := m.notesAt(p, key)
 	if err != nil {
@@ -41,7 +41,7 @@ func (m memoryOp) notesAt(p, key string) ([]memindex.Note, error) {
 	case "dir":
 		return m.ws.index.Notes(key + "/"), nil
 	}
-	return nil, fmt.Errorf("The path %s does not exist", p)
+	return nil, toolErrorf("The path %s does not exist", p)
 }
 
 // rename moves a file, or every note of a directory: each is written
@@ -57,10 +57,10 @@ func (m memoryOp) rename(ctx context.Context, oldPath, newPath string) (string, 
 		return "", err
 	}
 	if m.kind(to) != "" {
-		return "", fmt.Errorf("The destination %s already exists", newPath)
+		return "", toolErrorf("The destination %s already exists", newPath)
 	}
 	if to == from || strings.HasPrefix(to, from+"/") {
-		return "", fmt.Errorf("Cannot move %s into itself", oldPath)
+		return "", toolErrorf("Cannot move %s into itself", oldPath)
 	}
 	notes, err := m.notesAt(oldPath, from)
 	if err != nil {

@@ -17,14 +17,14 @@ const memoriesRoot = "/memories"
 func memoryKey(p string) (string, error) {
 	rest, ok := strings.CutPrefix(p, memoriesRoot)
 	if !ok || rest != "" && rest[0] != '/' {
-		return "", fmt.Errorf("Path must start with %s, got: %s", memoriesRoot, p)
+		return "", toolErrorf("Path must start with %s, got: %s", memoriesRoot, p)
 	}
 	rest = strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/")
 	if rest == "" {
 		return "", nil
 	}
 	if err := api.ValidateKey(rest, api.Limits{}); err != nil {
-		return "", fmt.Errorf("Path %s is not a valid memory path: %w", p, err)
+		return "", toolErrorf("Path %s is not a valid memory path: %v", p, err)
 	}
 	return rest, nil
 }
@@ -63,3 +63,11 @@ func numbered(lines []string, from int) string {
 	}
 	return b.String()
 }
+
+// toolError is a message of the memory tool, worded as Anthropic's own
+// implementation words it, which models know: a sentence, capitalized.
+type toolError string
+
+func (e toolError) Error() string { return string(e) }
+
+func toolErrorf(format string, args ...any) error { return toolError(fmt.Sprintf(format, args...)) }

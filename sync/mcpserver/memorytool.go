@@ -111,7 +111,7 @@ func (m memoryOp) view(p string, viewRange []int) (string, error) {
 	case "file":
 		return m.viewFile(p, key, viewRange)
 	}
-	return "", fmt.Errorf("The path %s does not exist. Please provide a valid path.", p)
+	return "", toolErrorf("The path %s does not exist. Please provide a valid path.", p)
 }
 
 // viewDir lists the notes and directories up to two levels below key,
@@ -155,11 +155,11 @@ func (m memoryOp) viewFile(p, key string, viewRange []int) (string, error) {
 			end = len(lines)
 		}
 		if start > end {
-			return "", fmt.Errorf("Invalid view_range %v: the file has %d lines", viewRange, len(lines))
+			return "", toolErrorf("Invalid view_range %v: the file has %d lines", viewRange, len(lines))
 		}
 		lines, from = lines[start-1:end], start
 	} else if len(viewRange) != 0 {
-		return "", fmt.Errorf("Invalid view_range %v: want [first, last]", viewRange)
+		return "", toolErrorf("Invalid view_range %v: want [first, last]", viewRange)
 	}
 	return fmt.Sprintf("Here's the content of %s with line numbers:\n%s", p, numbered(lines, from)), nil
 }

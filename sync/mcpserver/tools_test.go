@@ -10,8 +10,8 @@ import (
 )
 
 var notes = map[string]string{
-	"MEMORY.md": "# Team memory\n- [Deploys](deploy.md)\n",
-	"deploy.md": "---\nname: Deploys\ndescription: how we ship\ntype: project\n---\nRun make deploy.\nStaging needs the VPN.\n",
+	"MEMORY.md":      "# Team memory\n- [Deploys](deploy.md)\n",
+	"deploy.md":      "---\nname: Deploys\ndescription: how we ship\ntype: project\n---\nRun make deploy.\nStaging needs the VPN.\n",
 	"db/postgres.md": "---\nname: Database\ndescription: the PostgreSQL setup\ntype: reference\n---\nWe run PostgreSQL 16.\n",
 	"db/old/v1.md":   "the first schema\n",
 	"skip.json":      "{}\n",
@@ -64,8 +64,8 @@ func TestList(t *testing.T) {
 func TestRead(t *testing.T) {
 	c := startServer(t, defaultOpts(teamDir(t, notes)))
 	tests := []struct {
-		start, end        int
-		content           string
+		start, end       int
+		content          string
 		first, last, tot int
 	}{
 		{0, 0, notes["deploy.md"], 1, 7, 7},
