@@ -123,4 +123,3 @@ func TestMCPNodeClient(t *testing.T) {
 		t.Error("the output shows the secret")
 	}
 }
-
