@@ -34,14 +34,14 @@ func TestNoDefaultPathIsSkipped(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !hasRule(fs, rule) {
-				t.Errorf("File(%q, a %s secret) = %v, want a %s finding (allowlisted by %q)", path, rule, ruleIDs(fs), rule, p.Regex)
+				t.Errorf("File(%q, a %s secret) = %v, want a %s finding (allowlisted by %q)", path, rule, RuleIDs(fs), rule, p.Regex)
 			}
 		}
 	}
 	// generic-api-key's AND allowlist: a BitBake file's SRC line.
 	fs, err := s.File(ctx, "recipes/app.bb", []byte(`SRC_TOKEN = "Zf3D0LXCM3EIMbgJpUNnkRtOfOuHznB"`+"\n"))
 	if err != nil || !hasRule(fs, "generic-api-key") {
-		t.Errorf("File(recipes/app.bb, a SRC token) = %v, %v, want a generic-api-key finding", ruleIDs(fs), err)
+		t.Errorf("File(recipes/app.bb, a SRC token) = %v, %v, want a generic-api-key finding", RuleIDs(fs), err)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestCacheOfPathAllowlistingReleaseIsDiscarded(t *testing.T) {
 		s := newScanner(t, Config{}, WithCacheFile(path))
 		fs, err := s.File(context.Background(), name, note)
 		if err != nil || !hasRule(fs, scantest.AWSRule) {
-			t.Errorf("File(%s) with a clean verdict cached by the old release = %v, %v, want an %s finding", name, ruleIDs(fs), err, scantest.AWSRule)
+			t.Errorf("File(%s) with a clean verdict cached by the old release = %v, %v, want an %s finding", name, RuleIDs(fs), err, scantest.AWSRule)
 		}
 	}
 }

@@ -66,7 +66,7 @@ func TestRecallEveryDefaultRule(t *testing.T) {
 			t.Fatalf("File(%s): %v", smp.ruleID, err)
 		}
 		if !slices.ContainsFunc(fs, func(f Finding) bool { return f.RuleID == smp.ruleID }) {
-			t.Errorf("File(sample of %s) = %v, want a %s finding", smp.ruleID, ruleIDs(fs), smp.ruleID)
+			t.Errorf("File(sample of %s) = %v, want a %s finding", smp.ruleID, RuleIDs(fs), smp.ruleID)
 		}
 		covered[smp.ruleID] = true
 	}
@@ -93,7 +93,7 @@ func TestCleanNotes(t *testing.T) {
 		}
 	}
 	fs, err = s.File(context.Background(), "note.md", []byte(corpus.Note(100, 4096)))
-	if err != nil || len(ruleIDs(fs)) != 1 || fs[0].RuleID != "aws-access-token" {
+	if err != nil || len(RuleIDs(fs)) != 1 || fs[0].RuleID != "aws-access-token" {
 		t.Errorf("File(corpus.Note(100)) = %v, %v, want one aws-access-token", fs, err)
 	}
 }

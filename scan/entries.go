@@ -49,7 +49,7 @@ func (s *Scanner) scanAll(ctx context.Context, keys []string, scan func(context.
 	hits := map[string][]string{}
 	for i, f := range results {
 		if len(f) > 0 {
-			hits[keys[i]] = ruleIDs(f)
+			hits[keys[i]] = RuleIDs(f)
 		}
 	}
 	return hits, nil

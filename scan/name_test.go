@@ -37,7 +37,7 @@ func TestKeyFindsSecretsInNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !hasRule(fs, tt.rule) {
-			t.Errorf("Key(%q) = %v, want a %s finding", tt.key, ruleIDs(fs), tt.rule)
+			t.Errorf("Key(%q) = %v, want a %s finding", tt.key, RuleIDs(fs), tt.rule)
 			continue
 		}
 		for _, f := range fs {
@@ -59,7 +59,7 @@ func TestKeyPassesOrdinaryNames(t *testing.T) {
 	} {
 		fs, err := s.Key(context.Background(), key)
 		if err != nil || len(fs) != 0 {
-			t.Errorf("Key(%q) = %v, %v, want no finding", key, ruleIDs(fs), err)
+			t.Errorf("Key(%q) = %v, %v, want no finding", key, RuleIDs(fs), err)
 		}
 	}
 }
@@ -91,14 +91,14 @@ func TestIgnorePathAllowlists(t *testing.T) {
 	client := newScanner(t, cfg)
 	for _, p := range paths {
 		if fs, err := client.File(context.Background(), p, note); err != nil || len(fs) != 0 {
-			t.Errorf("client File(%s) = %v, %v, want it allowlisted by the user's own path allowlist", p, ruleIDs(fs), err)
+			t.Errorf("client File(%s) = %v, %v, want it allowlisted by the user's own path allowlist", p, RuleIDs(fs), err)
 		}
 	}
 	var logs bytes.Buffer
 	server := newScanner(t, cfg, IgnorePathAllowlists(), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	for _, p := range paths {
 		if fs, err := server.File(context.Background(), p, note); err != nil || !hasRule(fs, "aws-access-token") {
-			t.Errorf("server File(%s) = %v, %v, want an aws-access-token finding", p, ruleIDs(fs), err)
+			t.Errorf("server File(%s) = %v, %v, want an aws-access-token finding", p, RuleIDs(fs), err)
 		}
 	}
 	if n := strings.Count(logs.String(), "path allowlists ignored"); n != 1 || !strings.Contains(logs.String(), "scan.allow_paths") || !strings.Contains(logs.String(), gl) {

@@ -143,8 +143,8 @@ func sarifResultFor(f Finding, ruleIndex int) sarifResult {
 	}
 }
 
-// ruleIDs returns the sorted unique rule ids of findings.
-func ruleIDs(findings []Finding) []string {
+// RuleIDs returns the sorted unique rule ids of findings.
+func RuleIDs(findings []Finding) []string {
 	ids := make([]string, 0, len(findings))
 	for _, f := range findings {
 		ids = append(ids, f.RuleID)

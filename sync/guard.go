@@ -176,9 +176,9 @@ func promoteMetadata(fields map[string]string) {
 	}
 }
 
-// noteFields returns the name and description the frontmatter at the head
+// NoteFields returns the name and description the frontmatter at the head
 // of a note gives; empty when it gives none.
-func noteFields(head []byte) (name, description string) {
+func NoteFields(head []byte) (name, description string) {
 	fields, _ := frontmatter(string(head))
 	return fields["name"], fields["description"]
 }

@@ -62,6 +62,20 @@ func (e *NotPushedError) Error() string {
 
 // checkWritable refuses a key the engine never writes or pushes.
 func (e *Engine) checkWritable(key string) error {
+	if err := CheckNoteKey(key); err != nil {
+		return err
+	}
+	if _, named := e.nameRules(key); named {
+		return fmt.Errorf("%s: the name holds a secret; it never syncs", api.RedactKey(key))
+	}
+	return nil
+}
+
+// CheckNoteKey refuses a key that never syncs: one the protocol's key
+// rules refuse, a hidden one, one not named *.md or *.txt, or one that is
+// no valid file name on this system. It does not look for a secret in the
+// name.
+func CheckNoteKey(key string) error {
 	if err := api.ValidateKey(key, api.Limits{}); err != nil {
 		return err
 	}
@@ -70,9 +84,6 @@ func (e *Engine) checkWritable(key string) error {
 	}
 	if reason := fileNameProblem(key, runtime.GOOS); reason != "" {
 		return fmt.Errorf("%s is not a valid file name here: %s", key, reason)
-	}
-	if _, named := e.nameRules(key); named {
-		return fmt.Errorf("%s: the name holds a secret; it never syncs", api.RedactKey(key))
 	}
 	return nil
 }

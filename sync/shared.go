@@ -101,7 +101,7 @@ func (t *teamDir) sharedNote(f localFile, st *State) (SharedNote, bool) {
 	if err != nil {
 		return SharedNote{}, false
 	}
-	name, desc := noteFields(head)
+	name, desc := NoteFields(head)
 	return SharedNote{Key: f.key, Checksum: want, ModTime: fi.ModTime(), Name: name, Description: desc}, true
 }
 

@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"conflicts":     {"list the conflict copies of each repo, or settle one (resolve)", runConflicts},
 	"lint":          {"check the team directory's notes as Claude Code will read them (exit 1 on a finding)", runLint},
 	"hook":          {"print context for Claude Code hooks: hook session-start", runHook},
+	"mcp":           {"serve the team memory to AI agents over the Model Context Protocol, on stdio", runMCP},
 	"scan":          {"scan files and directories for secrets", runScan},
 	"service":       {"install, check or remove the sync daemon as your user service", runService},
 	"setup":         {"make Claude Code load the team memory teammemd syncs, and start the daemon: setup claude", runSetup},

@@ -1,0 +1,92 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// space returns the team directory a tool call works on: the repo it
+// names, else the default one.
+func (s *Server) space(ctx context.Context, ss *mcp.ServerSession, repo string) (*workspace, error) {
+	if repo == "" {
+		return s.defaultSpace(ctx, ss)
+	}
+	return s.repoSpace(ctx, repo)
+}
+
+// defaultSpace returns the default team directory: the one the options
+// name, else that of the git checkout of the client's first root that
+// has one, else that of the working directory. It is resolved once, and
+// again after the client's roots change.
+func (s *Server) defaultSpace(ctx context.Context, ss *mcp.ServerSession) (*workspace, error) {
+	s.resolveMu.Lock()
+	defer s.resolveMu.Unlock()
+	if s.deflt != nil {
+		return s.deflt, nil
+	}
+	t, err := s.defaultTarget(ctx, ss)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.open(t)
+	if err != nil {
+		return nil, err
+	}
+	s.deflt = ws
+	return ws, nil
+}
+
+// defaultTarget finds the default team directory.
+func (s *Server) defaultTarget(ctx context.Context, ss *mcp.ServerSession) (Target, error) {
+	if s.opts.Default != nil {
+		return *s.opts.Default, nil
+	}
+	if s.opts.Discover == nil {
+		return Target{}, errors.New("no team directory: name a repo")
+	}
+	for _, dir := range rootDirs(ctx, ss) {
+		if t, err := s.opts.Discover(ctx, dir); err == nil {
+			return t, nil
+		}
+	}
+	t, err := s.opts.Discover(ctx, s.opts.Cwd)
+	if err != nil {
+		return Target{}, fmt.Errorf("no team directory here: %w; start teammemd mcp in a git checkout, pass --dir and --repo, or name the repo", err)
+	}
+	return t, nil
+}
+
+// repoSpace returns the team directory of repo: one already open, else
+// one this machine syncs.
+func (s *Server) repoSpace(ctx context.Context, repo string) (*workspace, error) {
+	s.mu.Lock()
+	for _, ws := range s.spaces {
+		if ws.Repo == repo {
+			s.mu.Unlock()
+			return ws, nil
+		}
+	}
+	s.mu.Unlock()
+	var known []Target
+	if s.opts.Known != nil {
+		var err error
+		if known, err = s.opts.Known(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var names []string
+	for _, t := range known {
+		if t.Repo == repo {
+			return s.open(t)
+		}
+		names = append(names, t.Repo)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("repo %s: this machine syncs no team directory for it", repo)
+	}
+	return nil, fmt.Errorf("repo %s: not among the repos this machine syncs: %s", repo, strings.Join(names, ", "))
+}

@@ -1,0 +1,99 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/memindex"
+)
+
+type writeIn struct {
+	Repo    string `json:"repo,omitempty" jsonschema:"repo slug; default: the repo of the client's working directory"`
+	Key     string `json:"key" jsonschema:"the note's path in the team directory: a .md or .txt file, no dot segments"`
+	Content string `json:"content" jsonschema:"the whole new content"`
+	SHA256  string `json:"sha256,omitempty" jsonschema:"the sha256 memory_read returned for the version replaced; leave it out for a new note"`
+}
+
+type writeOut struct {
+	Key      string   `json:"key"`
+	SHA256   string   `json:"sha256" jsonschema:"of the content written"`
+	Created  bool     `json:"created"`
+	Warnings []string `json:"warnings,omitempty" jsonschema:"what Claude Code will not read as meant, or why the daemon keeps the note on this machine"`
+	URI      string   `json:"uri"`
+}
+
+func (s *Server) write(ctx context.Context, req *mcp.CallToolRequest, in writeIn) (*mcp.CallToolResult, writeOut, error) {
+	ws, err := s.space(ctx, req.Session, in.Repo)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	sum, err := s.put(ctx, ws, in.Key, []byte(in.Content), in.SHA256)
+	if err != nil {
+		return nil, writeOut{}, err
+	}
+	return nil, writeOut{Key: in.Key, SHA256: sum, Created: in.SHA256 == "",
+		Warnings: warnings(in.Key, []byte(in.Content)), URI: noteURI(ws.Repo, in.Key)}, nil
+}
+
+// warnings are the guards' findings on a note written.
+func warnings(key string, data []byte) []string {
+	c := memsync.CheckNote(key, data)
+	if c.Personal {
+		return append(c.Warnings, "type: user is a personal note by Claude Code's rules: the daemon keeps it on this machine unless [client] share_user_notes is set")
+	}
+	return c.Warnings
+}
+
+type deleteIn struct {
+	Repo   string `json:"repo,omitempty" jsonschema:"repo slug; default: the repo of the client's working directory"`
+	Key    string `json:"key" jsonschema:"the note's path in the team directory"`
+	SHA256 string `json:"sha256" jsonschema:"the sha256 memory_read returned for the version deleted"`
+}
+
+type deleteOut struct {
+	Key     string `json:"key"`
+	Deleted bool   `json:"deleted"`
+}
+
+func (s *Server) remove(ctx context.Context, req *mcp.CallToolRequest, in deleteIn) (*mcp.CallToolResult, deleteOut, error) {
+	ws, err := s.space(ctx, req.Session, in.Repo)
+	if err != nil {
+		return nil, deleteOut{}, err
+	}
+	if err := s.del(ctx, ws, in.Key, in.SHA256); err != nil {
+		return nil, deleteOut{}, err
+	}
+	return nil, deleteOut{Key: in.Key, Deleted: true}, nil
+}
+
+// put writes key's note through ws's notes (secret scan, precondition,
+// atomic swap), then indexes it at once, ahead of the watcher.
+func (s *Server) put(ctx context.Context, ws *workspace, key string, data []byte, ifMatch string) (string, error) {
+	sum, err := ws.notes.Write(ctx, key, data, ifMatch)
+	if err != nil {
+		return "", err
+	}
+	var ch memindex.Changes
+	switch added, changed := ws.index.Put(key, data, s.opts.Now()); {
+	case added:
+		ch.Added = []string{key}
+	case changed:
+		ch.Changed = []string{key}
+	}
+	s.announce(ctx, ws, ch)
+	return sum, nil
+}
+
+// del deletes key's note when it is the version ifMatch, and drops it
+// from the index at once.
+func (s *Server) del(ctx context.Context, ws *workspace, key, ifMatch string) error {
+	if err := ws.notes.Delete(key, ifMatch); err != nil {
+		return err
+	}
+	if ws.index.Remove(key) {
+		s.announce(ctx, ws, memindex.Changes{Removed: []string{key}})
+	}
+	return nil
+}
