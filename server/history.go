@@ -25,7 +25,7 @@ const (
 // entry of the repo, newest first, a page at a time; the cursor is where
 // the next page starts: a version, and for the whole repo the key too.
 func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	hr, err := s.historyRequest(r)
+	hr, err := s.parseHistory(r)
 	if err != nil {
 		return err
 	}
@@ -53,8 +53,8 @@ type historyRequest struct {
 	content bool
 }
 
-// historyRequest reads a history request's parameters.
-func (s *Server) historyRequest(r *http.Request) (historyRequest, error) {
+// parseHistory reads a history request's parameters.
+func (s *Server) parseHistory(r *http.Request) (historyRequest, error) {
 	q, repo, err := repoQuery(r)
 	if err != nil {
 		return historyRequest{}, err
