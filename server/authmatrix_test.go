@@ -32,7 +32,7 @@ func readState(t *testing.T, s *servertest.Server) storeState {
 		}
 		st.repos[r] = fmt.Sprint(snap.Version, " ", snap.Checksum)
 		for _, k := range []string{"a.md", "b.md"} {
-			revs, err := s.Store.History(ctx, store.HistoryQuery{Repo: r, Key: k})
+			revs, err := store.ListHistory(ctx, s.Store, store.HistoryQuery{Repo: r, Key: k})
 			if err != nil {
 				t.Fatalf("History(%s %s) error = %v", r, k, err)
 			}

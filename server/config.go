@@ -150,6 +150,7 @@ func (c Config) Resolve() Config {
 	setDefault(&c.Limits.MaxKeyBytes, def.MaxKeyBytes)
 	setDefault(&c.Limits.MaxKeySegments, def.MaxKeySegments)
 	setDefault(&c.Limits.MaxWait, def.MaxWait)
+	setDefault(&c.Limits.MaxHistoryPageBytes, def.MaxHistoryPageBytes)
 	setDefault(&c.RateLimit.RequestsPerSecond, DefaultRatePerSecond)
 	setDefault(&c.RateLimit.Burst, DefaultRateBurst)
 	setDefault(&c.RateLimit.FailedAuthPerSecond, DefaultFailedAuthPerSecond)
@@ -222,6 +223,7 @@ func validateLimits(l api.Limits) error {
 		notNegative("limits.max_entries", l.MaxEntries),
 		notNegative("limits.max_key_bytes", l.MaxKeyBytes),
 		notNegative("limits.max_key_segments", l.MaxKeySegments),
+		notNegative("limits.max_history_page_bytes", l.MaxHistoryPageBytes),
 	} {
 		if err != nil {
 			return err
@@ -232,6 +234,8 @@ func validateLimits(l api.Limits) error {
 		return fmt.Errorf("limits.max_wait must be between 1s and %s, got %s", maxWaitCeiling, l.MaxWait)
 	case l.MaxEntryBytes > 0 && l.MaxBodyBytes > 0 && int64(l.MaxEntryBytes) > l.MaxBodyBytes:
 		return fmt.Errorf("limits.max_entry_bytes (%d) must not exceed limits.max_body_bytes (%d)", l.MaxEntryBytes, l.MaxBodyBytes)
+	case l.MaxHistoryPageBytes > api.DefaultMaxHistoryPageBytes:
+		return fmt.Errorf("limits.max_history_page_bytes must be at most %d, what clients take, got %d", api.DefaultMaxHistoryPageBytes, l.MaxHistoryPageBytes)
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ max_entries = 10
 max_key_bytes = 100
 max_key_segments = 4
 max_wait = "30s"
+max_history_page_bytes = 1000000
 [rate_limit]
 requests_per_second = 5.5
 burst = 10
@@ -48,6 +49,9 @@ max_per_repo = 500`, true},
 		{"wait too long", "[limits]\nmax_wait = \"11m\"", false},
 		{"wait too short", "[limits]\nmax_wait = \"10ms\"", false},
 		{"entry over body", "[limits]\nmax_entry_bytes = 10\nmax_body_bytes = 5", false},
+		{"history page over what clients take", "[limits]\nmax_history_page_bytes = 4194305", false},
+		{"history page at what clients take", "[limits]\nmax_history_page_bytes = 4194304", true},
+		{"negative history page", "[limits]\nmax_history_page_bytes = -1", false},
 		{"negative burst", "[rate_limit]\nburst = -1", false},
 		{"failed auth limit off", "[rate_limit]\nfailed_auth_per_second = -1", true},
 		{"failed auth rate not a number", "[rate_limit]\nfailed_auth_per_second = nan", false},
@@ -84,7 +88,7 @@ max_per_repo = 500`, true},
 func TestConfigResolve(t *testing.T) {
 	c := Config{}.Resolve()
 	if c.Listen != DefaultListen || c.OrganizationID != DefaultOrganizationID || c.Limits.MaxEntries != 2000 ||
-		c.Limits.MaxWait != 60*time.Second || !c.RateLimit.Enabled() || c.MaxWaiters != DefaultMaxWaiters ||
+		c.Limits.MaxWait != 60*time.Second || c.Limits.MaxHistoryPageBytes != 4<<20 || !c.RateLimit.Enabled() || c.MaxWaiters != DefaultMaxWaiters ||
 		c.History.KeepVersions != DefaultKeepVersions || !c.ScanEnabled() ||
 		c.Deletions != (Deletions{KeepFor: 90 * 24 * time.Hour, MaxPerRepo: 2000}) {
 		t.Errorf("Config{}.Resolve() = %+v, want the defaults", c)

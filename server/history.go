@@ -25,40 +25,60 @@ const (
 // entry of the repo, newest first, a page at a time; the cursor is where
 // the next page starts: a version, and for the whole repo the key too.
 func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	q, repo, err := repoQuery(r)
+	hr, err := s.parseHistory(r)
 	if err != nil {
 		return err
+	}
+	if !p.Allows(hr.q.Repo, store.LevelRead) {
+		return denied(p, hr.q.Repo, store.LevelRead)
+	}
+	page, err := s.readHistoryPage(r.Context(), hr)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && len(page.revs) == 0 && hr.q.Before == 0) {
+		return api.NewError(http.StatusNotFound, api.CodeNotFound, "this repo has no history for this key")
+	}
+	if err != nil {
+		return fmt.Errorf("history of %s: %w", hr.q.Repo, err)
+	}
+	s.sendHistoryPage(w, r, hr, page)
+	return nil
+}
+
+// historyRequest is a history request's parameters.
+type historyRequest struct {
+	// q selects the revisions: repo, key and cursor.
+	q store.HistoryQuery
+	// limit is the most revisions the page holds.
+	limit int
+	// content is whether the page carries each revision's content.
+	content bool
+}
+
+// parseHistory reads a history request's parameters.
+func (s *Server) parseHistory(r *http.Request) (historyRequest, error) {
+	q, repo, err := repoQuery(r)
+	if err != nil {
+		return historyRequest{}, err
 	}
 	key := q.Get(api.ParamKey)
 	if _, given := q[api.ParamKey]; given {
 		if err := api.ValidateKey(key, s.limits); err != nil {
-			return err
+			return historyRequest{}, err
 		}
 	}
 	limit, err := intParam(q.Get(api.ParamLimit), defaultHistoryLimit, maxHistoryLimit, "limit")
 	if err != nil {
-		return err
+		return historyRequest{}, err
 	}
 	hq, err := historyCursor(q.Get(api.ParamCursor), key == "")
 	if err != nil {
-		return err
+		return historyRequest{}, err
 	}
-	if hq.NoContent, err = noContentParam(q); err != nil {
-		return err
-	}
-	if !p.Allows(repo, store.LevelRead) {
-		return denied(p, repo, store.LevelRead)
-	}
-	hq.Repo, hq.Key, hq.Limit = repo, key, limit+1
-	revs, err := s.store.History(r.Context(), hq)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && len(revs) == 0 && hq.Before == 0) {
-		return api.NewError(http.StatusNotFound, api.CodeNotFound, "this repo has no history for this key")
-	}
+	noContent, err := noContentParam(q)
 	if err != nil {
-		return fmt.Errorf("history of %s: %w", repo, err)
+		return historyRequest{}, err
 	}
-	s.writeJSON(w, http.StatusOK, historyPage(repo, key, revs, limit))
-	return nil
+	hq.Repo, hq.Key = repo, key
+	return historyRequest{q: hq, limit: limit, content: !noContent}, nil
 }
 
 // historyCursor parses a history page's cursor: a version, and for the
@@ -102,30 +122,6 @@ func intParam(raw string, def, max int, name string) (int, error) {
 			fmt.Sprintf("%s must be a whole number from 1 to %d", name, max))
 	}
 	return n, nil
-}
-
-// historyPage turns up to limit+1 revisions into a page, with a cursor when
-// there are more.
-func historyPage(repo, key string, revs []store.Revision, limit int) api.HistoryResponse {
-	page := api.HistoryResponse{Repo: repo, Key: key, Revisions: make([]api.Revision, 0, min(len(revs), limit))}
-	if len(revs) > limit {
-		revs = revs[:limit]
-		page.NextCursor = strconv.FormatInt(revs[limit-1].Version, 10)
-		if key == "" {
-			page.NextCursor += ":" + revs[limit-1].Key
-		}
-	}
-	for _, rev := range revs {
-		shown := ""
-		if key == "" {
-			shown = rev.Key
-		}
-		page.Revisions = append(page.Revisions, api.Revision{
-			Key: shown, Version: rev.Version, Checksum: rev.Checksum, Deleted: rev.Deleted,
-			Subject: rev.Subject, Time: rev.Time.UTC(), Content: rev.Content,
-		})
-	}
-	return page
 }
 
 // pruneLoop applies the history retention now and then every interval

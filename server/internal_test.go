@@ -149,7 +149,7 @@ func TestPrune(t *testing.T) {
 		}
 	}
 	s.prune(context.Background())
-	revs, err := s.store.History(context.Background(), store.HistoryQuery{Repo: "acme/app", Key: "a.md", Limit: 10})
+	revs, err := store.ListHistory(context.Background(), s.store, store.HistoryQuery{Repo: "acme/app", Key: "a.md", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,9 +95,9 @@ func (s *instrumentedStore) Apply(ctx context.Context, w store.Write) (store.Res
 	return s.Store.Apply(ctx, w)
 }
 
-func (s *instrumentedStore) History(ctx context.Context, q store.HistoryQuery) ([]store.Revision, error) {
+func (s *instrumentedStore) History(ctx context.Context, q store.HistoryQuery, yield func(store.Revision) error) error {
 	defer s.observe("history", time.Now())
-	return s.Store.History(ctx, q)
+	return s.Store.History(ctx, q, yield)
 }
 
 func (s *instrumentedStore) PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error) {

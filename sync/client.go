@@ -1,12 +1,9 @@
 package memsync
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -28,9 +25,6 @@ const (
 	// waitMargin is added to a change wait's own duration for its timeout:
 	// the server holds the request up to wait plus 10% jitter.
 	waitMargin = 15 * time.Second
-	// maxResponseBytes bounds a response body: a full repo at the default
-	// limits (2,000 entries of 250,000 bytes) with room for JSON escaping.
-	maxResponseBytes = 1 << 30
 	// maxRetryAfter caps how long a server's Retry-After can hold a client.
 	maxRetryAfter = 10 * time.Minute
 )
@@ -128,7 +122,8 @@ func (c *Client) Host() string { return c.base.Host }
 // it returns modified=false (304). A repo never written is a 404 *api.Error.
 func (c *Client) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullResponse, bool, error) {
 	var out api.FullResponse
-	status, err := c.do(ctx, request{op: OpPull, repo: repo, method: http.MethodGet, url: c.query(repo, ""), ifNoneMatch: ifNoneMatch}, &out)
+	status, err := c.do(ctx, request{op: OpPull, repo: repo, method: http.MethodGet, url: c.query(repo, ""), ifNoneMatch: ifNoneMatch,
+		maxBody: protocolLimits.FullBodyBytes()}, &out)
 	if err != nil {
 		return out, false, fmt.Errorf("pull %s: %w", repo, err)
 	}
@@ -138,7 +133,8 @@ func (c *Client) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullRes
 // Hashes probes the repo's entry checksums without bodies.
 func (c *Client) Hashes(ctx context.Context, repo string) (api.HashesResponse, error) {
 	var out api.HashesResponse
-	if _, err := c.do(ctx, request{op: OpProbe, repo: repo, method: http.MethodGet, url: c.query(repo, "0")}, &out); err != nil {
+	rq := request{op: OpProbe, repo: repo, method: http.MethodGet, url: c.query(repo, "0"), maxBody: protocolLimits.HashesBodyBytes()}
+	if _, err := c.do(ctx, rq, &out); err != nil {
 		return out, fmt.Errorf("probe %s: %w", repo, err)
 	}
 	return out, nil
@@ -155,7 +151,7 @@ func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 	}
 	status, err := c.do(ctx, request{
 		op: OpWait, repo: repo, method: http.MethodGet, url: c.query(repo, strconv.Itoa(secs)),
-		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin,
+		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin, maxBody: protocolLimits.HashesBodyBytes(),
 	}, &out)
 	if err != nil {
 		return out, false, fmt.Errorf("wait for changes in %s: %w", repo, err)
@@ -167,7 +163,8 @@ func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 // the JSON encoding of a PutRequest (see encodePut).
 func (c *Client) Put(ctx context.Context, repo, ifMatch string, body []byte) (api.PutResponse, error) {
 	var out api.PutResponse
-	if _, err := c.do(ctx, request{op: OpPush, repo: repo, method: http.MethodPut, url: c.query(repo, ""), ifMatch: ifMatch, body: body}, &out); err != nil {
+	rq := request{op: OpPush, repo: repo, method: http.MethodPut, url: c.query(repo, ""), ifMatch: ifMatch, body: body, maxBody: api.SmallBodyBytes}
+	if _, err := c.do(ctx, rq, &out); err != nil {
 		return out, fmt.Errorf("push %s: %w", repo, err)
 	}
 	return out, nil
@@ -199,6 +196,9 @@ type request struct {
 	ifMatch     string
 	body        []byte
 	timeout     time.Duration // one attempt's; RequestTimeout when zero
+	// maxBody bounds the body of a 2xx answer: what the protocol lets a
+	// server send for the request.
+	maxBody int64
 }
 
 // do sends one request with retries and decodes a 200 body into out. It
@@ -239,7 +239,7 @@ func (c *Client) send(ctx context.Context, rq request, out any) (int, error) {
 		return 0, fmt.Errorf("%s %s: %w", rq.method, api.Path, err)
 	}
 	defer resp.Body.Close()
-	return resp.StatusCode, c.decodeResponse(resp, out)
+	return resp.StatusCode, c.decodeResponse(resp, rq, out)
 }
 
 // noteStoreID records the store identity a response names; a response
@@ -308,30 +308,4 @@ func (c *Client) authorize(ctx context.Context, req *retryablehttp.Request) erro
 	req.Header.Set("User-Agent", c.userAgent)
 	req.Header.Set("Accept", "application/json")
 	return nil
-}
-
-// decodeResponse decodes a 2xx body into out, or returns the error a
-// non-2xx answer carries; an answer no teammemd server gives is a
-// *NotServerError.
-func (c *Client) decodeResponse(resp *http.Response, out any) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		return fmt.Errorf("read response: %w", err)
-	}
-	if len(data) > maxResponseBytes {
-		return fmt.Errorf("response is over %d bytes", maxResponseBytes)
-	}
-	switch {
-	case resp.StatusCode == http.StatusNotModified:
-		return nil
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		if err := c.foreignError(resp, data); err != nil {
-			return err
-		}
-		return api.ParseError(resp.StatusCode, data)
-	}
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(out); err != nil {
-		return c.notServer(fmt.Sprintf("HTTP %d with %s that is not the protocol's JSON (%v)", resp.StatusCode, bodyKind(resp, data), err))
-	}
-	return c.checkBody(resp, data, out)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 
 	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/api"
@@ -31,7 +32,7 @@ type HistoryRequest struct {
 	Limit int
 	// NoContent asks for the revisions without their content
 	// (content=false); a server that ignores it sends the content, and
-	// the page drops it.
+	// the page drops it, keeping its size.
 	NoContent bool
 }
 
@@ -52,15 +53,25 @@ func (c *Client) HistoryPage(ctx context.Context, repo string, hr HistoryRequest
 	u.Path = c.base.Path + api.HistoryPath
 	u.RawQuery = q.Encode()
 	var out api.HistoryResponse
-	if _, err := c.do(ctx, request{op: OpHistory, repo: repo, method: "GET", url: u.String()}, &out); err != nil {
+	rq := request{op: OpHistory, repo: repo, method: "GET", url: u.String(), maxBody: protocolLimits.HistoryBodyBytes(hr.Limit, !hr.NoContent)}
+	if _, err := c.do(ctx, rq, &out); err != nil {
 		return out, fmt.Errorf("history of %s: %w", repo, err)
 	}
 	if hr.NoContent {
 		for i := range out.Revisions {
-			out.Revisions[i].Content = nil
+			dropContent(&out.Revisions[i])
 		}
 	}
 	return out, nil
+}
+
+// dropContent leaves r's content out, keeping its size.
+func dropContent(r *api.Revision) {
+	if r.Content != nil && r.Size == nil {
+		n := int64(len(*r.Content))
+		r.Size = &n
+	}
+	r.Content = nil
 }
 
 // ErrNoHistory is returned by History for a key, or a repo, the server has
@@ -68,45 +79,70 @@ func (c *Client) HistoryPage(ctx context.Context, repo string, hr HistoryRequest
 var ErrNoHistory = errors.New("no history on the server")
 
 // History returns every revision of key, or of the whole repo when key is
-// empty, newest first, following the pages.
+// empty, newest first, following the pages, without their content: Size
+// tells how large a revision's content is while the server keeps it.
 func (e *Engine) History(ctx context.Context, key string) ([]api.Revision, error) {
 	var all []api.Revision
+	err := e.eachRevision(ctx, key, func(r api.Revision) bool {
+		all = append(all, r)
+		return true
+	})
+	return all, err
+}
+
+// eachRevision calls fn with every revision of key, or of the whole repo,
+// newest first and without content, page by page, until fn returns false.
+func (e *Engine) eachRevision(ctx context.Context, key string, fn func(api.Revision) bool) error {
 	cursor := ""
 	for range maxHistoryPages {
-		page, err := e.client.HistoryPage(ctx, e.cfg.Repo, HistoryRequest{Key: key, Cursor: cursor, Limit: historyPageSize})
-		var ae *api.Error
-		if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
-			return nil, fmt.Errorf("%s in %s: %w", whichKeys(key), e.cfg.Repo, ErrNoHistory)
-		}
+		page, err := e.historyPage(ctx, HistoryRequest{Key: key, Cursor: cursor, Limit: historyPageSize, NoContent: true})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, r := range page.Revisions {
 			if r.Key == "" {
 				r.Key = key
 			}
-			all = append(all, r)
+			if !fn(r) {
+				return nil
+			}
 		}
 		if cursor = page.NextCursor; cursor == "" {
-			return all, nil
+			return nil
 		}
 	}
-	return all, fmt.Errorf("history of %s in %s: more than %d pages", whichKeys(key), e.cfg.Repo, maxHistoryPages)
+	return fmt.Errorf("history of %s in %s: more than %d pages", whichKeys(key), e.cfg.Repo, maxHistoryPages)
 }
 
-// Revision returns revision version of key, or its newest when version is
-// 0.
+// historyPage fetches one page of the repo's history; a key or repo
+// without any is ErrNoHistory.
+func (e *Engine) historyPage(ctx context.Context, hr HistoryRequest) (api.HistoryResponse, error) {
+	page, err := e.client.HistoryPage(ctx, e.cfg.Repo, hr)
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
+		return page, fmt.Errorf("%s in %s: %w", whichKeys(hr.Key), e.cfg.Repo, ErrNoHistory)
+	}
+	return page, err
+}
+
+// Revision returns revision version of key with its content (none for a
+// deletion, or once pruned), or its newest when version is 0: one request
+// for that one revision.
 func (e *Engine) Revision(ctx context.Context, key string, version int64) (api.Revision, error) {
-	revs, err := e.History(ctx, key)
+	hr := HistoryRequest{Key: key, Limit: 1}
+	if version > 0 {
+		hr.Cursor = strconv.FormatInt(version+1, 10) // the newest below it: version itself, if key has it
+	}
+	page, err := e.historyPage(ctx, hr)
 	if err != nil {
 		return api.Revision{}, err
 	}
-	for _, r := range revs {
-		if version == 0 || r.Version == version {
-			return r, nil
-		}
+	if len(page.Revisions) == 0 || (version > 0 && page.Revisions[0].Version != version) {
+		return api.Revision{}, fmt.Errorf("%s has no revision %d in %s (teammemd history %s lists them)", key, version, e.cfg.Repo, shell.Quote(key))
 	}
-	return api.Revision{}, fmt.Errorf("%s has no revision %d in %s (teammemd history %s lists them)", key, version, e.cfg.Repo, shell.Quote(key))
+	r := page.Revisions[0]
+	r.Key = key
+	return r, nil
 }
 
 // whichKeys names key, or the whole repo, in a message.

@@ -42,8 +42,8 @@ func TestRestoreFirstVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("History(deploy.md) error = %v", err)
 	}
-	if len(revs) != 4 || !revs[0].Deleted || revs[3].Content == nil || *revs[3].Content != "first\n" {
-		t.Fatalf("History(deploy.md) = %+v, want a deletion and 3 writes, the oldest last", revs)
+	if len(revs) != 4 || !revs[0].Deleted || revs[3].Size == nil || *revs[3].Size != int64(len("first\n")) || revs[3].Content != nil {
+		t.Fatalf("History(deploy.md) = %+v, want a deletion and 3 writes without content, the oldest last", revs)
 	}
 	first, err := b.eng.Revision(ctx, "deploy.md", revs[3].Version)
 	if err != nil {

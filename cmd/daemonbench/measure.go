@@ -106,23 +106,23 @@ func measureIdle(ctx context.Context, n *proclab.Daemon, settle, window time.Dur
 	if err := pause(ctx, settle); err != nil {
 		return idleResult{}, err
 	}
-	pid := n.Proc().Pid()
-	before, err := cpuTicks(pid)
+	proc := n.Proc()
+	before, err := cpuTicks(proc.Pid())
 	if err != nil {
 		return idleResult{}, err
 	}
 	if err := pause(ctx, window); err != nil {
 		return idleResult{}, err
 	}
-	after, err := cpuTicks(pid)
+	after, err := cpuTicks(proc.Pid())
 	if err != nil {
 		return idleResult{}, err
 	}
 	res := idleResult{window: window, cpuPercent: float64(after-before) / userHZ / window.Seconds() * 100}
-	if res.rssKB, err = memKB(pid, "VmRSS"); err != nil {
+	if res.rssKB, err = proc.MemoryKB("VmRSS"); err != nil {
 		return idleResult{}, err
 	}
-	if res.peakKB, err = memKB(pid, "VmHWM"); err != nil {
+	if res.peakKB, err = proc.MemoryKB("VmHWM"); err != nil {
 		return idleResult{}, err
 	}
 	return res, nil

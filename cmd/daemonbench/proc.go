@@ -42,29 +42,3 @@ func parseStatTicks(line string) (int64, error) {
 	}
 	return total, nil
 }
-
-// memKB returns a field such as VmRSS or VmHWM of /proc/<pid>/status in KiB.
-func memKB(pid int, field string) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read status: %w", err)
-	}
-	return parseStatusKB(string(data), field)
-}
-
-// parseStatusKB finds "<field>:   <n> kB" in a status file.
-func parseStatusKB(status, field string) (int64, error) {
-	for _, line := range strings.Split(status, "\n") {
-		rest, ok := strings.CutPrefix(line, field+":")
-		if !ok {
-			continue
-		}
-		num, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
-		n, err := strconv.ParseInt(num, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("parse %s: %w", field, err)
-		}
-		return n, nil
-	}
-	return 0, fmt.Errorf("no %s in status", field)
-}

@@ -290,7 +290,7 @@ func runAdminHistory(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer st.Close()
-	revs, err := st.History(ctx, store.HistoryQuery{Repo: *repo, Key: *key})
+	revs, err := store.ListHistory(ctx, st, store.HistoryQuery{Repo: *repo, Key: *key, NoContent: true})
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("repo %s has never been written", *repo)
 	}
@@ -313,8 +313,8 @@ func printRevisions(w io.Writer, revs []store.Revision) error {
 		switch {
 		case r.Deleted:
 			sum, content = "-", "deleted"
-		case r.Content != nil:
-			content = strconv.Itoa(len(*r.Content)) + " bytes"
+		case r.Size != nil:
+			content = strconv.FormatInt(*r.Size, 10) + " bytes"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Version, r.Time.Format(time.RFC3339), r.Subject, sum, content)
 	}

@@ -51,7 +51,7 @@ func historyOf(t *testing.T, path, key string) []store.Revision {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	revs, err := st.History(context.Background(), store.HistoryQuery{Repo: "acme/app", Key: key})
+	revs, err := store.ListHistory(context.Background(), st, store.HistoryQuery{Repo: "acme/app", Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,19 +95,28 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 // auditStore is what the audit reads.
 type auditStore interface {
-	History(ctx context.Context, q store.HistoryQuery) ([]store.Revision, error)
+	store.HistoryReader
 	Purges(ctx context.Context, repo string) ([]store.PurgeRecord, error)
 }
 
 // audit returns the events of repo (every repo when empty) at or after
-// from, oldest first.
+// from, oldest first. It reads no content, and the history only from from
+// on, but for the keys changed since then, whose earlier revisions tell a
+// restore from a write.
 func audit(ctx context.Context, st auditStore, repo string, from time.Time) ([]auditEvent, error) {
-	revs, err := st.History(ctx, store.HistoryQuery{Repo: repo})
+	revs, err := store.ListHistory(ctx, st, store.HistoryQuery{Repo: repo, Since: from, NoContent: true})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("repo %s has never been written", repo)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
+	}
+	if !from.IsZero() {
+		earlier, err := earlierRevisions(ctx, st, revs)
+		if err != nil {
+			return nil, err
+		}
+		revs = append(earlier, revs...)
 	}
 	purges, err := st.Purges(ctx, repo)
 	if err != nil {
@@ -122,6 +131,35 @@ func audit(ctx context.Context, st auditStore, repo string, from time.Time) ([]a
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Key, b.Key))
 	})
 	return events, nil
+}
+
+// earlierRevisions reads, without content, the revisions of each key of
+// revs that came before its oldest one there.
+func earlierRevisions(ctx context.Context, st auditStore, revs []store.Revision) ([]store.Revision, error) {
+	type entry struct{ repo, key string }
+	oldest := map[entry]int64{}
+	var order []entry
+	for _, r := range revs {
+		e := entry{r.Repo, r.Key}
+		if v, seen := oldest[e]; !seen || r.Version < v {
+			if !seen {
+				order = append(order, e)
+			}
+			oldest[e] = r.Version
+		}
+	}
+	var out []store.Revision
+	for _, e := range order {
+		q := store.HistoryQuery{Repo: e.repo, Key: e.key, Before: oldest[e], NoContent: true}
+		err := st.History(ctx, q, func(r store.Revision) error {
+			out = append(out, r)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read history of %s in %s: %w", e.key, e.repo, err)
+		}
+	}
+	return out, nil
 }
 
 // revisionEvents turns revisions into events, telling a restore (a write

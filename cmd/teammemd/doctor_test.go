@@ -73,9 +73,9 @@ func (c *doctorCase) socket(t *testing.T) string {
 func (c *doctorCase) startDaemon(t *testing.T) {
 	t.Helper()
 	cfg := c.configText()
+	args := []string{"run", "--config", c.configFile(t, cfg), "--socket", c.socket(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := []string{"run", "--config", c.configFile(t, cfg), "--socket", c.socket(t)}
 	go func() {
 		done <- run(ctx, args, io.Discard, io.Discard)
 	}()

@@ -102,10 +102,10 @@ func revSize(r api.Revision) string {
 	switch {
 	case r.Deleted:
 		return "deleted"
-	case r.Content == nil:
+	case r.Size == nil:
 		return "pruned"
 	}
-	return strconv.Itoa(len(*r.Content))
+	return strconv.FormatInt(*r.Size, 10)
 }
 
 // shortSum shows the first 12 hex digits of a checksum, "-" for none.

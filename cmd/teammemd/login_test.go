@@ -79,7 +79,7 @@ func (w *loginWorld) login(t *testing.T, u authtest.User) string {
 // subjectOf is who wrote the newest revision of key in acme/app.
 func (w *loginWorld) subjectOf(t *testing.T, key string) string {
 	t.Helper()
-	revs, err := w.srv.Store.History(context.Background(), store.HistoryQuery{Repo: "acme/app", Key: key, Limit: 1})
+	revs, err := store.ListHistory(context.Background(), w.srv.Store, store.HistoryQuery{Repo: "acme/app", Key: key, Limit: 1})
 	if err != nil || len(revs) == 0 {
 		return ""
 	}

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/api"
-	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // runRestore brings back a note from its history as a new revision.
@@ -31,9 +29,9 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	rev, err := restorePoint(ctx, eng, key, *version)
+	rev, err := eng.RestorePoint(ctx, key, *version)
 	if err != nil {
-		return err
+		return explainSyncError(err)
 	}
 	fmt.Fprintf(stdout, "restoring %s to version %d (%d bytes, written by %s on %s): pushed as a new revision, every teammate gets it\n",
 		api.Printable(key), rev.Version, len(*rev.Content), api.Printable(rev.Subject), rev.Time.UTC().Format(time.RFC3339))
@@ -51,33 +49,6 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	_, err = fmt.Fprintf(stdout, "restored  %s to version %d as a new revision\n", api.Printable(key), rev.Version)
 	return err
-}
-
-// restorePoint returns the revision to bring back: version, or the newest
-// revision with content after the newest one (the content a deletion or
-// the last write replaced).
-func restorePoint(ctx context.Context, eng *memsync.Engine, key string, version int64) (api.Revision, error) {
-	revs, err := eng.History(ctx, key)
-	if err != nil {
-		return api.Revision{}, explainSyncError(err)
-	}
-	for i, r := range revs {
-		switch {
-		case version != 0 && r.Version != version:
-			continue
-		case version == 0 && (i == 0 || r.Deleted):
-			continue
-		case r.Deleted:
-			return r, fmt.Errorf("version %d of %s is its deletion; pick a version with content from teammemd history %s", r.Version, key, shell.Quote(key))
-		case r.Content == nil:
-			return r, fmt.Errorf("the server no longer keeps the content of version %d of %s (pruned by its retention, or purged)", r.Version, key)
-		}
-		return r, nil
-	}
-	if version != 0 {
-		return api.Revision{}, fmt.Errorf("%s has no version %d (teammemd history %s lists them)", key, version, shell.Quote(key))
-	}
-	return api.Revision{}, fmt.Errorf("%s has no earlier content to restore", key)
 }
 
 // parseLeading parses args whose positional arguments may come before

@@ -77,6 +77,7 @@ func settingCases() []settingCase {
 		{keys: []string{"limits.max_key_segments"}, toml: "[server.limits]\nmax_key_segments = 1\n",
 			probe: probePut(map[string]string{"a/b.md": "a"}, http.StatusBadRequest, api.CodeInvalidKey)},
 		{keys: []string{"limits.max_wait"}, toml: "[server.limits]\nmax_wait = \"1s\"\n", probe: probeMaxWait},
+		{keys: []string{"limits.max_history_page_bytes"}, toml: "[server.limits]\nmax_history_page_bytes = 5\n", probe: probeHistoryPageBytes},
 		{keys: []string{"rate_limit.requests_per_second", "rate_limit.burst"},
 			toml: "[server.rate_limit]\nrequests_per_second = 0.01\nburst = 2\n", probe: probeRateLimit},
 		{keys: []string{"rate_limit.failed_auth_per_second", "rate_limit.failed_auth_burst"},
@@ -382,6 +383,23 @@ func probePut(entries map[string]string, status int, code string) func(t *testin
 func probeMaxWait(t *testing.T, s *settingServer) {
 	if got := s.call(t, http.MethodGet, waitQuery(60), s.alice, nil, emptyRepo); got.status != http.StatusNotModified {
 		t.Errorf("a 60 s change wait = %d, want 304 after max_wait", got.status)
+	}
+}
+
+// probeHistoryPageBytes writes a.md twice, 4 bytes each: a page of its
+// history with content holds one revision, where the default bound holds
+// both.
+func probeHistoryPageBytes(t *testing.T, s *settingServer) {
+	for _, v := range []string{"one\n", "two\n"} {
+		s.mustPut(t, map[string]string{"a.md": v})
+	}
+	a := s.call(t, http.MethodGet, api.HistoryPath+"?repo="+url.QueryEscape(settingsRepo)+"&key=a.md", s.alice, nil, nil)
+	var h api.HistoryResponse
+	if a.status != http.StatusOK || json.Unmarshal(a.body, &h) != nil {
+		t.Fatalf("history of a.md = %d %s, want 200", a.status, a.body)
+	}
+	if len(h.Revisions) != 1 || h.NextCursor == "" {
+		t.Errorf("history page of a.md = %d revisions, next %q; want 1 and a cursor", len(h.Revisions), h.NextCursor)
 	}
 }
 

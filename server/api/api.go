@@ -26,7 +26,8 @@ const (
 	ParamLimit  = "limit"
 	ViewHashes  = "hashes"
 	// ParamContent, "false" on a history request, leaves each revision's
-	// content out (extension); "true" is the default.
+	// content out (extension); "true" is the default, and a page with
+	// content ends at Limits.MaxHistoryPageBytes of it.
 	ParamContent = "content"
 )
 
@@ -91,8 +92,13 @@ type Revision struct {
 	Deleted  bool      `json:"deleted,omitempty"`
 	Subject  string    `json:"subject"`
 	Time     time.Time `json:"time"`
-	// Content is the entry's value at this revision; absent when it has been
-	// pruned by the server's retention policy or the revision is a deletion.
+	// Size is the length of the value in bytes while the server keeps it,
+	// also on a page without content (extension); absent for a deletion,
+	// once pruned or purged, and from a server without the extension.
+	Size *int64 `json:"size,omitempty"`
+	// Content is the entry's value at this revision; absent on a page asked
+	// for without content, when it has been pruned by the server's
+	// retention policy, or the revision is a deletion.
 	Content *string `json:"content,omitempty"`
 }
 

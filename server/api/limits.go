@@ -10,6 +10,10 @@ type Limits struct {
 	MaxKeyBytes    int           `toml:"max_key_bytes"`
 	MaxKeySegments int           `toml:"max_key_segments"`
 	MaxWait        time.Duration `toml:"max_wait"`
+	// MaxHistoryPageBytes bounds the content one history page carries: the
+	// page ends before the revision that would bring it past the bound,
+	// but always holds one revision.
+	MaxHistoryPageBytes int64 `toml:"max_history_page_bytes"`
 }
 
 // Protocol defaults.
@@ -20,6 +24,9 @@ const (
 	DefaultMaxKeyBytes    = 512
 	DefaultMaxKeySegments = 16
 	DefaultMaxWait        = 60 * time.Second
+	// DefaultMaxHistoryPageBytes is also the most a server may set: what
+	// clients take (see HistoryBodyBytes).
+	DefaultMaxHistoryPageBytes = 4 << 20
 )
 
 // Client batching (PROTOCOL.md section 6).
@@ -33,12 +40,13 @@ const (
 // DefaultLimits returns the protocol's default limits.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxEntryBytes:  DefaultMaxEntryBytes,
-		MaxBodyBytes:   DefaultMaxBodyBytes,
-		MaxEntries:     DefaultMaxEntries,
-		MaxKeyBytes:    DefaultMaxKeyBytes,
-		MaxKeySegments: DefaultMaxKeySegments,
-		MaxWait:        DefaultMaxWait,
+		MaxEntryBytes:       DefaultMaxEntryBytes,
+		MaxBodyBytes:        DefaultMaxBodyBytes,
+		MaxEntries:          DefaultMaxEntries,
+		MaxKeyBytes:         DefaultMaxKeyBytes,
+		MaxKeySegments:      DefaultMaxKeySegments,
+		MaxWait:             DefaultMaxWait,
+		MaxHistoryPageBytes: DefaultMaxHistoryPageBytes,
 	}
 }
 

@@ -99,8 +99,13 @@ type Revision struct {
 	Deleted   bool
 	Subject   string
 	Time      time.Time
-	// Content is the value written, nil for a deletion or once pruned.
+	// Content is the value written, nil for a deletion, once pruned, or
+	// when the query asked for no content.
 	Content *string
+	// Size is the length of the value in bytes while the store keeps it,
+	// also when the query left the content out; nil for a deletion or once
+	// pruned.
+	Size *int64
 }
 
 // HistoryQuery selects revisions, newest first: of one key, of every key
@@ -118,6 +123,8 @@ type HistoryQuery struct {
 	// NoContent leaves Content nil in every revision: the backend does not
 	// read the values, for a caller that wants who changed what and when.
 	NoContent bool
+	// Since, when not zero, leaves out the revisions written before it.
+	Since time.Time
 }
 
 // Purge asks for the content of revisions of one key to be dropped for
@@ -179,10 +186,12 @@ type Store interface {
 	// Apply performs w atomically: all of it or none of it. A write that
 	// changes nothing returns the current state without bumping the version.
 	Apply(ctx context.Context, w Write) (Result, error)
-	// History lists revisions of one key, of one repo or of every repo,
-	// newest first (see HistoryQuery). A repo never written returns
-	// ErrNotFound; with Repo empty, no repo is no revision.
-	History(ctx context.Context, q HistoryQuery) ([]Revision, error)
+	// History calls yield with each revision of one key, of one repo or
+	// of every repo that q selects, newest first (see HistoryQuery), as it
+	// reads them, and stops at the first error yield returns, which it
+	// returns. A repo never written returns ErrNotFound before any call;
+	// with Repo empty, no repo is no revision.
+	History(ctx context.Context, q HistoryQuery, yield func(Revision) error) error
 	// PruneHistory drops the content (not the record) of revisions that are
 	// neither among the newest keep of their key nor newer than olderThan.
 	PruneHistory(ctx context.Context, keep int, olderThan time.Time) (int64, error)

@@ -64,7 +64,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if snap.Version != 2 || snap.Checksum != last.Checksum || snap.Entries["b.md"] != "B" || len(snap.Entries) != 1 || snap.Deleted["a.md"] == 0 {
 		t.Errorf("Snapshot(after reopen) = v%d %s %v %v, want v2 %s {b.md} deleted a.md", snap.Version, snap.Checksum, snap.Entries, snap.Deleted, last.Checksum)
 	}
-	revs, err := s.History(ctx, store.HistoryQuery{Repo: "acme/app", Key: "a.md"})
+	revs, err := store.ListHistory(ctx, s, store.HistoryQuery{Repo: "acme/app", Key: "a.md"})
 	if err != nil || len(revs) != 2 || revs[0].Subject != "bob" {
 		t.Errorf("History(after reopen) = %+v, %v, want 2 revisions, newest by bob", revs, err)
 	}

@@ -40,7 +40,7 @@ func wantPruned(t *testing.T, s *Store, keys map[string][]string, keep int, olde
 	want, n := map[string]bool{}, int64(0)
 	for repo, list := range keys {
 		for _, key := range list {
-			revs, err := s.History(context.Background(), store.HistoryQuery{Repo: repo, Key: key})
+			revs, err := store.ListHistory(context.Background(), s, store.HistoryQuery{Repo: repo, Key: key})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func checkPruned(t *testing.T, s *Store, keys map[string][]string, want map[stri
 	t.Helper()
 	for repo, list := range keys {
 		for _, key := range list {
-			revs, _ := s.History(context.Background(), store.HistoryQuery{Repo: repo, Key: key})
+			revs, _ := store.ListHistory(context.Background(), s, store.HistoryQuery{Repo: repo, Key: key})
 			for _, rev := range revs {
 				id := fmt.Sprint(repo, key, rev.Version)
 				if pruned := rev.Content == nil && !rev.Deleted; pruned != want[id] {

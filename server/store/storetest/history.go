@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ func checkRevisions(t *testing.T, what string, got []store.Revision, want []revW
 			t.Errorf("%s[%d] = v%d %s %v deleted=%v, want v%d %s %v deleted=%v",
 				what, i, g.Version, g.Subject, g.Time, g.Deleted, w.version, w.subject, w.time, w.deleted)
 		}
+		checkSize(t, fmt.Sprintf("%s[%d]", what, i), g, w)
 		switch {
 		case w.deleted || w.pruned:
 			if g.Content != nil {
@@ -50,9 +52,23 @@ func checkRevisions(t *testing.T, what string, got []store.Revision, want []revW
 	}
 }
 
+// checkSize checks that a revision's size is its content's, and that a
+// deletion or a pruned revision has none.
+func checkSize(t *testing.T, what string, g store.Revision, w revWant) {
+	t.Helper()
+	switch {
+	case w.deleted || w.pruned:
+		if g.Size != nil {
+			t.Errorf("%s.Size = %d, want nil", what, *g.Size)
+		}
+	case g.Size == nil || *g.Size != int64(len(w.content)):
+		t.Errorf("%s.Size = %v, want %d", what, g.Size, len(w.content))
+	}
+}
+
 func history(t *testing.T, s store.Store, q store.HistoryQuery) []store.Revision {
 	t.Helper()
-	revs, err := s.History(context.Background(), q)
+	revs, err := store.ListHistory(context.Background(), s, q)
 	if err != nil {
 		t.Fatalf("History(%+v) error = %v", q, err)
 	}

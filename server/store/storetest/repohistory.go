@@ -64,7 +64,7 @@ func testRepoHistory(t *testing.T, s store.Store) {
 	if len(one) == 0 || one[0].Repo != repo || one[0].Key != "a.md" {
 		t.Errorf("History(%s, a.md)[0] = %+v, want its repo and key set", repo, one)
 	}
-	if _, err := s.History(context.Background(), store.HistoryQuery{Repo: "acme/never"}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := store.ListHistory(context.Background(), s, store.HistoryQuery{Repo: "acme/never"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("History(acme/never) error = %v, want ErrNotFound", err)
 	}
 }
@@ -77,7 +77,7 @@ func testEveryRepoHistoryEmpty(t *testing.T, s store.Store) {
 }
 
 // testHistoryNoContent: NoContent lists the same revisions, with their
-// checksums, subjects and times, and no content, for one key, one repo and
+// checksums, subjects, times and sizes, and no content, for one key, one repo and
 // every repo.
 func testHistoryNoContent(t *testing.T, s store.Store) {
 	apply(t, s, store.Write{Repo: repo, Entries: map[string]string{"a.md": "one", "b.md": "B"}, Subject: "ann", Time: at(1)})
@@ -95,9 +95,18 @@ func testHistoryNoContent(t *testing.T, s store.Store) {
 				t.Errorf("History(%+v)[%d].Content = %q, want nil", q, i, *got.Content)
 			}
 			if got.Repo != want.Repo || got.Key != want.Key || got.Version != want.Version || got.Checksum != want.Checksum ||
-				got.Deleted != want.Deleted || got.Subject != want.Subject || !got.Time.Equal(want.Time) {
+				got.Deleted != want.Deleted || got.Subject != want.Subject || !got.Time.Equal(want.Time) ||
+				fmt.Sprint(deref(got.Size)) != fmt.Sprint(deref(want.Size)) {
 				t.Errorf("History(%+v)[%d] = %+v, want %+v but for its content", q, i, got, want)
 			}
 		}
 	}
+}
+
+// deref is *p, or "none" for nil.
+func deref[T any](p *T) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
 }

@@ -49,6 +49,8 @@ func Run(t *testing.T, open Opener) {
 		{"RepoHistory", testRepoHistory},
 		{"EveryRepoHistoryEmpty", testEveryRepoHistoryEmpty},
 		{"HistoryNoContent", testHistoryNoContent},
+		{"HistorySince", testHistorySince},
+		{"HistoryStops", testHistoryStops},
 		{"PruneHistory", testPruneHistory},
 		{"PurgeVersion", testPurgeVersion},
 		{"PurgeAllKeepsLive", testPurgeAllKeepsLive},

@@ -18,7 +18,7 @@ func testNotFound(t *testing.T, s store.Store) {
 		_, err := s.Snapshot(ctx, repo, withValues)
 		wantErr(t, "Snapshot(never written)", err, store.ErrNotFound)
 	}
-	_, err := s.History(ctx, store.HistoryQuery{Repo: repo, Key: "MEMORY.md"})
+	_, err := store.ListHistory(ctx, s, store.HistoryQuery{Repo: repo, Key: "MEMORY.md"})
 	wantErr(t, "History(never written)", err, store.ErrNotFound)
 }
 
