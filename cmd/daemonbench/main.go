@@ -15,10 +15,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/proclab"
 )
 
 // options are the command's flags.
@@ -32,20 +31,7 @@ type options struct {
 	keep   bool
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(os.Stderr, "daemonbench: interrupted")
-		os.Exit(130)
-	default:
-		fmt.Fprintln(os.Stderr, "daemonbench:", err)
-		os.Exit(1)
-	}
-}
+func main() { proclab.Main("daemonbench", run) }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("daemonbench", flag.ContinueOnError)
