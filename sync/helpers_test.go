@@ -3,7 +3,6 @@ package memsync
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 const testRepo = "acme/app"
@@ -64,26 +65,13 @@ func (p *peer) sync(t testing.TB) Report {
 
 func (p *peer) write(t testing.TB, key, value string) {
 	t.Helper()
-	path := filepath.Join(p.dir, filepath.FromSlash(key))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	claudetest.WriteNote(t, p.dir, key, value)
 }
 
 // read returns a file's content, or "<missing>".
 func (p *peer) read(t testing.TB, key string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(p.dir, filepath.FromSlash(key)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "<missing>"
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return claudetest.ReadNote(t, p.dir, key)
 }
 
 func serverEntries(t testing.TB, srv *servertest.Server) map[string]string {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/api"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 // newNotes returns the notes of a fresh team directory with the real
@@ -20,31 +22,6 @@ func newNotes(t *testing.T) (*Notes, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "team")
 	return NewNotes(dir, realScanner(t)), dir
-}
-
-// putFile writes a file into a team directory by hand, as an editor would.
-func putFile(t *testing.T, dir, key, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(key))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// fileContent returns key's content in dir, "<missing>" when absent.
-func fileContent(t *testing.T, dir, key string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "<missing>"
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // leftovers lists the engine's temporary and aside files under dir.
@@ -82,7 +59,7 @@ func TestNotesWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n, dir := newNotes(t)
 			if tt.existing != "" {
-				putFile(t, dir, "sub/a.md", tt.existing)
+				claudetest.WriteNote(t, dir, "sub/a.md", tt.existing)
 			}
 			got, err := n.Write(context.Background(), "sub/a.md", []byte(tt.content), tt.ifMatch)
 			var se *StaleError
@@ -96,7 +73,7 @@ func TestNotesWrite(t *testing.T) {
 			case tt.current != "-" && se.Current != tt.current:
 				t.Errorf("Write: StaleError.Current = %q, want %q", se.Current, tt.current)
 			}
-			if c := fileContent(t, dir, "sub/a.md"); c != tt.want {
+			if c := claudetest.ReadNote(t, dir, "sub/a.md"); c != tt.want {
 				t.Errorf("after Write the file holds %q, want %q", c, tt.want)
 			}
 			if l := leftovers(t, dir); len(l) > 0 {
@@ -154,9 +131,9 @@ func TestNotesDelete(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n, dir := newNotes(t)
-			putFile(t, dir, "keep.md", "keep\n")
+			claudetest.WriteNote(t, dir, "keep.md", "keep\n")
 			if tt.existing != "" {
-				putFile(t, dir, "a.md", tt.existing)
+				claudetest.WriteNote(t, dir, "a.md", tt.existing)
 			}
 			err := n.Delete("a.md", tt.ifMatch)
 			var se *StaleError
@@ -168,7 +145,7 @@ func TestNotesDelete(t *testing.T) {
 			case tt.current != "-" && se.Current != tt.current:
 				t.Errorf("Delete: StaleError.Current = %q, want %q", se.Current, tt.current)
 			}
-			if c := fileContent(t, dir, "a.md"); c != tt.want {
+			if c := claudetest.ReadNote(t, dir, "a.md"); c != tt.want {
 				t.Errorf("after Delete the file holds %q, want %q", c, tt.want)
 			}
 			if l := leftovers(t, dir); len(l) > 0 {
@@ -180,11 +157,11 @@ func TestNotesDelete(t *testing.T) {
 
 func TestNotesDeleteNeedsPrecondition(t *testing.T) {
 	n, dir := newNotes(t)
-	putFile(t, dir, "a.md", "x\n")
+	claudetest.WriteNote(t, dir, "a.md", "x\n")
 	if err := n.Delete("a.md", ""); err == nil {
 		t.Fatal(`Delete("a.md", "") = nil, want an error`)
 	}
-	if c := fileContent(t, dir, "a.md"); c != "x\n" {
+	if c := claudetest.ReadNote(t, dir, "a.md"); c != "x\n" {
 		t.Errorf("after a refused Delete the file holds %q", c)
 	}
 }
@@ -194,10 +171,10 @@ func TestNotesListAndRead(t *testing.T) {
 	if got, err := n.List(); err != nil || len(got) != 0 {
 		t.Fatalf("List of a missing team directory = %v, %v, want none", got, err)
 	}
-	putFile(t, dir, "MEMORY.md", "index\n")
-	putFile(t, dir, "sub/b.txt", "b\n")
-	putFile(t, dir, "data.json", "{}\n")
-	putFile(t, dir, ".hidden/c.md", "c\n")
+	claudetest.WriteNote(t, dir, "MEMORY.md", "index\n")
+	claudetest.WriteNote(t, dir, "sub/b.txt", "b\n")
+	claudetest.WriteNote(t, dir, "data.json", "{}\n")
+	claudetest.WriteNote(t, dir, ".hidden/c.md", "c\n")
 	got, err := n.List()
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammemd/teammemd/scan"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 const testRepo = "acme/app"
@@ -99,33 +100,9 @@ func teamDir(t *testing.T, files map[string]string) string {
 		t.Fatal(err)
 	}
 	for k, v := range files {
-		writeFile(t, dir, k, v)
+		claudetest.WriteNote(t, dir, k, v)
 	}
 	return dir
-}
-
-func writeFile(t *testing.T, dir, key, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(key))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// onDisk returns key's content in dir, "<missing>" when absent.
-func onDisk(t *testing.T, dir, key string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "<missing>"
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // call calls a tool that must succeed and decodes its structured output

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/teammemd/teammemd/scan/scantest"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 func TestMemoryKey(t *testing.T) {
@@ -80,11 +82,11 @@ func TestMemoryTool(t *testing.T) {
 		if !strings.Contains(got, st.want) {
 			t.Errorf("memory(%v) = %q, want it to hold %q", st.args, got, st.want)
 		}
-		if st.key != "" && onDisk(t, dir, st.key) != st.disk {
-			t.Errorf("after memory(%v) %s holds %q, want %q", st.args, st.key, onDisk(t, dir, st.key), st.disk)
+		if st.key != "" && claudetest.ReadNote(t, dir, st.key) != st.disk {
+			t.Errorf("after memory(%v) %s holds %q, want %q", st.args, st.key, claudetest.ReadNote(t, dir, st.key), st.disk)
 		}
 	}
-	if onDisk(t, dir, "notes/ci.md") != "<missing>" {
+	if claudetest.ReadNote(t, dir, "notes/ci.md") != "<missing>" {
 		t.Error("rename left the old note on disk")
 	}
 }
@@ -118,10 +120,10 @@ func TestMemoryToolRefusals(t *testing.T) {
 			t.Errorf("memory(%v) = %q, want an error holding %q and never the secret", tt.args["command"], msg, tt.want)
 		}
 	}
-	if got := onDisk(t, dir, "a.md"); got != "one\none\n" {
+	if got := claudetest.ReadNote(t, dir, "a.md"); got != "one\none\n" {
 		t.Errorf("after refused commands a.md holds %q", got)
 	}
-	if got := onDisk(t, dir, "keys.md"); got != "<missing>" {
+	if got := claudetest.ReadNote(t, dir, "keys.md"); got != "<missing>" {
 		t.Error("a create holding a secret reached the disk")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 func TestNoteURI(t *testing.T) {
@@ -56,7 +58,7 @@ func TestResourcesFollowTheDisk(t *testing.T) {
 	}
 
 	// A teammate's change, pulled by the daemon, lands as a file change.
-	writeFile(t, dir, "db/postgres.md", "PostgreSQL 17\n")
+	claudetest.WriteNote(t, dir, "db/postgres.md", "PostgreSQL 17\n")
 	if got := waitFor(t, c.updated, "resource update after a file changed"); got != want[1] {
 		t.Errorf("resource updated = %s, want %s", got, want[1])
 	}
@@ -71,7 +73,7 @@ func TestResourcesFollowTheDisk(t *testing.T) {
 	}
 
 	drain(c.listChanged)
-	writeFile(t, dir, "new.md", "a new note\n")
+	claudetest.WriteNote(t, dir, "new.md", "a new note\n")
 	waitFor(t, c.listChanged, "list change after a file was added")
 	if err := os.Remove(filepath.Join(dir, "MEMORY.md")); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 // checkouts maps checkout directories to team directories, as git and
@@ -66,7 +68,7 @@ func TestRepoArgument(t *testing.T) {
 		t.Errorf("memory_list(repo acme/other) = %+v", out)
 	}
 	c.call(t, "memory_write", map[string]any{"repo": "acme/other", "key": "b.md", "content": "b\n"}, nil)
-	if onDisk(t, other, "b.md") != "b\n" || onDisk(t, app, "b.md") != "<missing>" {
+	if claudetest.ReadNote(t, other, "b.md") != "b\n" || claudetest.ReadNote(t, app, "b.md") != "<missing>" {
 		t.Error("memory_write(repo acme/other) did not write into acme/other's team directory alone")
 	}
 	msg := c.callErr(t, "memory_list", map[string]any{"repo": "acme/unknown"})

@@ -7,6 +7,8 @@ import (
 
 	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/api"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 var notes = map[string]string{
@@ -113,20 +115,20 @@ func TestWriteAndDelete(t *testing.T) {
 	c := startServer(t, defaultOpts(dir))
 	var w writeOut
 	c.call(t, "memory_write", map[string]any{"key": "new/idea.md", "content": "first\n"}, &w)
-	if !w.Created || w.SHA256 != api.EntryChecksum("first\n") || onDisk(t, dir, "new/idea.md") != "first\n" {
-		t.Fatalf("memory_write(new) = %+v, disk %q", w, onDisk(t, dir, "new/idea.md"))
+	if !w.Created || w.SHA256 != api.EntryChecksum("first\n") || claudetest.ReadNote(t, dir, "new/idea.md") != "first\n" {
+		t.Fatalf("memory_write(new) = %+v, disk %q", w, claudetest.ReadNote(t, dir, "new/idea.md"))
 	}
 	msg := c.callErr(t, "memory_write", map[string]any{"key": "new/idea.md", "content": "again\n"})
 	if !strings.Contains(msg, api.EntryChecksum("first\n")) {
 		t.Errorf("memory_write over an existing note = %q, want the current sha256", msg)
 	}
 	msg = c.callErr(t, "memory_write", map[string]any{"key": "new/idea.md", "content": "stale\n", "sha256": api.EntryChecksum("other\n")})
-	if !strings.Contains(msg, "current sha256 "+api.EntryChecksum("first\n")) || onDisk(t, dir, "new/idea.md") != "first\n" {
-		t.Errorf("memory_write(stale sha256) = %q, disk %q; want refused with the current sha256", msg, onDisk(t, dir, "new/idea.md"))
+	if !strings.Contains(msg, "current sha256 "+api.EntryChecksum("first\n")) || claudetest.ReadNote(t, dir, "new/idea.md") != "first\n" {
+		t.Errorf("memory_write(stale sha256) = %q, disk %q; want refused with the current sha256", msg, claudetest.ReadNote(t, dir, "new/idea.md"))
 	}
 	c.call(t, "memory_write", map[string]any{"key": "new/idea.md", "content": "second\n", "sha256": w.SHA256}, &w)
-	if w.Created || onDisk(t, dir, "new/idea.md") != "second\n" {
-		t.Errorf("memory_write(sha256 read) = %+v, disk %q", w, onDisk(t, dir, "new/idea.md"))
+	if w.Created || claudetest.ReadNote(t, dir, "new/idea.md") != "second\n" {
+		t.Errorf("memory_write(sha256 read) = %+v, disk %q", w, claudetest.ReadNote(t, dir, "new/idea.md"))
 	}
 	var s searchOut
 	c.call(t, "memory_search", map[string]any{"query": "second"}, &s)
@@ -134,12 +136,12 @@ func TestWriteAndDelete(t *testing.T) {
 		t.Errorf("memory_search right after a write = %+v, want the note written", s.Hits)
 	}
 	c.callErr(t, "memory_delete", map[string]any{"key": "new/idea.md", "sha256": api.EntryChecksum("first\n")})
-	if onDisk(t, dir, "new/idea.md") != "second\n" {
+	if claudetest.ReadNote(t, dir, "new/idea.md") != "second\n" {
 		t.Error("memory_delete with a stale sha256 deleted the note")
 	}
 	var d deleteOut
 	c.call(t, "memory_delete", map[string]any{"key": "new/idea.md", "sha256": w.SHA256}, &d)
-	if onDisk(t, dir, "new/idea.md") != "<missing>" {
+	if claudetest.ReadNote(t, dir, "new/idea.md") != "<missing>" {
 		t.Error("memory_delete left the note on disk")
 	}
 }
@@ -162,7 +164,7 @@ func TestWriteRefused(t *testing.T) {
 		if !strings.Contains(msg, tt.want) || strings.Contains(msg, aws) {
 			t.Errorf("memory_write(%q) = %q, want it refused naming %q, never the secret", api.RedactKey(tt.key), msg, tt.want)
 		}
-		if got := onDisk(t, dir, tt.key); got != "<missing>" {
+		if got := claudetest.ReadNote(t, dir, tt.key); got != "<missing>" {
 			t.Errorf("memory_write(%q) refused, but the disk holds it", api.RedactKey(tt.key))
 		}
 	}

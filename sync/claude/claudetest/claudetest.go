@@ -5,6 +5,8 @@ package claudetest
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,4 +99,31 @@ func FakeClient(t testing.TB, v, method string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// WriteNote writes content as key's file in the team directory dir, its
+// directories made as needed, as an editor would.
+func WriteNote(t testing.TB, dir, key, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadNote returns key's content in the team directory dir, "<missing>"
+// when there is no such file.
+func ReadNote(t testing.TB, dir, key string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "<missing>"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
