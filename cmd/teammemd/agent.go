@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -56,7 +57,7 @@ func (a agentChecker) check(dir string) agentCheck {
 	if len(v.Warnings) > 0 {
 		c.outcome = checkFail
 		c.detail += "; " + strings.Join(v.Warnings, "; ")
-		c.fix = strings.TrimPrefix(c.fix+"; teammemd setup claude --disable-client-traffic", "; ")
+		c.fix = cmp.Or(c.fix, "teammemd setup claude --disable-client-traffic")
 	}
 	return c
 }

@@ -218,9 +218,3 @@ func userName() string {
 	}
 	return "$USER"
 }
-
-// firstLine is s up to its first newline.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}

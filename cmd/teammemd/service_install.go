@@ -109,8 +109,8 @@ func managerAnswers(ctx context.Context, env serviceEnv, plan servicePlan) error
 	if err == nil {
 		return nil
 	}
-	if msg := strings.TrimSpace(out); msg != "" {
-		return fmt.Errorf("no %s answers here: %s", plan.name, firstLine(msg))
+	if msg, _, _ := strings.Cut(strings.TrimSpace(out), "\n"); msg != "" {
+		return fmt.Errorf("no %s answers here: %s", plan.name, msg)
 	}
 	return fmt.Errorf("no %s answers here: %w", plan.name, err)
 }

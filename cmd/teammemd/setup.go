@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -227,7 +228,7 @@ func setupUndo(f setupFlags, w io.Writer) error {
 	if f.dryRun {
 		r, err := route.LoadRecord(f.recordPath)
 		if err != nil || r == nil {
-			return cmpErr(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))
+			return cmp.Or(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))
 		}
 		fmt.Fprintf(w, "would take out of %s: env %s and the hook %s\n", r.Settings, strings.Join(slices.Sorted(maps.Keys(r.Set)), ", "), r.Hook)
 		return nil
@@ -246,12 +247,4 @@ func setupUndo(f setupFlags, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "the daemon still runs; teammemd service uninstall stops and removes it")
 	return nil
-}
-
-// cmpErr is err, else fallback.
-func cmpErr(err, fallback error) error {
-	if err != nil {
-		return err
-	}
-	return fallback
 }
