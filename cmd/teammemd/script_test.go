@@ -17,10 +17,11 @@ import (
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
-// scriptsTimeout bounds the whole set of scripts; scriptWait bounds each
-// wait inside one.
+// scriptsTimeout bounds the whole set of scripts, which on two cores run
+// two at a time under -race, each teammemd process of the RE2 build
+// compiling its rules at start; scriptWait bounds each wait inside one.
 const (
-	scriptsTimeout = 5 * time.Minute
+	scriptsTimeout = 10 * time.Minute
 	scriptWait     = 30 * time.Second
 )
 
