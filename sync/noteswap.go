@@ -20,7 +20,7 @@ var errBeingWritten = errors.New("another program is writing it; try again")
 // and the write refused. The displaced file waits under an aside name,
 // which the daemon's sweep judges should the process die meanwhile. Where
 // the system has no exchange it checks, then renames over name, which
-// leaves a short window (RELIABILITY.md, Write path).
+// leaves a short window (docs/RELIABILITY.md, Write path).
 func replaceIfMatch(dir *os.Root, name string, data []byte, want string) error {
 	tmp, err := createTemp(dir, data, 0o644, nil)
 	if err != nil {

@@ -37,7 +37,7 @@ func renameAtx(dir *os.Root, from, to string, flags uint32) error {
 
 // readSettled reads name in dir. macOS has no file leases: an editor that
 // opened the file before the engine moved it and writes into it only
-// after the engine read it loses that write (RELIABILITY.md, Write path).
+// after the engine read it loses that write (docs/RELIABILITY.md, Write path).
 func readSettled(dir *os.Root, name string) ([]byte, error) {
 	f, err := dir.Open(name)
 	if err != nil {

@@ -6,7 +6,7 @@ import "os"
 
 // exchange is not available here: the write path falls back to checking
 // the file and then renaming over it, which leaves a window in which a
-// save is lost (RELIABILITY.md, Write path).
+// save is lost (docs/RELIABILITY.md, Write path).
 func exchange(*os.Root, string, string) error { return errNoAtomicRename }
 
 // renameNoReplace renames from to to in dir unless to exists; with no

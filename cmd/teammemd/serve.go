@@ -213,7 +213,7 @@ func firstTokenCommand(loc location) string {
 
 // logScanEngine says which engine scans PUTs, and warns when it is the slow
 // one: a server scanning with Go's regexp takes about a quarter of the PUTs
-// per second of one built with RE2 (BENCHMARKS.md).
+// per second of one built with RE2 (docs/BENCHMARKS.md).
 func logScanEngine(log *slog.Logger) {
 	if scan.Engine() == "re2" {
 		log.Info("secret scan on", "engine", scan.Engine())

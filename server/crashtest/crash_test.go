@@ -143,7 +143,7 @@ func (s *storm) auditAll(ctx context.Context, t *testing.T, round int) {
 	}
 }
 
-// summary logs what the storm did, for RELIABILITY.md.
+// summary logs what the storm did, for docs/RELIABILITY.md.
 func (s *storm) summary(t *testing.T, kills int, took time.Duration) {
 	n := map[string]int{}
 	for _, w := range s.writers {

@@ -3,6 +3,6 @@
 // PUTs from 16 writers and restarted on the same data directory, after
 // which every acknowledged write must be in the history, no PUT may be
 // visible in part, and the SQLite file must pass its integrity check.
-// RELIABILITY.md states the invariants, the command and the environment
+// docs/RELIABILITY.md states the invariants, the command and the environment
 // variable of the long run.
 package crashtest

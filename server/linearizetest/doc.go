@@ -4,6 +4,6 @@
 // and porcupine checks the recorded history against a sequential model of
 // the repo API (PROTOCOL.md sections 2 and 3). A deliberately broken
 // server, whose store never sees If-Match, must fail the same check, so
-// the check is known to bite. RELIABILITY.md gives the commands and the
+// the check is known to bite. docs/RELIABILITY.md gives the commands and the
 // environment variable of the long run.
 package linearizetest

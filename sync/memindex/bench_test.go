@@ -14,7 +14,7 @@ import (
 )
 
 // benchNotes is how many notes the benchmarks index: the size the search
-// must answer within 50 ms p99 (BENCHMARKS.md).
+// must answer within 50 ms p99 (docs/BENCHMARKS.md).
 const benchNotes = 2000
 
 // vocabulary returns n made-up words; rank i is drawn with a Zipf law, as

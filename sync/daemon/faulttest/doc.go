@@ -6,6 +6,6 @@
 // versions of a fixed set of notes. Afterwards every version is accounted
 // for against the server's history and the conflict copies, and the team
 // directories are checked for torn files, temporary litter and
-// convergence. RELIABILITY.md states the invariants, the commands and the
+// convergence. docs/RELIABILITY.md states the invariants, the commands and the
 // environment variables of the long runs.
 package faulttest
