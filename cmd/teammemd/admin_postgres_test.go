@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,16 +133,44 @@ func pgTool(t *testing.T, name string) string {
 	return path
 }
 
-// TestPostgresBackupRestore follows the README's backup and restore of a
-// PostgreSQL database: pg_dump, pg_restore into an empty database, then
-// "teammemd admin new-store-id". The restored database holds what the
-// backup held, takes writes, and names a new identity.
+// backupChapter gives the steps TestPostgresBackupRestore runs.
+var backupChapter = filepath.Join("..", "..", "docs", "07-backup-restore.md")
+
+// The PostgreSQL steps of backupChapter, each up to its file and database
+// arguments: TestPostgresBackupRestore runs them, and
+// TestBackupChapterGivesThePostgresSteps checks that the chapter gives them.
+var (
+	pgDumpStep     = []string{"pg_dump", "--format=custom", "--file"}
+	pgRestoreStep  = []string{"pg_restore", "--no-owner", "--exit-on-error", "--dbname"}
+	newStoreIDStep = []string{"teammemd", "admin", "new-store-id", "--store"}
+)
+
+// The backup chapter gives the steps TestPostgresBackupRestore runs. This
+// test needs no PostgreSQL, so the chapter is checked on every run.
+func TestBackupChapterGivesThePostgresSteps(t *testing.T) {
+	data, err := os.ReadFile(backupChapter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(data)), " ")
+	for _, step := range [][]string{pgDumpStep, pgRestoreStep, newStoreIDStep} {
+		if line := strings.Join(step, " "); !strings.Contains(text, line) {
+			t.Errorf("%s does not give the step %s", backupChapter, line)
+		}
+	}
+}
+
+// TestPostgresBackupRestore follows the backup and restore of a PostgreSQL
+// database that docs/07-backup-restore.md gives: pg_dump, pg_restore into
+// an empty database, then "teammemd admin new-store-id". The restored
+// database holds what the backup held, takes writes, and names a new
+// identity.
 func TestPostgresBackupRestore(t *testing.T) {
 	isolateConfig(t)
 	src := pgtest.Database(t)
 	seedLeakPostgres(t, src)
 	dump := filepath.Join(t.TempDir(), "teammemd.dump")
-	if out, err := exec.Command(pgTool(t, "pg_dump"), "--format=custom", "--file", dump, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(pgTool(t, pgDumpStep[0]), slices.Concat(pgDumpStep[1:], []string{dump, src})...).CombinedOutput(); err != nil {
 		t.Fatalf("pg_dump: %v\n%s", err, out)
 	}
 	ctx := context.Background()
@@ -155,13 +184,13 @@ func TestPostgresBackupRestore(t *testing.T) {
 	st.Close()
 
 	dst := pgtest.Database(t)
-	if out, err := exec.Command(pgTool(t, "pg_restore"), "--no-owner", "--exit-on-error", "--dbname", dst, dump).CombinedOutput(); err != nil {
+	if out, err := exec.Command(pgTool(t, pgRestoreStep[0]), slices.Concat(pgRestoreStep[1:], []string{dst, dump})...).CombinedOutput(); err != nil {
 		t.Fatalf("pg_restore: %v\n%s", err, out)
 	}
 	if got, want := pgStoreID(t, dst), pgStoreID(t, src); got != want {
 		t.Fatalf("restored identity = %s, want the backup's %s before new-store-id", got, want)
 	}
-	if _, stderr, code := runCLI(t, "admin", "new-store-id", "--store", dst); code != 0 {
+	if _, stderr, code := runCLI(t, slices.Concat(newStoreIDStep[1:], []string{dst})...); code != 0 {
 		t.Fatalf("admin new-store-id: exit %d, %s", code, stderr)
 	}
 	if got := pgStoreID(t, dst); got == pgStoreID(t, src) {

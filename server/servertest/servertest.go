@@ -236,9 +236,9 @@ func (s *Server) Backup(t testing.TB) string {
 	return backup
 }
 
-// Restore restores the database from backup as the README's procedure
-// does: the server stopped, the backup copied in place of the database, a
-// new store identity given to it, the server started again.
+// Restore restores the database from backup as docs/07-backup-restore.md
+// (SQLite) does: the server stopped, the backup copied in place of the
+// database, a new store identity given to it, the server started again.
 func (s *Server) Restore(t testing.TB, backup string) {
 	t.Helper()
 	s.Stop()

@@ -11,9 +11,10 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// VacuumPurged is the statement the README gives to run after a purge:
-// it rewrites the tables purged content was in, their TOAST tables and
-// indexes, without the dead row versions that still hold it.
+// VacuumPurged is the statement docs/10-security.md (Purging a leaked
+// secret) gives to run after a purge: it rewrites the tables purged content
+// was in, their TOAST tables and indexes, without the dead row versions
+// that still hold it.
 const VacuumPurged = "VACUUM (FULL) entries, revisions"
 
 // purgeResidue is the Residue of every purge that dropped content:
@@ -22,7 +23,7 @@ const VacuumPurged = "VACUUM (FULL) entries, revisions"
 const purgeResidue = "PostgreSQL keeps the purged content in dead row versions of the entries and revisions tables " +
 	"(and their TOAST tables) until they are rewritten: run " + VacuumPurged + " (it locks the tables while it runs), " +
 	"then CHECKPOINT as a superuser; the write-ahead log, WAL archives, replicas and backups keep their copies " +
-	"(README: Purging a leaked secret)"
+	"(docs/10-security.md: Purging a leaked secret)"
 
 // Purge implements store.Store. It holds the repo's row lock, so it runs
 // between the writes to the repo of every replica, and clears the content

@@ -31,7 +31,8 @@ func secretValue(t *testing.T, marker string, size int) string {
 // TestPurgedBytesGoWithTheDocumentedSteps writes secrets to a key, in a
 // revision replaced since and in the live one, purges every revision of
 // it with the live one (admin purge --all --include-live), and runs the
-// steps the README gives: VacuumPurged, then a CHECKPOINT as a superuser.
+// steps docs/10-security.md gives: VacuumPurged, then a CHECKPOINT as a
+// superuser (TestSecurityChapterGivesThePurgeSteps keeps the chapter so).
 // No file of the database (its tables, their TOAST tables and indexes)
 // may still hold a secret's bytes, neither in a dead row version of the
 // entries or revisions table nor in TOAST. Values small enough to sit in
