@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"html"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
@@ -164,6 +166,23 @@ func signedIn(t *testing.T, srv *servertest.Server, subject string, grants ...st
 	return b
 }
 
-func grant(pattern string, level store.Level) store.Grant { return store.Grant{Pattern: pattern, Level: level} }
+func grant(pattern string, level store.Level) store.Grant {
+	return store.Grant{Pattern: pattern, Level: level}
+}
 
 func q(s string) string { return url.QueryEscape(s) }
+
+// withStaleAfter sets [server.ui] stale_after; 0 means a nanosecond, so
+// every note is stale.
+func withStaleAfter(d time.Duration) servertest.Option {
+	return servertest.WithConfig(func(c *server.Config) { c.UI.StaleAfter = max(d, time.Nanosecond) })
+}
+
+// seed writes entries to repo in the store directly, for a server that
+// takes no API token.
+func seed(t *testing.T, srv *servertest.Server, repo string, entries map[string]string) {
+	t.Helper()
+	if _, err := srv.Store.Apply(context.Background(), store.Write{Repo: repo, Entries: entries, Subject: "seed", Time: time.Now()}); err != nil {
+		t.Fatalf("Apply(%s) = %v", repo, err)
+	}
+}
