@@ -99,7 +99,7 @@ func TestSecurityHeaders(t *testing.T) {
 		for h, want := range map[string]string{
 			"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 			"X-Content-Type-Options":  "nosniff",
-			"Referrer-Policy":         "no-referrer",
+			"Referrer-Policy":         "same-origin",
 		} {
 			if got := p.header.Get(h); got != want {
 				t.Errorf("GET %s: %s = %q, want %q", path, h, got, want)

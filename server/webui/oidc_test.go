@@ -1,8 +1,10 @@
 package webui_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,6 +31,29 @@ func oidcServer(t *testing.T, tokens bool) (*servertest.Server, *authtest.IdP) {
 	return srv, idp
 }
 
+var continueLink = regexp.MustCompile(`<a href="([^"]+)" id="continue">`)
+
+// continueURL is where the page that starts a sign-in sends the browser.
+func continueURL(t *testing.T, p page) string {
+	t.Helper()
+	m := continueLink.FindStringSubmatch(p.body)
+	if p.status != http.StatusOK || m == nil || !strings.Contains(p.body, `http-equiv="refresh"`) {
+		t.Fatalf("sign-in start = %d, want a page that moves on to the provider:\n%s", p.status, p.body)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// follow goes on from a sign-in start page to the provider, as its
+// refresh does, and on through the redirects back to the view.
+func (b *browser) follow(start page) page {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, continueURL(b.t, start), nil)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return b.do(req)
+}
+
 func TestOIDCSignIn(t *testing.T) {
 	srv, idp := oidcServer(t, false)
 	seed(t, srv, "acme/app", map[string]string{"a.md": "team note"})
@@ -41,7 +66,7 @@ func TestOIDCSignIn(t *testing.T) {
 		t.Errorf("sign-in page of a server without tokens offers the token form")
 	}
 	next, _ := url.Parse(form.url)
-	p := b.post("/ui/signin/oidc", url.Values{"csrf": {form.csrf(t)}, "next": {next.Query().Get("next")}})
+	p := b.follow(b.post("/ui/signin/oidc", url.Values{"csrf": {form.csrf(t)}, "next": {next.Query().Get("next")}}))
 	if p.status != http.StatusOK || !strings.Contains(p.body, "oidc:rosa@acme.com") || !strings.Contains(p.body, "team note") {
 		t.Fatalf("OIDC sign-in = %d at %s, want the note page for oidc:rosa@acme.com:\n%s", p.status, p.url, p.body)
 	}
@@ -55,7 +80,7 @@ func TestOIDCSignInRefused(t *testing.T) {
 	b := newBrowser(t, srv.URL)
 
 	idp.SignInAs(nil)
-	p := b.post("/ui/signin/oidc", url.Values{"csrf": {b.get("/ui/signin").csrf(t)}})
+	p := b.follow(b.post("/ui/signin/oidc", url.Values{"csrf": {b.get("/ui/signin").csrf(t)}}))
 	if p.status != http.StatusForbidden || !strings.Contains(p.body, "access_denied") {
 		t.Errorf("sign-in the provider refused = %d, want 403 naming access_denied:\n%s", p.status, p.body)
 	}
@@ -66,7 +91,7 @@ func TestOIDCSignInRefused(t *testing.T) {
 	noFollow := newBrowser(t, srv.URL)
 	noFollow.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	start := noFollow.post("/ui/signin/oidc", url.Values{"csrf": {noFollow.get("/ui/signin").csrf(t)}})
-	authorize := start.header.Get("Location")
+	authorize := continueURL(t, start)
 	if !strings.HasPrefix(authorize, idp.URL+"/authorize?") {
 		t.Fatalf("sign-in start redirects to %q, want the provider's authorization endpoint", authorize)
 	}

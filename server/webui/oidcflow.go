@@ -104,7 +104,8 @@ func (u *UI) host(r *http.Request) string {
 }
 
 // serveOIDCStart begins a sign-in with the provider: a session that holds
-// the state, the nonce and the PKCE verifier, then off to the provider.
+// the state, the nonce and the PKCE verifier, then a page that sends the
+// browser on to the provider.
 func (u *UI) serveOIDCStart(w http.ResponseWriter, r *http.Request) {
 	if !u.validPre(r) {
 		u.fail(w, r, nil, errForged)
@@ -132,7 +133,10 @@ func (u *UI) serveOIDCStart(w http.ResponseWriter, r *http.Request) {
 	}
 	target := u.oidc.config(ep, u.redirectURL(r)).AuthCodeURL(login.State+"."+encodeNext(r.PostFormValue("next")),
 		oauth2.S256ChallengeOption(login.Verifier), oidc.Nonce(login.Nonce))
-	http.Redirect(w, r, target, http.StatusSeeOther)
+	// A page that moves on to the provider, not a redirect: browsers hold
+	// a form's redirect to the Content-Security-Policy's form-action,
+	// which allows this view alone.
+	u.render(w, r, http.StatusOK, "signin-continue", &view{Title: "Signing in", Page: target})
 }
 
 func newPendingLogin() (*pendingLogin, error) {
