@@ -132,14 +132,17 @@ func (c *chrome) signInByToken(base, token string) {
 	c.run("wait to be signed in", chromedp.WaitVisible(chromedp.CSS("#subject")))
 }
 
-// seedTeam writes the notes the browser tests read.
+// seedTeam writes the notes the browser tests read, as two teammates'
+// machines would.
 func seedTeam(t *testing.T, srv *servertest.Server) {
-	put(t, srv, srv.Token, "acme/app", map[string]string{
+	alice := srv.CreateToken(t, "alice@laptop", grant("**", store.LevelWrite))
+	bob := srv.CreateToken(t, "bob@ci-runner", grant("**", store.LevelWrite))
+	put(t, srv, alice, "acme/app", map[string]string{
 		"deploy.md": "---\nname: Deploy\ndescription: How we ship the app\ntype: project\n---\n# Deploy\n\n1. Run `make release`\n2. Watch the **canary** for ten minutes\n",
 		"MEMORY.md": "# Team memory\n\n- [Deploy](deploy.md): how we ship\n- [Oncall](oncall.md): who to page\n",
 		"oncall.md": "---\nname: Oncall\ndescription: Who to page and when\ntype: reference\n---\nPage the primary first; the secondary after 15 minutes.\n",
 	})
-	put(t, srv, srv.Token, "acme/app", map[string]string{
+	put(t, srv, bob, "acme/app", map[string]string{
 		"deploy.md": "---\nname: Deploy\ndescription: How we ship the app\ntype: project\n---\n# Deploy\n\n1. Run `make release VERSION=x.y.z`\n2. Watch the **canary** for fifteen minutes\n3. Announce in #releases\n",
 	})
 	put(t, srv, srv.Token, "other/secret", map[string]string{"plans.md": "secret plans"})
@@ -152,7 +155,7 @@ func TestBrowserReadSearchDiffRestore(t *testing.T) {
 	c := startChrome(t)
 	srv := startServer(t)
 	seedTeam(t, srv)
-	token := srv.CreateToken(t, "alice-laptop", grant("acme/**", store.LevelWrite))
+	token := srv.CreateToken(t, "carol@desktop", grant("acme/**", store.LevelWrite))
 
 	c.run("open sign-in", chromedp.Navigate(srv.URL+"/ui/"), chromedp.WaitVisible(chromedp.CSS("#token")))
 	c.shot("signin")
@@ -190,8 +193,8 @@ func TestBrowserReadSearchDiffRestore(t *testing.T) {
 	if got := entries(t, srv, "acme/app")["deploy.md"]; !strings.Contains(got, "ten minutes") {
 		t.Errorf("deploy.md after restore = %q, want version 1's content", got)
 	}
-	if got := c.text("#history tbody tr td.who"); got != "alice-laptop" {
-		t.Errorf("newest revision by %q, want alice-laptop", got)
+	if got := c.text("#history tbody tr td.who"); got != "carol@desktop" {
+		t.Errorf("newest revision by %q, want carol@desktop", got)
 	}
 	c.run("open loads", chromedp.Navigate(srv.URL+"/ui/loads?repo=acme/app"), chromedp.WaitVisible(chromedp.CSS("#index")))
 	c.shot("loads")
