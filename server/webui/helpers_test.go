@@ -170,8 +170,6 @@ func grant(pattern string, level store.Level) store.Grant {
 	return store.Grant{Pattern: pattern, Level: level}
 }
 
-func q(s string) string { return url.QueryEscape(s) }
-
 // withStaleAfter sets [server.ui] stale_after; 0 means a nanosecond, so
 // every note is stale.
 func withStaleAfter(d time.Duration) servertest.Option {
