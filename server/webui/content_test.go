@@ -146,3 +146,20 @@ func TestUnsafeMarkupFinds(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchBounded(t *testing.T) {
+	srv := startServer(t)
+	notes := map[string]string{}
+	for i := range 60 {
+		notes[fmt.Sprintf("n%02d.md", i)] = "common word"
+	}
+	put(t, srv, srv.Token, "acme/app", notes)
+	b := signedIn(t, srv, "uma", grant("**", store.LevelRead))
+	p := b.get("/ui/search?q=COMMON")
+	if n := strings.Count(p.body, `<li><a href="/ui/note?`); n != 50 || !strings.Contains(p.body, `id="truncated"`) {
+		t.Errorf("search matching 60 notes shows %d and truncated=%v, want 50 and a note that it was cut", n, strings.Contains(p.body, `id="truncated"`))
+	}
+	if p := b.get("/ui/search?q=" + strings.Repeat("x", 201)); p.status != http.StatusBadRequest {
+		t.Errorf("search of 201 bytes = %d, want 400", p.status)
+	}
+}

@@ -82,9 +82,11 @@ func (u *UI) newestRevision(ctx context.Context, repo, key string) (store.Revisi
 	return last, nil
 }
 
-// Search bounds.
+// Search bounds: the notes shown, and the content read, after which the
+// search stops and says it was cut short.
 const (
 	maxSearchResults = 50
+	maxSearchBytes   = 64 << 20
 	maxQueryBytes    = 200
 	snippetBytes     = 160
 )
@@ -126,6 +128,7 @@ func (u *UI) search(ctx context.Context, s *session, terms []string) ([]searchHi
 		return nil, false, err
 	}
 	var hits []searchHit
+	read := 0
 	for _, repo := range repos {
 		snap, err := u.store.Snapshot(ctx, repo, true)
 		if errors.Is(err, store.ErrNotFound) {
@@ -135,7 +138,11 @@ func (u *UI) search(ctx context.Context, s *session, terms []string) ([]searchHi
 			return nil, false, fmt.Errorf("search %s: %w", repo, err)
 		}
 		for _, key := range sortedKeys(snap.Entries) {
-			if snippet, ok := match(key, snap.Entries[key], terms); ok {
+			value := snap.Entries[key]
+			if read += len(value); read > maxSearchBytes {
+				return hits, true, nil
+			}
+			if snippet, ok := match(key, value, terms); ok {
 				if len(hits) == maxSearchResults {
 					return hits, true, nil
 				}
