@@ -112,3 +112,9 @@ func (b uiBackend) HistoryPage(ctx context.Context, repo, key string, before int
 	}
 	return revs, next, nil
 }
+
+// Limit implements webui.Backend with the per-subject rate limit of the
+// API.
+func (b uiBackend) Limit(subject string) error {
+	return b.s.limit(noHeaders{}, subject)
+}

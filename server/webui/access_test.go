@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -128,5 +130,18 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure {
 		t.Errorf("session cookie over loopback HTTP = %+v, want HttpOnly, SameSite=Lax, not Secure", session)
+	}
+}
+
+// TestPagesRateLimited checks that a signed-in person's pages spend the
+// API's per-subject rate limit.
+func TestPagesRateLimited(t *testing.T) {
+	srv := startServer(t, servertest.WithRateLimit(server.RateLimit{RequestsPerSecond: 0.001, Burst: 2, FailedAuthPerSecond: -1}))
+	b := signedIn(t, srv, "vic", grant("**", store.LevelRead)) // the page after signing in spends one
+	if p := b.get("/ui/"); p.status != http.StatusOK {
+		t.Fatalf("second page = %d, want 200", p.status)
+	}
+	if p := b.get("/ui/"); p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "too many requests") {
+		t.Errorf("third page = %d, want 429 saying why", p.status)
 	}
 }

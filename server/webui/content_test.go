@@ -80,7 +80,7 @@ func TestRestore(t *testing.T) {
 		t.Errorf("a reader's restore = %d, want 403", p.status)
 	}
 	h := writer.get("/ui/history?repo=acme/app&key=a.md")
-	if !strings.Contains(h.body, "Restore version 1") {
+	if !strings.Contains(h.body, "Restore version 1") || !strings.Contains(h.body, "<td>API token</td>") {
 		t.Fatalf("a writer's history page does not offer restoring version 1:\n%s", h.body)
 	}
 	form.Set("csrf", h.csrf(t))

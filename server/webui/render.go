@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -40,8 +39,8 @@ func notFound() *pageError {
 
 // templateFuncs are the helpers the templates use.
 var templateFuncs = template.FuncMap{
-	"q":    url.QueryEscape,
 	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"via":  via,
 }
 
 // parsePages parses every page template with the layout.
@@ -114,4 +113,24 @@ func plural(n int, unit string) string {
 		return "1 " + unit
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// via says what vouched for the writer a history subject names: the
+// subject's prefix for the identity services, a purge, else an API token,
+// whose subject names the person or machine it was made for.
+func via(subject string) string {
+	prefix, _, ok := strings.Cut(subject, ":")
+	switch {
+	case !ok:
+		return "API token"
+	case prefix == "oidc":
+		return "OpenID Connect login"
+	case prefix == "github":
+		return "GitHub token"
+	case prefix == "claude":
+		return "Claude account"
+	case prefix == "purge":
+		return "purge by an admin"
+	}
+	return "API token"
 }

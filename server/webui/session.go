@@ -181,6 +181,10 @@ func (u *UI) signedIn(next sessionHandler) http.HandlerFunc {
 			u.fail(w, r, s, errForged)
 			return
 		}
+		if err := u.backend.Limit(s.Subject); err != nil {
+			u.fail(w, r, s, err)
+			return
+		}
 		next(w, r, s)
 	}
 }

@@ -64,6 +64,9 @@ type Backend interface {
 	// the API bounds its pages; next is the cursor of the next page, 0 at
 	// the end.
 	HistoryPage(ctx context.Context, repo, key string, before int64) (revs []store.Revision, next int64, err error)
+	// Limit spends one request of subject's rate limit, the API's; an
+	// *api.Error when none is left.
+	Limit(subject string) error
 }
 
 // OIDC is the organisation's provider, for signing in with it.
