@@ -125,3 +125,20 @@ func TestSignInGoesBack(t *testing.T) {
 		}
 	}
 }
+
+// TestSignInAgainEndsOldSession checks that signing in again, as someone
+// else, ends the session the browser held.
+func TestSignInAgainEndsOldSession(t *testing.T) {
+	srv := startServer(t)
+	b := signedIn(t, srv, "wes", grant("**", store.LevelRead))
+	first := b.sessionHash(t)
+	if p := b.signIn(srv.CreateToken(t, "xia", grant("**", store.LevelRead))); !strings.Contains(p.body, "xia") {
+		t.Fatalf("second sign-in = %d, want signed in as xia", p.status)
+	}
+	if _, err := srv.Store.WebSession(context.Background(), first, time.Now()); err == nil {
+		t.Error("the first session is still in the store after signing in again")
+	}
+	if b.sessionHash(t) == first {
+		t.Error("the browser kept its session id across sign-ins")
+	}
+}

@@ -76,7 +76,12 @@ func (u *UI) serveTokenSignIn(w http.ResponseWriter, r *http.Request) {
 	if p.Mode == auth.ModeToken {
 		s.TokenHash = auth.HashToken(token)
 	}
-	u.finishSignIn(w, r, nil, s, r.PostFormValue("next"))
+	old, err := u.loadSession(r)
+	if err != nil {
+		u.fail(w, r, nil, err)
+		return
+	}
+	u.finishSignIn(w, r, old, s, r.PostFormValue("next"))
 }
 
 // refuseSignIn shows why a credential was refused.
