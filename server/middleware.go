@@ -149,10 +149,7 @@ func methodIn(m string, methods []string) bool {
 // free gets 429 before its credential is looked at, so that no one can make
 // the server ask the identity services without limit.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) (auth.Principal, error) {
-	bearer, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
-		bearer = ""
-	}
+	bearer, _ := bearerToken(r.Header.Get("Authorization"))
 	return s.admitCredential(w, r, bearer)
 }
 
@@ -174,9 +171,10 @@ func (s *Server) admitCredential(w http.ResponseWriter, r *http.Request, bearer 
 	return p, nil
 }
 
-// authenticate checks a bearer credential, empty when none came. The answer never holds the
-// credential; a rejection says what to do, and a mode that could not ask its
-// identity service answers 503 so the client retries.
+// authenticate checks a bearer credential, empty when none came. The
+// answer never holds the credential; a rejection says what to do, and a
+// mode that could not ask its identity service answers 503 so the client
+// retries.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, bearer string) (auth.Principal, error) {
 	if bearer == "" {
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "missing bearer token")
