@@ -10,6 +10,7 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/webui"
 )
 
 // Defaults of the [server] configuration section.
@@ -79,6 +80,8 @@ type Config struct {
 	// proxies in front of the server: for a request from one of them, the
 	// client's address is read from X-Forwarded-For.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// UI is the web view at /ui ([server.ui]).
+	UI webui.Config `toml:"ui"`
 }
 
 // TLS reports whether the server serves HTTPS.
@@ -162,6 +165,7 @@ func (c Config) Resolve() Config {
 	setDefault(&c.History.PruneInterval, DefaultPruneInterval)
 	setDefault(&c.Deletions.KeepFor, DefaultKeepDeletedFor)
 	setDefault(&c.Deletions.MaxPerRepo, DefaultMaxDeletedPerRepo)
+	c.UI = c.UI.Resolve()
 	return c
 }
 
@@ -199,6 +203,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := validateDeletions(c.Deletions); err != nil {
+		return err
+	}
+	if err := c.UI.Validate(); err != nil {
 		return err
 	}
 	return validateRetention(c.History)

@@ -149,13 +149,20 @@ func methodIn(m string, methods []string) bool {
 // free gets 429 before its credential is looked at, so that no one can make
 // the server ask the identity services without limit.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) (auth.Principal, error) {
+	bearer, _ := bearerToken(r.Header.Get("Authorization"))
+	return s.admitCredential(w, r, bearer)
+}
+
+// admitCredential checks bearer, the credential r carries, within the
+// client address's budget of failed authentications, as admit does.
+func (s *Server) admitCredential(w http.ResponseWriter, r *http.Request, bearer string) (auth.Principal, error) {
 	h, wait, ok := s.failedAuth.reserve(s.proxies.clientKey(r), time.Now())
 	if !ok {
 		setRetryAfter(w, wait)
 		return auth.Principal{}, api.NewError(http.StatusTooManyRequests, api.CodeRateLimited,
 			"too many requests from this address failed authentication; retry later")
 	}
-	p, err := s.authenticate(w, r)
+	p, err := s.authenticate(w, r, bearer)
 	if err != nil {
 		h.spend(time.Now())
 		return auth.Principal{}, err
@@ -164,12 +171,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (auth.Principal, 
 	return p, nil
 }
 
-// authenticate checks the bearer credential. The answer never holds the
-// credential; a rejection says what to do, and a mode that could not ask its
-// identity service answers 503 so the client retries.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (auth.Principal, error) {
-	bearer, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
+// authenticate checks a bearer credential, empty when none came. The
+// answer never holds the credential; a rejection says what to do, and a
+// mode that could not ask its identity service answers 503 so the client
+// retries.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, bearer string) (auth.Principal, error) {
+	if bearer == "" {
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "missing bearer token")
 	}
 	var p auth.Principal

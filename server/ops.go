@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/webui"
 )
 
 // readyTimeout bounds the store probe of /readyz.
@@ -36,6 +37,10 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 	mux.Handle(api.DiscoveryPath, s.instrument("discovery", http.HandlerFunc(s.serveDiscovery)))
 	mux.Handle("/livez", s.instrument("livez", http.HandlerFunc(s.serveLive)))
 	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(s.serveReady)))
+	if s.ui != nil {
+		mux.Handle(webui.Prefix+"/", s.instrument("ui", s.ui))
+		mux.Handle(webui.Prefix, http.RedirectHandler(webui.Prefix+"/", http.StatusSeeOther))
+	}
 	if gatherer != nil {
 		mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +26,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if !p.Allows(repo, store.LevelWrite) {
 		return denied(p, repo, store.LevelWrite)
 	}
-	if err := s.scan(r, req); err != nil {
+	if err := s.scan(r.Context(), req); err != nil {
 		return err
 	}
 	ifMatch := firstETag(r.Header.Get("If-Match"))
@@ -90,16 +91,16 @@ func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest
 // deletes, holds a secret. The answer names the rules that matched and the
 // first refused key, redacted when its name holds the secret; never what
 // matched.
-func (s *Server) scan(r *http.Request, req api.PutRequest) error {
+func (s *Server) scan(ctx context.Context, req api.PutRequest) error {
 	if s.scanner == nil || len(req.Entries)+len(req.SoftDeleteKeys) == 0 {
 		return nil
 	}
-	values, err := s.scanner.ScanEntries(r.Context(), req.Entries)
+	values, err := s.scanner.ScanEntries(ctx, req.Entries)
 	if err != nil {
 		return fmt.Errorf("scan entries: %w", err)
 	}
 	keys := slices.AppendSeq(slices.Clone(req.SoftDeleteKeys), maps.Keys(req.Entries))
-	names, err := s.scanner.ScanKeys(r.Context(), keys)
+	names, err := s.scanner.ScanKeys(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("scan keys: %w", err)
 	}

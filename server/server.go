@@ -103,6 +103,7 @@ type Server struct {
 	identity   *storeIdentity
 	hashReads  singleflight.Group // reads of a repo's hashes shared by change waits
 	lot        parkLot            // parked change waits
+	ui         http.Handler       // the web view; nil when off
 	handler    http.Handler
 	now        func() time.Time
 
@@ -164,6 +165,9 @@ func New(opts Options) (*Server, error) {
 	s.identity = &storeIdentity{now: func() time.Time { return s.now() }}
 	if id, ok := opts.Store.(storeIdentifier); ok {
 		s.identity.src = id
+	}
+	if s.ui, err = s.newUI(opts.Store, cfg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.handler = s.routes(gatherer)
 	return s, nil

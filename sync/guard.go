@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // The guards for what Claude Code reads from a team directory. Its own
@@ -13,17 +15,17 @@ import (
 // NoteTypes; a note of type "user" is about one person and stays private.
 
 // IndexKey is the key of the team directory's index note.
-const IndexKey = "MEMORY.md"
+const IndexKey = api.IndexKey
 
 // How much of the index Claude Code loads.
 const (
-	IndexMaxLines = 200
-	IndexMaxBytes = 25_000
+	IndexMaxLines = api.IndexMaxLines
+	IndexMaxBytes = api.IndexMaxBytes
 )
 
 // NoteMaxBytes is the largest memory file Claude Code 2.1.210 and later
 // load; they skip a bigger one.
-const NoteMaxBytes = 102_400
+const NoteMaxBytes = api.NoteMaxBytes
 
 // NoteTypes are the types a note's frontmatter may give.
 var NoteTypes = []string{"user", "feedback", "project", "reference"}
@@ -97,11 +99,7 @@ func checkContent(key string, data []byte) NoteCheck {
 // checkIndex warns when Claude Code cuts the index: it loads the first
 // IndexMaxLines lines, and of those at most IndexMaxBytes bytes.
 func checkIndex(data []byte) []string {
-	loaded := len(data)
-	if i := nthNewline(data, IndexMaxLines); i >= 0 && i+1 < loaded {
-		loaded = i + 1
-	}
-	loaded = min(loaded, IndexMaxBytes)
+	loaded := api.IndexLoaded(data)
 	if loaded == len(data) {
 		return nil
 	}
@@ -109,18 +107,6 @@ func checkIndex(data []byte) []string {
 	kept := strings.Count(string(data[:loaded]), "\n")
 	return []string{fmt.Sprintf("%d lines, %d bytes: Claude Code loads the first %d lines and %d bytes, so the last %d lines (%d bytes) are cut",
 		lines, len(data), IndexMaxLines, IndexMaxBytes, lines-kept, len(data)-loaded)}
-}
-
-// nthNewline returns the index of the n-th newline of data, or -1.
-func nthNewline(data []byte, n int) int {
-	for i, b := range data {
-		if b == '\n' {
-			if n--; n == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // countLines counts data's lines, a last one without a newline included.
@@ -132,48 +118,11 @@ func countLines(data []byte) int {
 	return n
 }
 
-// frontmatter returns the top-level "name: value" fields of the block
-// between a first line "---" and the next "---", and whether there is one.
+// frontmatter returns the top-level fields of a note's frontmatter, and
+// whether it has one.
 func frontmatter(text string) (map[string]string, bool) {
-	text = strings.TrimPrefix(text, "\ufeff")
-	line, rest, _ := strings.Cut(text, "\n")
-	if strings.TrimRight(line, "\r \t") != "---" {
-		return nil, false
-	}
-	fields := map[string]string{}
-	parent := "" // the top-level key an indented line belongs to
-	for rest != "" {
-		line, rest, _ = strings.Cut(rest, "\n")
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimRight(line, " \t") == "---" {
-			promoteMetadata(fields)
-			return fields, true
-		}
-		if line == "" || strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		key, value := strings.TrimSpace(k), unquote(strings.TrimSpace(v))
-		switch {
-		case line[0] != ' ' && line[0] != '\t':
-			fields[key], parent = value, key
-		case parent != "":
-			fields[parent+"."+key] = value
-		}
-	}
-	return nil, false
-}
-
-// promoteMetadata takes the type from the metadata block, where current
-// Claude Code versions write it (metadata:\n  type: project), when the
-// top level gives none.
-func promoteMetadata(fields map[string]string) {
-	if fields["type"] == "" && fields["metadata.type"] != "" {
-		fields["type"] = fields["metadata.type"]
-	}
+	fields, _, ok := api.Frontmatter(text)
+	return fields, ok
 }
 
 // NoteFields returns the name and description the frontmatter at the head
@@ -181,12 +130,4 @@ func promoteMetadata(fields map[string]string) {
 func NoteFields(head []byte) (name, description string) {
 	fields, _ := frontmatter(string(head))
 	return fields["name"], fields["description"]
-}
-
-// unquote strips one pair of matching YAML quotes.
-func unquote(v string) string {
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		return v[1 : len(v)-1]
-	}
-	return v
 }

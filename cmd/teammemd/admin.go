@@ -201,7 +201,7 @@ func printPurge(stdout, stderr io.Writer, p store.Purge, res store.PurgeResult) 
 	if len(rec.Versions) > 1 {
 		noun = "revisions"
 	}
-	fmt.Fprintf(stdout, "purged the content of %s %s of %s in %s\n", noun, joinVersions(rec.Versions), p.Key, p.Repo)
+	fmt.Fprintf(stdout, "purged the content of %s %s of %s in %s\n", noun, store.JoinVersions(rec.Versions), p.Key, p.Repo)
 	if rec.DeletedVersion > 0 {
 		fmt.Fprintf(stdout, "deleted the live entry: %s is now at version %d; daemons pull the deletion at their next change wait or sync\n", p.Repo, rec.DeletedVersion)
 	}
@@ -210,18 +210,6 @@ func printPurge(stdout, stderr io.Writer, p store.Purge, res store.PurgeResult) 
 		fmt.Fprintln(stderr, "warning:", res.Residue)
 	}
 	return err
-}
-
-// joinVersions writes versions as "1, 3 and 5".
-func joinVersions(vs []int64) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = strconv.FormatInt(v, 10)
-	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 func runAdminPurges(ctx context.Context, args []string, stdout, stderr io.Writer) error {

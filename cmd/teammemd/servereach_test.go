@@ -57,7 +57,7 @@ const settingsRepo = "acme/app"
 // settingCases cover every key of server.Config: each sets a value other
 // than the default and finds it in how the server answers.
 func settingCases() []settingCase {
-	return []settingCase{
+	return append([]settingCase{
 		{keys: []string{"listen", "data_dir"}, probe: probeListenAndData},
 		{keys: []string{"organization_id"}, toml: "organization_id = \"acme-settings\"\n", probe: probeOrganization},
 		{keys: []string{"scan_secrets"}, toml: "scan_secrets = false\n", probe: probeScanOff},
@@ -92,7 +92,7 @@ func settingCases() []settingCase {
 		{keys: []string{"deletions.max_per_repo"}, toml: "[server.deletions]\nmax_per_repo = 1\n", probe: probeDeletionCap},
 		{keys: []string{"deletions.keep_for"}, toml: "[server.deletions]\nkeep_for = \"1h\"\n", prepare: prepareOldDeletion, probe: probeOldDeletionCompacted},
 		{keys: []string{"auth"}, toml: "[server.auth]\ntokens = false\n[server.auth.github]\nenabled = true\n", probe: probeAuth},
-	}
+	}, uiSettingCases()...)
 }
 
 // Every [server] setting in the config file reaches the running server:

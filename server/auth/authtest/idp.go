@@ -31,8 +31,10 @@ type User struct {
 
 // IdP is a fake OpenID Connect provider: a discovery document, a JWKS of EC
 // keys made at start (Rotate replaces them), the device authorization
-// endpoint, a token endpoint for the device code and refresh token grants
-// (refresh tokens rotate on use), and a revocation endpoint. Its ID tokens
+// endpoint, an authorization endpoint for the code flow with PKCE (which
+// signs in the user SignInAs names), a token endpoint for the device code,
+// authorization code and refresh token grants (refresh tokens rotate on
+// use), and a revocation endpoint. Its ID tokens
 // are real ES256 JWTs for ClientID, valid for TokenTTL on its clock; its
 // access tokens are opaque, as many providers' are, for the provider's own
 // APIs.
@@ -61,6 +63,9 @@ type IdP struct {
 	jwksURI string                  // jwks_uri of the discovery document; the provider's own when empty
 	devices map[string]*deviceGrant // device code -> grant
 	refresh map[string]User         // valid refresh tokens
+	codes   map[string]authCode     // authorization codes not yet redeemed
+	// signedIn is who the authorization endpoint signs in; nil refuses.
+	signedIn *User
 }
 
 type deviceGrant struct {
@@ -73,11 +78,12 @@ type deviceGrant struct {
 // for an hour on clock.
 func NewIdP(t testing.TB, clock *Clock) *IdP {
 	p := &IdP{ClientID: "teammemd-cli", TokenTTL: time.Hour, clock: clock,
-		devices: map[string]*deviceGrant{}, refresh: map[string]User{}}
+		devices: map[string]*deviceGrant{}, refresh: map[string]User{}, codes: map[string]authCode{}}
 	p.Rotate()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
 	mux.HandleFunc("GET /jwks", p.jwks)
+	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /device/code", p.deviceCode)
 	mux.HandleFunc("POST /token", p.token)
 	mux.HandleFunc("POST /revoke", p.revoke)
@@ -187,7 +193,8 @@ func (p *IdP) discovery(w http.ResponseWriter, _ *http.Request) {
 		"token_endpoint":                        p.URL + "/token",
 		"revocation_endpoint":                   p.URL + "/revoke",
 		"id_token_signing_alg_values_supported": []string{"ES256"},
-		"grant_types_supported":                 []string{DeviceGrantType, "refresh_token"},
+		"grant_types_supported":                 []string{DeviceGrantType, "authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":      []string{"S256"},
 		"response_types_supported":              []string{"code"},
 		"subject_types_supported":               []string{"public"},
 	})
@@ -226,9 +233,11 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var u User
-	var errCode string
+	var errCode, nonce string
 	withID := true
 	switch r.PostFormValue("grant_type") {
+	case "authorization_code":
+		u, nonce, errCode = p.redeemCode(r)
 	case DeviceGrantType:
 		u, errCode = p.redeemDevice(r.PostFormValue("device_code"))
 	case "refresh_token":
@@ -243,7 +252,7 @@ func (p *IdP) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, errCode)
 		return
 	}
-	p.issue(w, u, withID)
+	p.issue(w, u, withID, nonce)
 }
 
 // redeemDevice answers a device code poll.
@@ -283,8 +292,8 @@ func (p *IdP) redeemRefresh(rt string) (User, string) {
 }
 
 // issue answers an opaque access token for u, a new refresh token and,
-// withID, an ID token.
-func (p *IdP) issue(w http.ResponseWriter, u User, withID bool) {
+// withID, an ID token, with the nonce of the sign-in when it has one.
+func (p *IdP) issue(w http.ResponseWriter, u User, withID bool, nonce string) {
 	rt := "rt-" + randomHex(16)
 	p.mu.Lock()
 	p.refresh[rt] = u
@@ -294,7 +303,11 @@ func (p *IdP) issue(w http.ResponseWriter, u User, withID bool) {
 		"expires_in": int(p.TokenTTL / time.Second), "refresh_token": rt,
 	}
 	if withID {
-		answer["id_token"] = p.IDToken(u, p.ClientID, p.TokenTTL)
+		extra := map[string]any{"aud": p.ClientID}
+		if nonce != "" {
+			extra["nonce"] = nonce
+		}
+		answer["id_token"] = p.IDTokenWith(u, p.TokenTTL, extra)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, answer)

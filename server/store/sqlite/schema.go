@@ -58,6 +58,13 @@ var migrations = []string{
 	);
 	CREATE INDEX purges_repo ON purges (repo, id);`,
 	`ALTER TABLE repos ADD COLUMN compacted_through INTEGER NOT NULL DEFAULT 0; -- the last write that compacted deletion markers`,
+	`CREATE TABLE web_sessions (
+		id_hash TEXT PRIMARY KEY, -- SHA-256 of the browser's session id, never the id
+		data    BLOB NOT NULL,
+		created INTEGER NOT NULL, -- Unix ns
+		expires INTEGER NOT NULL  -- Unix ns
+	);
+	CREATE INDEX web_sessions_expires ON web_sessions (expires);`,
 }
 
 // SchemaVersion is the schema version this build writes.

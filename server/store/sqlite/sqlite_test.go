@@ -32,3 +32,7 @@ func TestConformance(t *testing.T) {
 func TestTokensConformance(t *testing.T) {
 	storetest.RunTokens(t, func(t *testing.T) store.Tokens { return openTemp(t) })
 }
+
+func TestWebSessionsConformance(t *testing.T) {
+	storetest.RunWebSessions(t, func(t *testing.T) store.WebSessions { return openTemp(t) })
+}
