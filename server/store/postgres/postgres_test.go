@@ -38,3 +38,7 @@ func TestConformance(t *testing.T) {
 func TestTokensConformance(t *testing.T) {
 	storetest.RunTokens(t, func(t *testing.T) store.Tokens { return openTemp(t) })
 }
+
+func TestProposalsConformance(t *testing.T) {
+	storetest.RunProposals(t, func(t *testing.T) store.Proposals { return openTemp(t) })
+}
