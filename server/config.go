@@ -79,6 +79,8 @@ type Config struct {
 	// proxies in front of the server: for a request from one of them, the
 	// client's address is read from X-Forwarded-For.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// Repos are per-repo settings ([[server.repo]]), such as review.
+	Repos []RepoConfig `toml:"repo"`
 }
 
 // TLS reports whether the server serves HTTPS.
@@ -199,6 +201,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := validateDeletions(c.Deletions); err != nil {
+		return err
+	}
+	if err := validateRepos(c.Repos); err != nil {
 		return err
 	}
 	return validateRetention(c.History)

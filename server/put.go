@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,8 @@ import (
 
 // put applies an upsert-merge. Checks run in the protocol's order: the body's
 // form (400, 413), access (403), the secret scan (422), then the store's
-// precondition (412) and entry count (413), all atomically.
+// precondition (412) and entry count (413), all atomically. On a repo under
+// review the write is held as a proposal instead (see propose).
 func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo string) error {
 	req, err := s.readPut(w, r)
 	if err != nil {
@@ -25,23 +27,22 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if !p.Allows(repo, store.LevelWrite) {
 		return denied(p, repo, store.LevelWrite)
 	}
-	if err := s.scan(r, req); err != nil {
+	if err := s.scan(r.Context(), req); err != nil {
 		return err
 	}
 	ifMatch := firstETag(r.Header.Get("If-Match"))
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
+	if s.ReviewRequired(repo) {
+		return s.putForReview(w, r, p, repo, ifMatch, req)
+	}
 	now := s.now().UTC()
-	res, err := s.store.Apply(r.Context(), store.Write{
-		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys,
-		Subject: p.Subject, Time: now, MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
+	res, err := s.apply(r.Context(), store.Write{
+		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject, Time: now,
 	})
 	if err != nil {
-		return applyError(repo, err)
-	}
-	if len(res.Changed) > 0 {
-		s.waker.Publish(repo)
+		return err
 	}
 	w.Header().Set("ETag", api.ETag(res.Checksum))
 	s.writeJSON(w, http.StatusOK, api.PutResponse{
@@ -49,6 +50,21 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
 	})
 	return nil
+}
+
+// apply stores wr with the server's entry cap and deletion bound, and
+// wakes the change waits on its repo when it changed it. Every write the
+// server makes goes through it: a PUT's, and an approved proposal's.
+func (s *Server) apply(ctx context.Context, wr store.Write) (store.Result, error) {
+	wr.MaxEntries, wr.Deletions = s.limits.MaxEntries, s.deletions
+	res, err := s.store.Apply(ctx, wr)
+	if err != nil {
+		return res, applyError(wr.Repo, err)
+	}
+	if len(res.Changed) > 0 {
+		s.waker.Publish(wr.Repo)
+	}
+	return res, nil
 }
 
 // lastModified is the repo's last write time, or now for a PUT that changed
@@ -90,16 +106,16 @@ func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest
 // deletes, holds a secret. The answer names the rules that matched and the
 // first refused key, redacted when its name holds the secret; never what
 // matched.
-func (s *Server) scan(r *http.Request, req api.PutRequest) error {
+func (s *Server) scan(ctx context.Context, req api.PutRequest) error {
 	if s.scanner == nil || len(req.Entries)+len(req.SoftDeleteKeys) == 0 {
 		return nil
 	}
-	values, err := s.scanner.ScanEntries(r.Context(), req.Entries)
+	values, err := s.scanner.ScanEntries(ctx, req.Entries)
 	if err != nil {
 		return fmt.Errorf("scan entries: %w", err)
 	}
 	keys := slices.AppendSeq(slices.Clone(req.SoftDeleteKeys), maps.Keys(req.Entries))
-	names, err := s.scanner.ScanKeys(r.Context(), keys)
+	names, err := s.scanner.ScanKeys(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("scan keys: %w", err)
 	}

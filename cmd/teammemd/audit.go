@@ -22,6 +22,9 @@ const (
 	auditDeleted  = "deleted"
 	auditRestored = "restored"
 	auditPurged   = "purged"
+	auditProposed = "proposed"
+	auditApproved = "approved"
+	auditRejected = "rejected"
 )
 
 // auditEvent is one line of the audit: who did what to which entry and
@@ -33,13 +36,14 @@ type auditEvent struct {
 	Repo    string    `json:"repo"`
 	Key     string    `json:"key"`
 	Version int64     `json:"version,omitempty"`
-	// Detail is the version a restore brought back, or a purge's versions
-	// and reason.
+	// Detail is the version a restore brought back, a purge's versions
+	// and reason, or the proposal a review event is about.
 	Detail string `json:"detail,omitempty"`
 }
 
-// runAdminAudit lists who wrote, deleted, restored or purged what, and
-// when, from the history and the purge records.
+// runAdminAudit lists who wrote, deleted, restored or purged what, who
+// proposed, approved or rejected what, and when, from the history, the
+// purge records and the proposals.
 func runAdminAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("admin audit", stderr)
 	tf := addTokenFlags(fs)
@@ -97,6 +101,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 type auditStore interface {
 	store.HistoryReader
 	Purges(ctx context.Context, repo string) ([]store.PurgeRecord, error)
+	ListProposals(ctx context.Context, q store.ProposalQuery) ([]store.Proposal, error)
 }
 
 // audit returns the events of repo (every repo when empty) at or after
@@ -122,9 +127,16 @@ func audit(ctx context.Context, st auditStore, repo string, from time.Time) ([]a
 	if err != nil {
 		return nil, fmt.Errorf("read purges: %w", err)
 	}
+	proposals, err := st.ListProposals(ctx, store.ProposalQuery{Repo: repo, NoContent: true})
+	if err != nil {
+		return nil, fmt.Errorf("read proposals: %w", err)
+	}
 	events := revisionEvents(revs)
 	for _, p := range purges {
 		events = append(events, purgeEvent(p))
+	}
+	for _, p := range proposals {
+		events = append(events, proposalEvents(p)...)
 	}
 	events = slices.DeleteFunc(events, func(e auditEvent) bool { return e.Time.Before(from) })
 	slices.SortStableFunc(events, func(a, b auditEvent) int {
@@ -205,6 +217,35 @@ func purgeEvent(p store.PurgeRecord) auditEvent {
 		detail += ": " + p.Reason
 	}
 	return auditEvent{Time: p.Time, Actor: p.Actor, Action: auditPurged, Repo: p.Repo, Key: p.Key, Detail: detail}
+}
+
+// proposalEvents turns a proposal into events for each of its keys: the
+// proposal, its decision, and the purge of its content.
+func proposalEvents(p store.Proposal) []auditEvent {
+	id := "proposal " + strconv.FormatInt(p.ID, 10)
+	var out []auditEvent
+	for _, k := range p.Keys() {
+		ev := auditEvent{Repo: p.Repo, Key: k}
+		out = append(out, auditEvent{Time: p.Time, Actor: p.Subject, Action: auditProposed, Repo: p.Repo, Key: k, Detail: id})
+		if p.State != store.ProposalPending {
+			ev.Time, ev.Actor, ev.Version = p.Decided, p.Reviewer, p.Version
+			ev.Action, ev.Detail = auditApproved, id+" by "+p.Subject
+			if p.State == store.ProposalRejected {
+				ev.Action = auditRejected
+			}
+			if p.Edited {
+				ev.Detail += ", edited"
+			}
+			if p.Reason != "" {
+				ev.Detail += ": " + p.Reason
+			}
+			out = append(out, ev)
+		}
+		if !p.Purged.IsZero() {
+			out = append(out, auditEvent{Time: p.Purged, Actor: p.PurgedBy, Action: auditPurged, Repo: p.Repo, Key: k, Detail: "content of rejected " + id})
+		}
+	}
+	return out
 }
 
 // printAudit writes one line per event, oldest first.
