@@ -61,6 +61,35 @@ func newReviewCommand(name string) *reviewCommand {
 	return &reviewCommand{repoCommand{name: "review " + name}}
 }
 
+// maxProposalWait is the longest one wait for proposals asks the server
+// for; a server holds it at most its max_wait (60 s by default).
+const maxProposalWait = time.Minute
+
+// awaitProposal waits, one server wait after another, until a proposal
+// newer than those of list arrives or wait passes, and returns the list
+// then.
+func awaitProposal(ctx context.Context, eng *memsync.Engine, state string, list []api.Proposal, wait time.Duration) ([]api.Proposal, error) {
+	q := memsync.ProposalQuery{State: state}
+	if len(list) > 0 {
+		q.After = list[len(list)-1].ID
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		left := time.Until(deadline)
+		if left < time.Second {
+			return list, nil
+		}
+		q.Wait = min(left, maxProposalWait)
+		next, err := eng.Proposals(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if list = next; len(next) > 0 && next[len(next)-1].ID > q.After {
+			return list, nil
+		}
+	}
+}
+
 // proposalID parses the one positional argument, a proposal id.
 func proposalID(name string, pos []string) (int64, error) {
 	if len(pos) != 1 {
@@ -94,14 +123,9 @@ func runReviewList(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	q := memsync.ProposalQuery{State: *state}
-	list, err := eng.Proposals(ctx, q)
+	list, err := eng.Proposals(ctx, memsync.ProposalQuery{State: *state})
 	if err == nil && *wait > 0 {
-		q.Wait = *wait
-		if len(list) > 0 {
-			q.After = list[len(list)-1].ID
-		}
-		list, err = eng.Proposals(ctx, q)
+		list, err = awaitProposal(ctx, eng, *state, list, *wait)
 	}
 	if err != nil {
 		return explainSyncError(err)

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
@@ -138,5 +142,34 @@ func TestReviewCommandConflict(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("admin audit = %q (exit %d, %q), want %q", out, code, stderr, want)
 		}
+	}
+}
+
+// TestReviewListWait holds review list --wait until a proposal arrives.
+func TestReviewListWait(t *testing.T) {
+	l := newReviewLab(t)
+	t.Setenv("TEAMMEMD_TOKEN", l.carol)
+	done := make(chan string, 1)
+	go func() {
+		var out bytes.Buffer
+		err := run(context.Background(), append([]string{"review", "list", "--wait", "30s", "--json"}, l.repoArgs...), &out, io.Discard)
+		done <- fmt.Sprint(out.String(), err)
+	}()
+	for tries, waiting := 0, false; !waiting; tries++ {
+		if tries == 2000 {
+			t.Fatal("review list --wait never waited on the server")
+		}
+		resp, err := http.Get(l.srv.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		waiting = strings.Contains(string(body), "\nteammemd_change_waiters 1\n")
+		time.Sleep(10 * time.Millisecond)
+	}
+	l.propose(t, map[string]string{"deploy.md": "port 8080\n"})
+	if out := <-done; !strings.Contains(out, `"keys":["deploy.md"]`) || !strings.HasSuffix(out, "<nil>") {
+		t.Errorf("review list --wait = %q, want the new proposal", out)
 	}
 }
