@@ -70,8 +70,35 @@ func (s *Server) Propose(ctx context.Context, p auth.Principal, repo, ifMatch st
 	if err != nil {
 		return prop, snap, fmt.Errorf("propose to %s: %w", repo, err)
 	}
+	if err := s.supersede(ctx, prop); err != nil {
+		s.log.Warn("older proposals not superseded", "repo", repo, "proposal", prop.ID, "error", err)
+	}
 	s.waker.Publish(store.ReviewWakeKey(repo))
 	return prop, snap, nil
+}
+
+// supersede withdraws the author's older pending proposals to the repo
+// whose every key prop holds: prop carries the author's latest version of
+// all of them, so a reviewer sees that one only. Each is rejected in the
+// author's name, with the reason naming prop.
+func (s *Server) supersede(ctx context.Context, prop store.Proposal) error {
+	older, err := s.proposals.ListProposals(ctx, store.ProposalQuery{
+		Repo: prop.Repo, State: store.ProposalPending, Subject: prop.Subject, NoContent: true,
+	})
+	if err != nil {
+		return fmt.Errorf("list older proposals: %w", err)
+	}
+	for _, o := range older {
+		if o.ID >= prop.ID || slices.ContainsFunc(o.Keys(), func(k string) bool { _, held := prop.Base[k]; return !held }) {
+			continue
+		}
+		_, err := s.proposals.DecideProposal(ctx, store.Decision{ID: o.ID, State: store.ProposalRejected, Reviewer: prop.Subject,
+			Reason: fmt.Sprintf("superseded by proposal %d", prop.ID), Time: prop.Time})
+		if err != nil && !errors.Is(err, store.ErrProposalDecided) {
+			return fmt.Errorf("supersede proposal %d: %w", o.ID, err)
+		}
+	}
+	return nil
 }
 
 // fitsCap refuses a proposal that would take the repo, as it is now, over

@@ -290,3 +290,29 @@ func TestReviewWake(t *testing.T) {
 		t.Errorf("woken wait = %d %+v, want the new proposal %d", r.status, out.Proposals, id)
 	}
 }
+
+// TestReviewSupersedes withdraws an author's older pending proposal once
+// a newer one of theirs holds every one of its keys, and no other.
+func TestReviewSupersedes(t *testing.T) {
+	s := startReviewed(t)
+	first := s.propose(t, s.alice, map[string]string{"a.md": "a1", "b.md": "b1"}).Review.Proposal
+	narrower := s.propose(t, s.alice, map[string]string{"a.md": "a2"}).Review.Proposal
+	others := s.propose(t, s.bob, map[string]string{"a.md": "bob's", "b.md": "bob's"}).Review.Proposal
+	pending := func() []int64 {
+		var ids []int64
+		for _, p := range s.list(t, s.carol, "") {
+			ids = append(ids, p.ID)
+		}
+		return ids
+	}
+	if got := pending(); !slices.Equal(got, []int64{first, narrower, others}) {
+		t.Fatalf("pending = %v, want all three: none holds every key of another by the same author", got)
+	}
+	latest := s.propose(t, s.alice, map[string]string{"a.md": "a3", "b.md": "b3"}).Review.Proposal
+	if got := pending(); !slices.Equal(got, []int64{others, latest}) {
+		t.Errorf("pending after alice's latest = %v, want bob's and alice's latest only", got)
+	}
+	if got := s.show(t, s.carol, first).Proposal; got.State != api.ProposalRejected || got.Reviewer != "alice" || got.Reason != fmt.Sprintf("superseded by proposal %d", latest) {
+		t.Errorf("superseded proposal = %+v, want rejected by its author, naming the new one", got)
+	}
+}

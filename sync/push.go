@@ -39,6 +39,7 @@ func (s *session) push(ctx context.Context) error {
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
 	var rounds pushRounds
 	for {
+		s.reopenReviews(local)
 		deletes, held := s.deletions(local)
 		deletes = s.holdSecretDeletes(deletes)
 		uploads, err := s.plan(ctx, local, deletes)

@@ -76,6 +76,25 @@ func (s *session) underReview(k, hash string) bool {
 	return false
 }
 
+// reopenReviews drops, for each pending proposal one of whose files
+// changed since it was made, the notes of all its files: the push
+// proposes them together again, and the server lets the new proposal
+// supersede the old one, so a reviewer sees the author's latest version
+// only.
+func (s *session) reopenReviews(local map[string]IndexEntry) {
+	stale := map[int64]bool{}
+	for k, n := range s.st.Review {
+		if n.State == ReviewPending && local[k].Hash != n.Checksum {
+			stale[n.Proposal] = true
+		}
+	}
+	for k, n := range s.st.Review {
+		if stale[n.Proposal] {
+			delete(s.st.Review, k)
+		}
+	}
+}
+
 // settleReviews drops the notes of the keys whose server copy changed
 // since they were proposed: approved, or overtaken by another change,
 // which the pull has brought in as for any key changed on both sides.

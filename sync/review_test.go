@@ -170,3 +170,27 @@ func TestReviewDeletionProposed(t *testing.T) {
 		t.Errorf("alice after the approved deletion: notes %+v, file %q", rep.Review, rt.alice.read(t, "old.md"))
 	}
 }
+
+// TestReviewEditProposesAllAgain edits one of two files of a pending
+// proposal: both are proposed again together, and the server withdraws
+// the old proposal, so a reviewer sees the latest version only.
+func TestReviewEditProposesAllAgain(t *testing.T) {
+	rt := newReviewTeam(t)
+	rt.alice.write(t, "a.md", "a1\n")
+	rt.alice.write(t, "b.md", "b1\n")
+	rep := rt.alice.sync(t)
+	first := proposal(t, rep, "a.md").Proposal
+	if proposal(t, rep, "b.md").Proposal != first {
+		t.Fatalf("a.md and b.md in different proposals: %+v", rep.Review)
+	}
+	rt.alice.write(t, "a.md", "a2\n")
+	rep = rt.alice.sync(t)
+	second := proposal(t, rep, "a.md").Proposal
+	if second == first || proposal(t, rep, "b.md").Proposal != second || len(rep.Proposed) != 2 {
+		t.Errorf("after editing a.md: proposed %v, notes %+v, want both files in one new proposal", rep.Proposed, rep.Review)
+	}
+	pending, err := rt.carol.Proposals(context.Background(), testRepo, ProposalQuery{})
+	if err != nil || len(pending) != 1 || pending[0].ID != second {
+		t.Errorf("pending proposals = %+v, %v, want the new one only", pending, err)
+	}
+}
