@@ -70,6 +70,10 @@ func TestReviewProposedThenApproved(t *testing.T) {
 	if unsent, err := rt.alice.eng.Unsent(); err != nil || len(unsent) != 0 {
 		t.Errorf("Unsent() while pending = %v, %v, want nothing", unsent, err)
 	}
+	shared, err := SharedNotes(Config{Dir: rt.alice.dir, Repo: testRepo, Server: rt.srv.URL, StateDir: rt.alice.state})
+	if err != nil || shared.PendingReview != 1 {
+		t.Errorf("SharedNotes() while pending = %+v, %v, want 1 change pending review", shared, err)
+	}
 	rt.bob.sync(t)
 	if got := rt.bob.read(t, "deploy.md"); got != "<missing>" {
 		t.Errorf("bob before approval reads %q, want nothing", got)

@@ -173,3 +173,30 @@ func TestReviewListWait(t *testing.T) {
 		t.Errorf("review list --wait = %q, want the new proposal", out)
 	}
 }
+
+// TestSyncOnReviewedRepo: teammemd sync says a note went to review, and
+// after a rejection, why, keeping the file.
+func TestSyncOnReviewedRepo(t *testing.T) {
+	l := newReviewLab(t)
+	dir := l.repoArgs[1]
+	note := filepath.Join(dir, "deploy.md")
+	if err := os.WriteFile(note, []byte("port 9999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TEAMMEMD_TOKEN", l.alice)
+	out, stderr, code := runCLI(t, append([]string{"sync"}, l.repoArgs...)...)
+	if code != 0 || !strings.Contains(out, "proposed  deploy.md") || !strings.Contains(out, "review    deploy.md: pending review (proposal 1)") {
+		t.Fatalf("sync = %q, exit %d, stderr %q, want deploy.md proposed and pending", out, code, stderr)
+	}
+	if _, stderr, code := l.review(t, l.carol, "reject", "1", "--reason", "we never use 9999"); code != 0 {
+		t.Fatalf("review reject: exit %d, %q", code, stderr)
+	}
+	t.Setenv("TEAMMEMD_TOKEN", l.alice)
+	out, _, _ = runCLI(t, append([]string{"sync"}, l.repoArgs...)...)
+	if !strings.Contains(out, "review    deploy.md: rejected by carol: we never use 9999") || !strings.Contains(out, "up to date") {
+		t.Errorf("sync after the rejection = %q, want the reason and nothing sent", out)
+	}
+	if got, _ := os.ReadFile(note); string(got) != "port 9999\n" {
+		t.Errorf("the note after the rejection = %q, want it kept", got)
+	}
+}
