@@ -120,11 +120,11 @@ func (s *Server) fitsCap(snap store.Snapshot, prop store.Proposal) error {
 // Proposals lists the proposals q selects, without content. A reviewer of
 // q.Repo sees every proposal; anyone else who may read it, only their own.
 func (s *Server) Proposals(ctx context.Context, p auth.Principal, q store.ProposalQuery) ([]store.Proposal, error) {
-	if s.proposals == nil {
-		return []store.Proposal{}, nil
-	}
 	if !p.Allows(q.Repo, store.LevelRead) {
 		return nil, denied(p, q.Repo, store.LevelRead)
+	}
+	if s.proposals == nil {
+		return []store.Proposal{}, nil
 	}
 	if !p.Allows(q.Repo, store.LevelReview) {
 		q.Subject = p.Subject
