@@ -74,11 +74,20 @@ func (s *Store) DecideProposal(ctx context.Context, d store.Decision) (store.Pro
 	return s.afterUpdate(ctx, d.ID, res, err)
 }
 
-// PurgeProposal implements store.Proposals.
+// PurgeProposal implements store.Proposals. The freed bytes are
+// overwritten (secure_delete), and the write-ahead log is checkpointed and
+// truncated as after Purge; when readers keep it from that, it is left to
+// SQLite's next checkpoint, and the purge still stands.
 func (s *Store) PurgeProposal(ctx context.Context, id int64, actor string, at time.Time) (store.Proposal, error) {
 	res, err := s.wdb.ExecContext(ctx, `UPDATE proposals SET content = NULL, purged_by = ?, purged = ?
 		WHERE id = ? AND state = 'rejected'`, actor, at.UnixNano(), id)
-	return s.afterUpdate(ctx, id, res, err)
+	p, err := s.afterUpdate(ctx, id, res, err)
+	if err == nil {
+		if residue := s.truncateLog(ctx); residue != "" {
+			s.log.Warn("proposal purged, write-ahead log not truncated", "proposal", id, "residue", residue)
+		}
+	}
+	return p, err
 }
 
 // afterUpdate returns the proposal an update of one row changed, or why
