@@ -118,7 +118,8 @@ func TestReviewCommand(t *testing.T) {
 
 func TestReviewCommandConflict(t *testing.T) {
 	l := newReviewLab(t)
-	l.propose(t, map[string]string{"deploy.md": "port 8080\n"})
+	// The second proposal, without other.md, does not supersede the first.
+	l.propose(t, map[string]string{"deploy.md": "port 8080\n", "other.md": "o\n"})
 	l.propose(t, map[string]string{"deploy.md": "port 9090\n"})
 	if _, stderr, code := l.review(t, l.carol, "approve", "2"); code != 0 {
 		t.Fatalf("review approve 2: exit %d, stderr %q", code, stderr)
