@@ -82,6 +82,8 @@ type Config struct {
 	TrustedProxies []string `toml:"trusted_proxies"`
 	// UI is the web view at /ui ([server.ui]).
 	UI webui.Config `toml:"ui"`
+	// Repos are per-repo settings ([[server.repo]]), such as review.
+	Repos []RepoConfig `toml:"repo"`
 }
 
 // TLS reports whether the server serves HTTPS.
@@ -206,6 +208,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.UI.Validate(); err != nil {
+		return err
+	}
+	if err := validateRepos(c.Repos); err != nil {
 		return err
 	}
 	return validateRetention(c.History)

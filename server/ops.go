@@ -34,6 +34,10 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 		s.apiRoute([]string{http.MethodGet, http.MethodPut}, s.serveMemory)))
 	mux.Handle(api.HistoryPath, s.instrument("history",
 		s.apiRoute([]string{http.MethodGet}, s.serveHistory)))
+	mux.Handle(api.ProposalsPath, s.instrument("proposals",
+		s.apiRoute([]string{http.MethodGet}, s.serveProposals)))
+	mux.Handle(api.ProposalsPath+"/", s.instrument("proposal",
+		s.apiRoute([]string{http.MethodGet, http.MethodPost}, s.serveProposal)))
 	mux.Handle(api.DiscoveryPath, s.instrument("discovery", http.HandlerFunc(s.serveDiscovery)))
 	mux.Handle("/livez", s.instrument("livez", http.HandlerFunc(s.serveLive)))
 	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(s.serveReady)))

@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
@@ -27,8 +29,8 @@ type pgReplica struct {
 }
 
 // startPGReplica serves a replica on the database at dbURL, with a write
-// token on every repo.
-func startPGReplica(t testing.TB, dbURL string, opts server.Options) *pgReplica {
+// token on every repo, and the test config as edits change it.
+func startPGReplica(t testing.TB, dbURL string, opts server.Options, edits ...func(*server.Config)) *pgReplica {
 	t.Helper()
 	st, err := postgres.Open(context.Background(), dbURL, postgres.Options{})
 	if err != nil {
@@ -44,7 +46,11 @@ func startPGReplica(t testing.TB, dbURL string, opts server.Options) *pgReplica 
 		t.Fatal(err)
 	}
 	opts.Store, opts.Auth, opts.Waker = st, auth.NewTokenAuthenticator(st), waker
-	if opts.Settings, err = servertest.Config().Settings(); err != nil {
+	cfg := servertest.Config()
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	if opts.Settings, err = cfg.Settings(); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := server.New(opts)
@@ -127,3 +133,51 @@ func TestReadyzPostgres(t *testing.T) {
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// TestReviewAcrossReplicas proposes through one replica and reviews
+// through another on the same database: the reviewer's wait on the second
+// hears of the proposal, the approval lands for both.
+func TestReviewAcrossReplicas(t *testing.T) {
+	db := pgtest.Database(t)
+	reviewed := func(c *server.Config) {
+		c.Repos = []server.RepoConfig{{Name: repo, Review: server.ReviewRequired}}
+	}
+	one, two := startPGReplica(t, db, server.Options{}, reviewed), startPGReplica(t, db, server.Options{}, reviewed)
+	carol, rec, err := auth.NewTokenRecord("carol", []store.Grant{{Pattern: "**", Level: store.LevelReview}}, time.Now())
+	if err == nil {
+		err = one.Store.CreateToken(context.Background(), rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReadyz(t, two.URL, http.StatusOK)
+	waited := make(chan reply, 1)
+	go func() {
+		waited <- do(t, two.URL, req{path: api.ProposalsPath, query: memQuery(repo, "wait", "30", "after", "0"), token: carol})
+	}()
+	r := do(t, one.URL, req{method: http.MethodPut, repo: repo, token: one.Token, body: putBody(t, map[string]string{"a.md": "a"})})
+	var pr api.PutResponse
+	decode(t, r, &pr)
+	if r.status != http.StatusOK || pr.Review == nil {
+		t.Fatalf("PUT through one replica = %d %s, want a proposal", r.status, r.body)
+	}
+	w := <-waited
+	var list api.ProposalsResponse
+	decode(t, w, &list)
+	if w.status != http.StatusOK || len(list.Proposals) != 1 || list.Proposals[0].ID != pr.Review.Proposal {
+		t.Fatalf("reviewer's wait on the other replica = %d %+v, want the proposal", w.status, list.Proposals)
+	}
+	path := api.ProposalsPath + "/" + strconv.FormatInt(pr.Review.Proposal, 10) + "/approve"
+	if a := do(t, two.URL, req{method: http.MethodPost, path: path, token: carol}); a.status != http.StatusOK {
+		t.Fatalf("approve through the other replica = %d %s", a.status, a.body)
+	}
+	if a := do(t, one.URL, req{method: http.MethodPost, path: path, token: carol}); a.status != http.StatusConflict {
+		t.Errorf("approve again through the first replica = %d, want 409", a.status)
+	}
+	got := do(t, one.URL, req{repo: repo, token: one.Token})
+	var full api.FullResponse
+	decode(t, got, &full)
+	if full.Content.Entries["a.md"] != "a" {
+		t.Errorf("GET through the first replica after approval = %v, want a.md", full.Content.Entries)
+	}
+}

@@ -17,7 +17,8 @@ import (
 
 // put applies an upsert-merge. Checks run in the protocol's order: the body's
 // form (400, 413), access (403), the secret scan (422), then the store's
-// precondition (412) and entry count (413), all atomically.
+// precondition (412) and entry count (413), all atomically. On a repo under
+// review the write is held as a proposal instead (see propose).
 func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo string) error {
 	req, err := s.readPut(w, r)
 	if err != nil {
@@ -33,16 +34,15 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
+	if s.ReviewRequired(repo) {
+		return s.putForReview(w, r, p, repo, ifMatch, req)
+	}
 	now := s.now().UTC()
-	res, err := s.store.Apply(r.Context(), store.Write{
-		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys,
-		Subject: p.Subject, Time: now, MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
+	res, err := s.apply(r.Context(), store.Write{
+		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject, Time: now,
 	})
 	if err != nil {
-		return applyError(repo, err)
-	}
-	if len(res.Changed) > 0 {
-		s.waker.Publish(repo)
+		return err
 	}
 	w.Header().Set("ETag", api.ETag(res.Checksum))
 	s.writeJSON(w, http.StatusOK, api.PutResponse{
@@ -50,6 +50,21 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
 	})
 	return nil
+}
+
+// apply stores wr with the server's entry cap and deletion bound, and
+// wakes the change waits on its repo when it changed it. Every write the
+// server makes goes through it: a PUT's, and an approved proposal's.
+func (s *Server) apply(ctx context.Context, wr store.Write) (store.Result, error) {
+	wr.MaxEntries, wr.Deletions = s.limits.MaxEntries, s.deletions
+	res, err := s.store.Apply(ctx, wr)
+	if err != nil {
+		return res, applyError(wr.Repo, err)
+	}
+	if len(res.Changed) > 0 {
+		s.waker.Publish(wr.Repo)
+	}
+	return res, nil
 }
 
 // lastModified is the repo's last write time, or now for a PUT that changed

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -90,6 +91,10 @@ type Server struct {
 	history Retention
 	// deletions bounds each repo's deletion markers at every write.
 	deletions store.DeletionBound
+	// repos are the [[server.repo]] settings; proposals keeps the writes
+	// held for review, nil when the store cannot.
+	repos     []RepoConfig
+	proposals store.Proposals
 	ready     func(net.Addr)
 	stopTO    time.Duration
 	version   string
@@ -143,6 +148,7 @@ func New(opts Options) (*Server, error) {
 		org:        cfg.OrganizationID,
 		history:    cfg.History,
 		deletions:  cfg.Deletions.Bound(),
+		repos:      cfg.Repos,
 		ready:      opts.Ready,
 		stopTO:     opts.ShutdownTimeout,
 		version:    opts.Version,
@@ -158,6 +164,11 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second
+	}
+	if p, ok := opts.Store.(store.Proposals); ok {
+		s.proposals = p
+	} else if slices.ContainsFunc(cfg.Repos, func(r RepoConfig) bool { return r.Review == ReviewRequired }) {
+		return nil, errors.New("server: [[server.repo]] requires review, but the store cannot hold proposals")
 	}
 	if s.waker == nil {
 		s.waker = wake.NewBroker()

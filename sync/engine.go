@@ -213,6 +213,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		err = op(s)
 	}
 	e.scrubState(st)
+	rep.Review = reviewNotes(st)
 	if serr := e.state.save(st); serr != nil {
 		// The state on disk still has the old checksum: keep it, so that
 		// the change wait sees the repo as not yet pulled.

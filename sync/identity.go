@@ -48,6 +48,7 @@ func (s *session) rebaseline() bool {
 	}
 	s.log.Warn("server store identity changed; re-baselining with a full pull", "was", s.st.StoreID, "now", cur)
 	s.st.StoreID = cur
+	s.st.Review = nil
 	s.st.ServerChecksums = map[string]string{}
 	s.st.Tombstones = nil
 	s.st.LastKnownChecksum = ""

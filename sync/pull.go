@@ -43,7 +43,11 @@ func (s *session) pull(ctx context.Context) error {
 		return nil
 	}
 	s.log.Debug("pull fetched", "entries", len(resp.Content.Entries))
-	return s.applyFull(resp)
+	if err := s.applyFull(resp); err != nil {
+		return err
+	}
+	s.settleReviews()
+	return nil
 }
 
 // applyFull reconciles the team directory with a full pull: deletions

@@ -31,6 +31,7 @@ func (s *session) push(ctx context.Context) error {
 			return err
 		}
 	}
+	s.checkReviews(ctx)
 	local, skipped, err := s.scan()
 	if err != nil {
 		return err
@@ -38,6 +39,7 @@ func (s *session) push(ctx context.Context) error {
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
 	var rounds pushRounds
 	for {
+		s.reopenReviews(local)
 		deletes, held := s.deletions(local)
 		deletes = s.holdSecretDeletes(deletes)
 		uploads, err := s.plan(ctx, local, deletes)
@@ -93,7 +95,7 @@ func (s *session) localDeletes(local map[string]IndexEntry) []string {
 		if _, ok := local[k]; ok || s.unsyncable[k] || s.isHeld(k) {
 			continue
 		}
-		if s.st.ServerChecksums[k] == base {
+		if s.st.ServerChecksums[k] == base && !s.underReview(k, "") {
 			out = append(out, k)
 		}
 	}
@@ -185,7 +187,11 @@ func (s *session) send(ctx context.Context, ups []upload, deletes []string) erro
 		if err != nil {
 			return s.noteRejection(err, b)
 		}
-		s.accept(b, resp)
+		if resp.Review != nil {
+			s.acceptProposal(b, resp)
+		} else {
+			s.accept(b, resp)
+		}
 		s.log.Debug("batch pushed", "entries", len(b.Entries), "deletes", len(b.Deletes))
 		ifMatch = resp.Checksum
 	}

@@ -52,9 +52,12 @@ func (s *session) changed(k string, le IndexEntry) bool {
 	_, tomb := s.st.Tombstones[k]
 	switch {
 	case le.Hash == s.st.ServerChecksums[k]:
+		delete(s.st.Review, k) // back to the server's copy: nothing is proposed
 		return false
 	case le.Hash == s.st.Base[k] && (onServer || tomb):
 		return false // changed on the server only: the next pull brings it
+	case s.underReview(k, le.Hash):
+		return false // proposed as it is: the server holds it for review
 	}
 	if r, rk, ok := s.rejection(k); ok {
 		if r.Checksum == le.Hash {

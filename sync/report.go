@@ -19,8 +19,14 @@ type Report struct {
 	// can tell these writes from a user's without reading them. A key
 	// whose file was changed before that stat is not listed.
 	Written map[string]FileID
-	// Pushed lists keys sent to the server.
+	// Pushed lists keys sent to the server and stored.
 	Pushed []string
+	// Proposed lists keys sent to a server that holds the repo under
+	// review: it took them as a proposal, not stored yet.
+	Proposed []string
+	// Review lists the local changes the server holds for review, after
+	// the run, pending or rejected (see ReviewNote).
+	Review []ReviewNote
 	// Deleted lists local files removed because a teammate deleted them.
 	Deleted []string
 	// SoftDeleted lists keys deleted on the server because they were

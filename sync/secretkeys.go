@@ -181,6 +181,12 @@ func (e *Engine) showReport(rep *Report) {
 	for i := range rep.Conflicts {
 		rep.Conflicts[i].Key = e.Show(rep.Conflicts[i].Key)
 	}
+	for i := range rep.Review {
+		rep.Review[i].Key = e.Show(rep.Review[i].Key)
+	}
+	for i, k := range rep.Proposed {
+		rep.Proposed[i] = e.Show(k)
+	}
 }
 
 // rejection returns the server's refusal recorded for k, under k or under

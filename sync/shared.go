@@ -35,6 +35,9 @@ type Shared struct {
 	// held back (a secret, a personal note, unreadable), refused by the
 	// server, or changed on the server and not pulled yet.
 	Unshared int
+	// PendingReview counts the local changes the server holds for review
+	// (PROTOCOL.md section 14), as the state last recorded them.
+	PendingReview int
 }
 
 // SharedNotes lists the notes of cfg's team directory whose content is
@@ -64,6 +67,11 @@ func SharedNotes(cfg Config) (Shared, error) {
 		return Shared{}, err
 	}
 	out := Shared{Unshared: len(sc.held)}
+	for _, n := range st.Review {
+		if n.State == ReviewPending {
+			out.PendingReview++
+		}
+	}
 	for _, f := range found {
 		n, ok := td.sharedNote(f, st)
 		if !ok {

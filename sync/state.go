@@ -47,6 +47,9 @@ type State struct {
 	Tombstones map[string]int64 `json:"tombstones,omitempty"`
 	// Rejected maps key to a permanent refusal of that exact content.
 	Rejected map[string]Rejection `json:"rejected,omitempty"`
+	// Review maps key to its local change that the server holds for
+	// review (PROTOCOL.md section 14).
+	Review map[string]ReviewNote `json:"review,omitempty"`
 	// HeldDeletions lists the local deletions the mass deletion guard held
 	// back. They stay held until sent with AllowMassDelete or the files are
 	// back, also once the files synced since make them half or fewer.
@@ -113,6 +116,12 @@ func decodeState(data []byte) (*State, error) {
 			if !validChecksum(sum) || api.ValidateKey(k, api.Limits{}) != nil {
 				return nil, errors.New("state: malformed key or checksum")
 			}
+		}
+	}
+	for k, n := range st.Review {
+		if api.ValidateKey(k, api.Limits{}) != nil || n.Proposal <= 0 || (n.Checksum != "" && !validChecksum(n.Checksum)) ||
+			(n.Base != "" && !validChecksum(n.Base)) || (n.State != ReviewPending && n.State != ReviewRejected) {
+			return nil, errors.New("state: malformed review note")
 		}
 	}
 	if st.ServerChecksums == nil {

@@ -34,6 +34,7 @@ func (e *Engine) Unsent() ([]string, error) {
 	if err != nil {
 		return nil, e.shownErr(err)
 	}
+	s.reopenReviews(local)
 	out, _ := s.deletions(local)
 	for k, le := range local {
 		if s.changed(k, le) {

@@ -71,6 +71,7 @@ func (l location) flagArgs() []string {
 type backend interface {
 	store.Store
 	store.Tokens
+	store.Proposals
 	StoreID(ctx context.Context) (string, error)
 	storeRenamer
 }

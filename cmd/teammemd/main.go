@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"admin":         {"list an entry's revisions, purge their content from the server, list purges, audit who changed what", runAdmin},
 	"migrate-store": {"copy the server's SQLite database into PostgreSQL and verify it", runMigrateStore},
 	"sync":          {"pull then push one repo's team memory once", runSync},
+	"review":        {"list, show, approve or reject the proposals of a repo under review", runReview},
 	"history":       {"list the revisions of a note, or of every note, from the server", runHistory},
 	"show":          {"print a revision of a note: KEY[@VERSION]", runShow},
 	"diff":          {"show what changed in a note: KEY [V1 [V2]], against the local file by default", runDiff},

@@ -78,6 +78,7 @@ func migrateSQLite(ctx context.Context, src location, dstURL string, stdout io.W
 		report.Entries, report.Revisions)
 	fmt.Fprintf(stdout, "tokens: %d copied, %d revoked, %d already there\n", report.TokensCopied, report.TokensRevoked, report.TokensKept)
 	fmt.Fprintf(stdout, "purges: %d copied\n", report.PurgesCopied)
+	fmt.Fprintf(stdout, "proposals: %d copied\n", report.ProposalsCopied)
 	id, idErr := to.NewStoreID(ctx)
 	if idErr == nil {
 		fmt.Fprintf(stdout, "new store identity %s\n", id)

@@ -234,3 +234,67 @@ func TestMigrateStorePurges(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateStoreProposals copies the proposals with their ids and
+// decisions, a purged one without content, a decision made since on the
+// next run, and lets the destination's next proposal follow them.
+func TestMigrateStoreProposals(t *testing.T) {
+	isolateConfig(t)
+	dir := t.TempDir()
+	seedSQLite(t, dir)
+	ctx := context.Background()
+	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var ids []int64
+	for i := range 3 {
+		p, err := src.Propose(ctx, store.Proposal{Repo: "acme/app", Subject: "ann", Time: migrateBase.Add(time.Duration(i) * time.Minute),
+			Base: map[string]string{"n.md": ""}, Entries: map[string]string{"n.md": "note\r\n"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	decide := func(id int64, state store.ProposalState) {
+		t.Helper()
+		if _, err := src.DecideProposal(ctx, store.Decision{ID: id, State: state, Reviewer: "carol", Reason: "why", Time: migrateBase.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decide(ids[0], store.ProposalRejected)
+	if _, err := src.PurgeProposal(ctx, ids[0], "carol", migrateBase.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	decide(ids[1], store.ProposalApproved)
+	db := pgtest.Database(t)
+	same := func(what string) {
+		t.Helper()
+		if stdout, stderr, code := runCLI(t, "migrate-store", "--from", dir, "--to", db); code != 0 {
+			t.Fatalf("%s: migrate-store = exit %d\n%s%s", what, code, stdout, stderr)
+		}
+		dst, err := postgres.Open(ctx, db, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dst.Close()
+		want, err1 := src.ListProposals(ctx, store.ProposalQuery{})
+		got, err2 := dst.ListProposals(ctx, store.ProposalQuery{})
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: proposals in PostgreSQL = %+v, %v\nwant the SQLite ones %+v, %v", what, got, err2, want, err1)
+		}
+	}
+	same("first copy")
+	decide(ids[2], store.ProposalRejected)
+	same("after a decision in the source")
+	dst, err := postgres.Open(ctx, db, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	next, err := dst.Propose(ctx, store.Proposal{Repo: "acme/app", Subject: "ann", Time: migrateBase, Base: map[string]string{"x.md": ""}})
+	if err != nil || next.ID <= ids[2] {
+		t.Errorf("Propose() in PostgreSQL after the copy = %d, %v, want an id after %d", next.ID, err, ids[2])
+	}
+}

@@ -43,6 +43,10 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return explainSyncError(err)
 	}
+	if len(rep.Proposed) > 0 {
+		_, err = fmt.Fprintf(stdout, "proposed  %s at version %d for review: teammates get it once a reviewer approves it\n", api.Printable(key), rev.Version)
+		return err
+	}
 	if len(rep.Pushed) == 0 {
 		_, err = fmt.Fprintf(stdout, "%s already holds the content of version %d: no new revision\n", api.Printable(key), rev.Version)
 		return err

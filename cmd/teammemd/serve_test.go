@@ -281,7 +281,8 @@ func TestExampleServerConfigLoads(t *testing.T) {
 	sc := cfg.Server
 	if sc.Listen != "127.0.0.1:8787" || sc.OrganizationID != "acme" || !sc.ScanEnabled() ||
 		sc.Limits != api.DefaultLimits() || sc.RateLimit.Burst != 100 || sc.History.KeepFor != 720*time.Hour ||
-		sc.Deletions.KeepFor != 2160*time.Hour || sc.Deletions.MaxPerRepo != 2000 {
+		sc.Deletions.KeepFor != 2160*time.Hour || sc.Deletions.MaxPerRepo != 2000 ||
+		len(sc.Repos) != 1 || sc.Repos[0] != (server.RepoConfig{Name: "acme/handbook", Review: server.ReviewRequired}) {
 		t.Errorf("configs/server.toml = %+v, want the documented values", sc)
 	}
 	rl, a := sc.RateLimit, sc.Auth

@@ -91,6 +91,7 @@ func settingCases() []settingCase {
 			toml: "[server.history]\nkeep_versions = 1\nkeep_for = \"1h\"\nprune_interval = \"1s\"\n", probe: probePruned(false)},
 		{keys: []string{"deletions.max_per_repo"}, toml: "[server.deletions]\nmax_per_repo = 1\n", probe: probeDeletionCap},
 		{keys: []string{"deletions.keep_for"}, toml: "[server.deletions]\nkeep_for = \"1h\"\n", prepare: prepareOldDeletion, probe: probeOldDeletionCompacted},
+		{keys: []string{"repo"}, toml: "[[server.repo]]\nname = \"acme/*\"\nreview = \"required\"\n", probe: probeReview},
 		{keys: []string{"auth"}, toml: "[server.auth]\ntokens = false\n[server.auth.github]\nenabled = true\n", probe: probeAuth},
 	}, uiSettingCases()...)
 }
@@ -374,6 +375,19 @@ func probePut(entries map[string]string, status int, code string) func(t *testin
 		if got := api.ParseError(a.status, a.body); a.status != status || got.Code != code {
 			t.Errorf("PUT %v = %d %s, want %d %s", slices.Sorted(maps.Keys(entries)), a.status, got.Code, status, code)
 		}
+	}
+}
+
+// probeReview PUTs to a repo the config holds under review: the PUT is
+// taken as a proposal and the repo stays unwritten.
+func probeReview(t *testing.T, s *settingServer) {
+	a := s.put(t, s.alice, map[string]string{"a.md": "a"})
+	var pr api.PutResponse
+	if a.status != http.StatusOK || json.Unmarshal(a.body, &pr) != nil || pr.Review == nil || a.header.Get(api.ProposalHeader) == "" {
+		t.Fatalf("PUT to a repo under review = %d %s, want 200 with a proposal", a.status, a.body)
+	}
+	if got := s.call(t, http.MethodGet, repoQuery(""), s.alice, nil, nil); got.status != http.StatusNotFound {
+		t.Errorf("GET after the proposal = %d, want 404: nothing stored", got.status)
 	}
 }
 

@@ -107,6 +107,9 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	if len(r.HeldDeletions) > 0 {
 		fmt.Fprintf(b, "  deletions held back: %s%s\n", p(strings.Join(r.HeldDeletions, ", ")), causeSuffix(r.MassDeletion))
 	}
+	for _, f := range r.Review {
+		fmt.Fprintf(b, "  review:     %s: %s\n", p(f.Path), reviewLine(f))
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "  warning:    %s: %s\n", p(w.Path), p(w.Message))
 	}
@@ -218,4 +221,14 @@ func printReloadError(b *strings.Builder, reason string) {
 	if reason != "" {
 		fmt.Fprintf(b, "last reload failed: %s\n  (the running repos were kept; fix the config and reload again)\n", reason)
 	}
+}
+
+// reviewLine says where a file's change under review stands, and for a
+// rejected one what the author may do: the file keeps their change.
+func reviewLine(f daemon.ReviewFile) string {
+	if f.State != daemon.ReviewRejected {
+		return fmt.Sprintf("pending review (proposal %d; teammates get it once a reviewer approves it)", f.Proposal)
+	}
+	return fmt.Sprintf("rejected: %s (by %s, proposal %d; your file keeps your change: edit it to propose it again, or take the team's copy with teammemd show KEY)",
+		api.Printable(f.Reason), api.Printable(f.Reviewer), f.Proposal)
 }

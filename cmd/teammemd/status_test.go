@@ -62,6 +62,11 @@ func TestPrintStatusStuckStates(t *testing.T) {
 			`"heldDeletions":["a.md","b.md","c.md"],"massDeletion":"` + mass + `"`},
 		{"pending", daemon.RepoStatus{State: daemon.StatePending, LastPull: ok, Pending: []string{"a.md"}},
 			[]string{"state:      pending (changes wait to be pushed)", "pending:    a.md\n"}, `"pending":["a.md"]`},
+		{"review", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok, Review: []daemon.ReviewFile{
+			{Path: "a.md", Proposal: 3, State: daemon.ReviewPending},
+			{Path: "b.md", Proposal: 2, State: daemon.ReviewRejected, Reviewer: "carol", Reason: "port is 9090"}}},
+			[]string{"review:     a.md: pending review (proposal 3;", "review:     b.md: rejected: port is 9090 (by carol, proposal 2; your file keeps your change"},
+			`"review":[{"path":"a.md","proposal":3,"state":"pending review"},{"path":"b.md","proposal":2,"state":"rejected","reviewer":"carol","reason":"port is 9090"}]`},
 		{"failed", daemon.RepoStatus{State: daemon.StateFailed, LastPull: ok},
 			[]string{"state:      failed (the last pull or push failed; edit a file or reload the config to try again)"}, `"state":"failed"`},
 		{"wrong server", daemon.RepoStatus{State: "wrong-server", LastPull: ok, Halted: "the server at http://s/x does not answer as a teammemd server: HTTP 404"},

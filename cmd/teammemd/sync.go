@@ -136,6 +136,7 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 	}
 	list("pulled", r.Pulled)
 	list("pushed", r.Pushed)
+	list("proposed", r.Proposed)
 	list("deleted", r.Deleted)
 	list("removed", r.SoftDeleted)
 	for _, b := range r.Blocked {
@@ -156,7 +157,10 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(w, "warning   %s: %s\n", p(wn.Key), wn.Message)
 	}
-	if done && len(r.Pulled)+len(r.Pushed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
+	for _, n := range r.Review {
+		fmt.Fprintf(w, "review    %s: %s\n", p(n.Key), reviewNoteLine(n))
+	}
+	if done && len(r.Pulled)+len(r.Pushed)+len(r.Proposed)+len(r.Deleted)+len(r.SoftDeleted) == 0 {
 		fmt.Fprintln(w, "up to date")
 	}
 }
@@ -188,4 +192,14 @@ func explainSyncError(err error) error {
 		return fmt.Errorf("%w: check the permissions of the team and state directories", err)
 	}
 	return err
+}
+
+// reviewNoteLine says where a change held for review stands; the local
+// file keeps it either way.
+func reviewNoteLine(n memsync.ReviewNote) string {
+	if n.State == memsync.ReviewRejected {
+		return fmt.Sprintf("rejected by %s: %s (proposal %d; your file keeps your change: edit it to propose it again)",
+			api.Printable(n.Reviewer), api.Printable(n.Reason), n.Proposal)
+	}
+	return fmt.Sprintf("pending review (proposal %d): teammates get it once a reviewer approves it", n.Proposal)
 }

@@ -126,6 +126,7 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	subject := fs.String("subject", "", "who the token is for, e.g. a user or machine `name` (required)")
 	repos := fs.String("repos", "", "comma-separated repo `patterns` the token may access, e.g. 'acme/*,acme/**' (required)")
 	readOnly := fs.Bool("read-only", false, "grant read access only (default read and write)")
+	review := fs.Bool("review", false, "also grant review: approve and reject the proposals of repos under review")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -135,7 +136,10 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := validateSubject(*subject); err != nil {
 		return usageError{err}
 	}
-	grants, err := parseRepos(*repos, *readOnly)
+	if *readOnly && *review {
+		return usageError{errors.New("--read-only and --review exclude each other: a reviewer also writes")}
+	}
+	grants, err := parseRepos(*repos, *readOnly, *review)
 	if err != nil {
 		return usageError{err}
 	}
@@ -147,14 +151,17 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	return createToken(ctx, loc, *subject, grants, stdout, stderr)
 }
 
-// parseRepos turns --repos and --read-only into grants.
-func parseRepos(repos string, readOnly bool) ([]store.Grant, error) {
+// parseRepos turns --repos, --read-only and --review into grants.
+func parseRepos(repos string, readOnly, review bool) ([]store.Grant, error) {
 	if repos == "" {
 		return nil, errors.New("--repos is required, e.g. --repos 'acme/*'")
 	}
 	level := store.LevelWrite
-	if readOnly {
+	switch {
+	case readOnly:
 		level = store.LevelRead
+	case review:
+		level = store.LevelReview
 	}
 	grants, err := auth.ParseGrants(repos, level)
 	if err != nil {

@@ -61,13 +61,24 @@ func TestTokenLifecycle(t *testing.T) {
 		t.Errorf("Authenticate(read-only token) = %+v, %v, want read but not write on acme/app", p, err)
 	}
 
+	reviewer, stderr, code := runCLI(t, "token", "create", "--data", dir, "--subject", "carol", "--repos", "acme/docs", "--review")
+	if code != 0 {
+		t.Fatalf("token create --review exit = %d, stderr %q", code, stderr)
+	}
+	if p, err := authenticate(t, dir, strings.TrimSpace(reviewer)); err != nil || !p.Allows("acme/docs", store.LevelReview) || !p.Allows("acme/docs", store.LevelWrite) {
+		t.Errorf("Authenticate(review token) = %+v, %v, want review and write on acme/docs", p, err)
+	}
+	if _, _, code := runCLI(t, "token", "create", "--data", dir, "--subject", "x", "--repos", "acme/docs", "--review", "--read-only"); code != 2 {
+		t.Errorf("token create --review --read-only exit = %d, want 2", code)
+	}
+
 	list, stderr, code := runCLI(t, "token", "list", "--data", dir)
 	if code != 0 {
 		t.Fatalf("token list exit = %d, stderr %q", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(list), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") {
-		t.Fatalf("token list = %q, want a header and 2 tokens", list)
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "ID") {
+		t.Fatalf("token list = %q, want a header and 3 tokens", list)
 	}
 	fields := strings.Fields(lines[1])
 	id := fields[0]

@@ -81,6 +81,10 @@ type PutResponse struct {
 	Version        int64     `json:"version"`
 	LastModified   time.Time `json:"lastModified"`
 	Checksum       string    `json:"checksum"`
+	// Review is set when the repo is under review and the write was held
+	// as a proposal instead of stored (extension); the other fields then
+	// describe the repo unchanged.
+	Review *ReviewNotice `json:"review,omitempty"`
 }
 
 // Revision is one recorded change of one entry (extension).

@@ -44,7 +44,8 @@ func (p Principal) clone() Principal {
 	return p
 }
 
-// Allows reports whether p may act on repo at level (write implies read).
+// Allows reports whether p may act on repo at level (review implies write,
+// which implies read).
 func (p Principal) Allows(repo string, level store.Level) bool {
 	for _, g := range p.Grants {
 		if !levelCovers(g.Level, level) {
@@ -60,9 +61,11 @@ func (p Principal) Allows(repo string, level store.Level) bool {
 func levelCovers(have, want store.Level) bool {
 	switch want {
 	case store.LevelRead:
-		return have == store.LevelRead || have == store.LevelWrite
+		return have == store.LevelRead || have == store.LevelWrite || have == store.LevelReview
 	case store.LevelWrite:
-		return have == store.LevelWrite
+		return have == store.LevelWrite || have == store.LevelReview
+	case store.LevelReview:
+		return have == store.LevelReview
 	}
 	return false
 }

@@ -44,7 +44,7 @@ func TestConfigValidate(t *testing.T) {
 		{"too many checks in flight", Config{MaxChecksInFlight: 5000}, "auth.max_checks_in_flight"},
 		{"unknown subject kind", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "team:eng", Repos: []string{"**"}, Level: "read"}}}, "kind must be"},
 		{"subject without value", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:", Repos: []string{"**"}, Level: "read"}}}, "kind:value"},
-		{"bad level", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"**"}, Level: "admin"}}}, "read or write"},
+		{"bad level", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"**"}, Level: "admin"}}}, "read, write or review"},
 		{"no repos", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Level: "read"}}}, "repos is empty"},
 		{"bad pattern", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "group:eng", Repos: []string{"acme/../x"}, Level: "read"}}}, "dot segment"},
 		{"email of any domain", Config{OIDC: oidc, Grants: []GrantRule{{Subject: "email:*", Repos: []string{"**"}, Level: "read"}}}, "one @"},

@@ -35,7 +35,7 @@ type GrantRule struct {
 	Subject string `toml:"subject"`
 	// Repos are repo slug patterns, as in a token's grants.
 	Repos []string `toml:"repos"`
-	// Level is "read" or "write".
+	// Level is "read", "write" or "review".
 	Level store.Level `toml:"level"`
 }
 
@@ -95,8 +95,8 @@ func (g GrantRule) validate() (string, error) {
 			return "", fmt.Errorf("subject %q: %w", g.Subject, err)
 		}
 	}
-	if g.Level != store.LevelRead && g.Level != store.LevelWrite {
-		return "", fmt.Errorf("level %q must be read or write", g.Level)
+	if !ValidLevel(g.Level) {
+		return "", fmt.Errorf("level %q must be read, write or review", g.Level)
 	}
 	if len(g.Repos) == 0 {
 		return "", errors.New("repos is empty")

@@ -128,7 +128,7 @@ func matchSegment(p, s string) bool {
 // level. Spaces around patterns are ignored and duplicates dropped; an empty
 // list is an error.
 func ParseGrants(csv string, level store.Level) ([]store.Grant, error) {
-	if level != store.LevelRead && level != store.LevelWrite {
+	if !ValidLevel(level) {
 		return nil, fmt.Errorf("unknown access level %q", level)
 	}
 	var grants []store.Grant
@@ -150,4 +150,9 @@ func ParseGrants(csv string, level store.Level) ([]store.Grant, error) {
 		return nil, errors.New("no repo patterns given")
 	}
 	return grants, nil
+}
+
+// ValidLevel reports whether level is one a grant may give.
+func ValidLevel(level store.Level) bool {
+	return level == store.LevelRead || level == store.LevelWrite || level == store.LevelReview
 }

@@ -128,12 +128,18 @@ func TestAllows(t *testing.T) {
 		{Pattern: "acme/*", Level: store.LevelWrite},
 		{Pattern: "acme/**", Level: store.LevelRead},
 		{Pattern: "gitlab.example.com/**", Level: store.LevelRead},
+		{Pattern: "acme/docs", Level: store.LevelReview},
 	}}
 	tests := []struct {
 		repo  string
 		level store.Level
 		want  bool
 	}{
+		{"acme/app", store.LevelReview, false},
+		{"acme/docs", store.LevelReview, true},
+		{"acme/docs", store.LevelWrite, true},
+		{"acme/docs", store.LevelRead, true},
+		{"gitlab.example.com/g/app", store.LevelReview, false},
 		{"acme/app", store.LevelWrite, true},
 		{"acme/app", store.LevelRead, true},
 		{"acme/team/app", store.LevelRead, true},

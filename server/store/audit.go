@@ -16,6 +16,9 @@ const (
 	AuditDeleted  = "deleted"
 	AuditRestored = "restored"
 	AuditPurged   = "purged"
+	AuditProposed = "proposed"
+	AuditApproved = "approved"
+	AuditRejected = "rejected"
 )
 
 // AuditEvent is one line of the audit: who did what to which entry and
@@ -27,15 +30,17 @@ type AuditEvent struct {
 	Repo    string    `json:"repo"`
 	Key     string    `json:"key"`
 	Version int64     `json:"version,omitempty"`
-	// Detail is the version a restore brought back, or a purge's versions
-	// and reason.
+	// Detail is the version a restore brought back, a purge's versions
+	// and reason, or the proposal a review event is about.
 	Detail string `json:"detail,omitempty"`
 }
 
-// AuditReader is what Audit reads: the history and the purge records.
+// AuditReader is what Audit reads: the history, the purge records and the
+// proposals.
 type AuditReader interface {
 	HistoryReader
 	Purges(ctx context.Context, repo string) ([]PurgeRecord, error)
+	ListProposals(ctx context.Context, q ProposalQuery) ([]Proposal, error)
 }
 
 // Audit returns who wrote, deleted, restored or purged what in repo (every
@@ -59,9 +64,16 @@ func Audit(ctx context.Context, st AuditReader, repo string, from time.Time) ([]
 	if err != nil {
 		return nil, fmt.Errorf("read purges: %w", err)
 	}
+	proposals, err := st.ListProposals(ctx, ProposalQuery{Repo: repo, NoContent: true})
+	if err != nil {
+		return nil, fmt.Errorf("read proposals: %w", err)
+	}
 	events := revisionEvents(revs)
 	for _, p := range purges {
 		events = append(events, purgeEvent(p))
+	}
+	for _, p := range proposals {
+		events = append(events, proposalEvents(p)...)
 	}
 	events = slices.DeleteFunc(events, func(e AuditEvent) bool { return e.Time.Before(from) })
 	slices.SortStableFunc(events, func(a, b AuditEvent) int {
@@ -142,6 +154,38 @@ func purgeEvent(p PurgeRecord) AuditEvent {
 		detail += ": " + p.Reason
 	}
 	return AuditEvent{Time: p.Time, Actor: p.Actor, Action: AuditPurged, Repo: p.Repo, Key: p.Key, Detail: detail}
+}
+
+// proposalEvents turns a proposal into events for each of its keys: the
+// proposal, its decision, and the purge of its content.
+func proposalEvents(p Proposal) []AuditEvent {
+	id := "proposal " + strconv.FormatInt(p.ID, 10)
+	var out []AuditEvent
+	for _, k := range p.Keys() {
+		out = append(out, AuditEvent{Time: p.Time, Actor: p.Subject, Action: AuditProposed, Repo: p.Repo, Key: k, Detail: id})
+		if p.State != ProposalPending {
+			out = append(out, decisionEvent(p, k, id))
+		}
+		if !p.Purged.IsZero() {
+			out = append(out, AuditEvent{Time: p.Purged, Actor: p.PurgedBy, Action: AuditPurged, Repo: p.Repo, Key: k, Detail: "content of rejected " + id})
+		}
+	}
+	return out
+}
+
+// decisionEvent is the approval or rejection of proposal p for key k.
+func decisionEvent(p Proposal, k, id string) AuditEvent {
+	ev := AuditEvent{Time: p.Decided, Actor: p.Reviewer, Action: AuditApproved, Repo: p.Repo, Key: k, Version: p.Version, Detail: id + " by " + p.Subject}
+	if p.State == ProposalRejected {
+		ev.Action = AuditRejected
+	}
+	if p.Edited {
+		ev.Detail += ", edited"
+	}
+	if p.Reason != "" {
+		ev.Detail += ": " + p.Reason
+	}
+	return ev
 }
 
 // JoinVersions writes versions as "1, 3 and 5".

@@ -50,4 +50,6 @@ type Exporter interface {
 	// Purges lists the audit log of purges of repo, or of every repo when
 	// repo is empty, oldest first.
 	Purges(ctx context.Context, repo string) ([]PurgeRecord, error)
+	// ListProposals lists the proposals q selects, oldest first.
+	ListProposals(ctx context.Context, q ProposalQuery) ([]Proposal, error)
 }

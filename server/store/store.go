@@ -212,10 +212,13 @@ type Store interface {
 // Level is the access a grant gives.
 type Level string
 
-// Access levels: LevelWrite implies LevelRead.
+// Access levels: LevelReview implies LevelWrite, which implies LevelRead.
+// A reviewer also approves and rejects the proposals of a repo under
+// review.
 const (
-	LevelRead  Level = "read"
-	LevelWrite Level = "write"
+	LevelRead   Level = "read"
+	LevelWrite  Level = "write"
+	LevelReview Level = "review"
 )
 
 // Grant gives Level on every repo whose slug matches Pattern (PROTOCOL.md

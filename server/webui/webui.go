@@ -45,6 +45,7 @@ type Store interface {
 	Repos(ctx context.Context) ([]string, error)
 	Purge(ctx context.Context, p store.Purge) (store.PurgeResult, error)
 	Purges(ctx context.Context, repo string) ([]store.PurgeRecord, error)
+	ListProposals(ctx context.Context, q store.ProposalQuery) ([]store.Proposal, error)
 	TokenByHash(ctx context.Context, hash string) (store.Token, error)
 }
 

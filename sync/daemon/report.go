@@ -26,6 +26,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 		}
 		s.Missing = ""
 		s.Pending = nil
+		s.Review = reviewFiles(rep.Review)
 		s.Blocked = blockedFiles(rep.Blocked)
 		s.Warnings = warnings(rep.Warnings)
 		s.HeldDeletions = rep.HeldDeletions
@@ -49,6 +50,7 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 			// open until the repo changes, so it cannot say so sooner.
 			s.Live = true
 			s.Missing = ""
+			s.Review = reviewFiles(rep.Review)
 		}
 		addConflicts(s, rep.Conflicts)
 	})
@@ -99,7 +101,7 @@ func pushSummary(rep memsync.Report, err error, done bool) string {
 	if !done {
 		return "failed: " + err.Error()
 	}
-	parts := counts(map[string]int{"pulled": len(rep.Pulled), "pushed": len(rep.Pushed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked),
+	parts := counts(map[string]int{"pulled": len(rep.Pulled), "pushed": len(rep.Pushed), "proposed": len(rep.Proposed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked),
 		"held back": len(rep.Held) + len(rep.HeldDeletions), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
 	if parts == "" {
 		return "up to date"
@@ -124,7 +126,7 @@ func pullSummary(rep memsync.Report, err error) string {
 // counts renders the non-zero counts in a fixed order.
 func counts(m map[string]int) string {
 	var parts []string
-	for _, k := range []string{"pulled", "pushed", "deleted", "blocked", "held back", "conflicts", "skipped"} {
+	for _, k := range []string{"pulled", "pushed", "proposed", "deleted", "blocked", "held back", "conflicts", "skipped"} {
 		if n := m[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}

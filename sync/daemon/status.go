@@ -53,6 +53,10 @@ type RepoStatus struct {
 	// scanner found here, such as a file that cannot be read or one the
 	// server refused, each with the reason and the fix.
 	Held []Held `json:"held"`
+	// Review lists the files whose change the server holds for review
+	// (PROTOCOL.md section 14): pending, or rejected with the reason. The
+	// local file keeps the change either way.
+	Review []ReviewFile `json:"review"`
 	// Conflict lists the unresolved conflict copies: "teammemd conflicts"
 	// lists them, "teammemd conflicts resolve" settles one.
 	Conflict []string `json:"conflicts"`
@@ -126,6 +130,35 @@ type OpResult struct {
 	Time   time.Time `json:"time"`
 	OK     bool      `json:"ok"`
 	Result string    `json:"result"`
+}
+
+// ReviewFile is a file whose change the server holds for review.
+type ReviewFile struct {
+	Path     string `json:"path"`
+	Proposal int64  `json:"proposal"`
+	// State is ReviewPending ("pending review") or ReviewRejected.
+	State    string `json:"state"`
+	Reviewer string `json:"reviewer,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// The states of a ReviewFile.
+const (
+	ReviewPending  = "pending review"
+	ReviewRejected = "rejected"
+)
+
+// reviewFiles turns a report's review notes into the status's files.
+func reviewFiles(notes []memsync.ReviewNote) []ReviewFile {
+	out := make([]ReviewFile, 0, len(notes))
+	for _, n := range notes {
+		f := ReviewFile{Path: n.Key, Proposal: n.Proposal, State: ReviewPending}
+		if n.State == memsync.ReviewRejected {
+			f.State, f.Reviewer, f.Reason = ReviewRejected, n.Reviewer, n.Reason
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Blocked is a file held back by the secret scanner. The secret itself is

@@ -175,6 +175,9 @@ func (w *worker) push(ctx context.Context) {
 		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
 			w.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
 		}
+		if len(rep.Proposed) > 0 {
+			w.log.Info("proposed for review", "files", len(rep.Proposed))
+		}
 		if mass != nil {
 			w.log.Warn("deletions held back", "files", len(rep.HeldDeletions), "err", err)
 		}

@@ -35,6 +35,9 @@ func Render(w io.Writer, idx Index, now time.Time) error {
 	if idx.Unshared > 0 {
 		tail = append(tail, unsharedLine(idx.Unshared))
 	}
+	if idx.PendingReview > 0 {
+		tail = append(tail, reviewLine(idx.PendingReview))
+	}
 	lines := make([]string, len(idx.Notes))
 	for i, n := range idx.Notes {
 		lines[i] = noteLine(n, now)
@@ -122,6 +125,12 @@ func cutLine(n int, dir string) string {
 func unsharedLine(n int) string {
 	return fmt.Sprintf("%s not listed: the team does not have %s as %s here (not pushed yet, or held back; teammemd status says which).",
 		plural(n, "local note is", "local notes are"), pick(n, "it", "them"), pick(n, "it is", "they are"))
+}
+
+// reviewLine counts the local changes waiting for a reviewer.
+func reviewLine(n int) string {
+	return fmt.Sprintf("%s for review: the team gets %s once a reviewer approves (teammemd status says which).",
+		plural(n, "local change waits", "local changes wait"), pick(n, "it", "them"))
 }
 
 // ago says how long before now t was, in words.

@@ -32,6 +32,8 @@ func TestRenderCaps(t *testing.T) {
 	}{
 		{"no notes", Index{Repo: "acme/app", Dir: dir}, 0},
 		{"a few notes", Index{Repo: "acme/app", Dir: dir, Notes: notes(12, 40, now), Unshared: 2}, 12},
+		{"a few notes, some for review", Index{Repo: "acme/app", Dir: dir, Notes: notes(12, 40, now), Unshared: 2, PendingReview: 2}, 12},
+		{"exactly as many as fit, one for review", Index{Repo: "acme/app", Dir: dir, Notes: notes(197, 10, now), PendingReview: 1}, 195},
 		{"1,000 short notes, cut by lines", Index{Repo: "acme/app", Dir: dir, Notes: notes(1000, 10, now), HasIndexNote: true, Unshared: 3}, 194},
 		{"1,000 long notes, cut by bytes", Index{Repo: "acme/app", Dir: dir, Notes: notes(1000, 400, now)}, -1},
 		{"exactly as many as fit", Index{Repo: "acme/app", Dir: dir, Notes: notes(197, 10, now)}, 197},
@@ -71,6 +73,9 @@ func TestRenderCaps(t *testing.T) {
 		}
 		if got := strings.Contains(out, "local note"); got != (tt.idx.Unshared > 0) {
 			t.Errorf("%s: index counts local notes = %v, want %v", tt.name, got, tt.idx.Unshared > 0)
+		}
+		if got := strings.Contains(out, "for review: the team gets"); got != (tt.idx.PendingReview > 0) {
+			t.Errorf("%s: index counts changes waiting for review = %v, want %v", tt.name, got, tt.idx.PendingReview > 0)
 		}
 	}
 }

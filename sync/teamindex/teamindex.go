@@ -56,6 +56,9 @@ type Index struct {
 	// Unshared counts the notes left out because the server does not hold
 	// them as they are on disk.
 	Unshared int
+	// PendingReview counts the local changes the server holds for a
+	// reviewer before the team gets them.
+	PendingReview int
 }
 
 // Build reads the index of src's team directory. A repo the daemon never
@@ -67,7 +70,7 @@ func Build(src Source) (Index, error) {
 		return Index{}, err
 	}
 	prov := loadProvenance(src)
-	idx := Index{Repo: src.Repo, Dir: src.Dir, Unshared: shared.Unshared}
+	idx := Index{Repo: src.Repo, Dir: src.Dir, Unshared: shared.Unshared, PendingReview: shared.PendingReview}
 	for _, n := range shared.Notes {
 		if n.Key == memsync.IndexKey {
 			idx.HasIndexNote = true

@@ -33,10 +33,13 @@ type CopyReport struct {
 	// PurgesCopied counts the purge records new in the destination, whose
 	// revisions' content was dropped there too.
 	PurgesCopied int
+	// ProposalsCopied counts the proposals of repos under review new in
+	// the destination.
+	ProposalsCopied int
 }
 
 // CopyFrom copies every repo (entries, tombstones, versions, history),
-// every token and the audit log of purges of src into s, and verifies each repo's copy: its version,
+// every token, the audit log of purges and the proposals of src into s, and verifies each repo's copy: its version,
 // counts of entries, tombstones and revisions, and checksums, each entry's
 // recomputed from its value and the repo's from its entries. It is safe to
 // run again: a repo already copied is left alone, one the source wrote
@@ -70,6 +73,9 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Exporter, repo func(slug
 		errs = append(errs, err)
 	}
 	if err := s.copyTokens(ctx, src, &report); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.copyProposals(ctx, src, &report); err != nil {
 		errs = append(errs, err)
 	}
 	return report, errors.Join(errs...)

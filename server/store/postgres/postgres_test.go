@@ -42,3 +42,7 @@ func TestTokensConformance(t *testing.T) {
 func TestWebSessionsConformance(t *testing.T) {
 	storetest.RunWebSessions(t, func(t *testing.T) store.WebSessions { return openTemp(t) })
 }
+
+func TestProposalsConformance(t *testing.T) {
+	storetest.RunProposals(t, func(t *testing.T) store.Proposals { return openTemp(t) })
+}

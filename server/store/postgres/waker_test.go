@@ -189,3 +189,27 @@ func TestWakerNoSpuriousWake(t *testing.T) {
 	write(t, s, "acme/app", "b.md", "b")
 	awaitWake(t, changed, "write after the checks")
 }
+
+// TestWakerProposalAcrossReplicas wakes a wait on a repo's proposals held
+// by one replica's waker with a proposal made through another, and leaves
+// the repo's change waits alone: a proposal changes no repo.
+func TestWakerProposalAcrossReplicas(t *testing.T) {
+	db := pgtest.Database(t)
+	one, two := openURL(t, db), openURL(t, db)
+	w := two.NewWaker(WakerOptions{CheckEvery: time.Hour})
+	runWaker(t, w)
+	awaitUp(t, w)
+	proposals, release := w.Subscribe(store.ReviewWakeKey("acme/app"))
+	defer release()
+	repo, releaseRepo := w.Subscribe("acme/app")
+	defer releaseRepo()
+	_, err := one.Propose(context.Background(), store.Proposal{Repo: "acme/app", Subject: "ann", Time: time.Now(),
+		Base: map[string]string{"a.md": ""}, Entries: map[string]string{"a.md": "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitWake(t, proposals, "proposal through the other replica")
+	if isClosed(repo) {
+		t.Error("a proposal woke the repo's change waits")
+	}
+}

@@ -85,6 +85,7 @@ func TestMigrateAddsPurges(t *testing.T) {
 	mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "two"}, Subject: "ann", Time: t0.Add(time.Second)})
 	s.Close()
 	rawExec(t, path, "DROP TABLE web_sessions")
+	rawExec(t, path, "DROP TABLE proposals")
 	rawExec(t, path, "DROP TABLE purges")
 	rawExec(t, path, "ALTER TABLE repos DROP COLUMN compacted_through")
 	rawExec(t, path, "PRAGMA user_version = 1")

@@ -65,6 +65,23 @@ var migrations = []string{
 		expires INTEGER NOT NULL  -- Unix ns
 	);
 	CREATE INDEX web_sessions_expires ON web_sessions (expires);`,
+	`CREATE TABLE proposals ( -- writes held for review, and the record of each decision
+		id        INTEGER PRIMARY KEY,
+		repo      TEXT NOT NULL,
+		subject   TEXT NOT NULL,
+		time      INTEGER NOT NULL,           -- Unix ns
+		base      TEXT NOT NULL,              -- JSON {key: entry checksum or ""}
+		content   TEXT,                       -- JSON {"entries","soft_delete_keys"}, NULL once purged
+		state     TEXT NOT NULL,              -- pending, approved or rejected
+		reviewer  TEXT NOT NULL DEFAULT '',
+		reason    TEXT NOT NULL DEFAULT '',
+		decided   INTEGER NOT NULL DEFAULT 0, -- Unix ns
+		version   INTEGER NOT NULL DEFAULT 0, -- the repo version an approval landed at
+		edited    INTEGER NOT NULL DEFAULT 0,
+		purged_by TEXT NOT NULL DEFAULT '',
+		purged    INTEGER NOT NULL DEFAULT 0  -- Unix ns
+	);
+	CREATE INDEX proposals_repo ON proposals (repo, state, id);`,
 }
 
 // SchemaVersion is the schema version this build writes.

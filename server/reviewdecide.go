@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// Approve lands proposal id through the same write as a PUT, chained on
+// the repo's checksum, and records the approval. With an empty edit the
+// proposal lands as it is, by its author, and only while none of its
+// keys changed on the server since it was made: else 409
+// proposal_conflict naming them. With an edit (see api.ApproveRequest) the
+// reviewer's version lands, by the reviewer, if the repo still has the
+// checksum edit.IfMatch names (else 412). The secret scan runs on what
+// lands. A reviewer never approves their own proposal.
+func (s *Server) Approve(ctx context.Context, p auth.Principal, id int64, edit api.ApproveRequest) (ProposalView, error) {
+	prop, err := s.pendingFor(ctx, p, id, "approve proposals")
+	if err != nil {
+		return ProposalView{}, err
+	}
+	if prop.Subject == p.Subject {
+		return ProposalView{}, api.NewError(http.StatusForbidden, api.CodeACLDenied,
+			"a reviewer cannot approve their own proposal: another reviewer must")
+	}
+	wr := store.Write{Repo: prop.Repo, Entries: prop.Entries, Deletes: prop.Deletes, Subject: prop.Subject, Time: s.now().UTC()}
+	edited := len(edit.Entries)+len(edit.Deletes) > 0
+	if edited {
+		if err := s.checkEdit(prop, edit); err != nil {
+			return ProposalView{}, err
+		}
+		wr.Entries, wr.Deletes = editedWrite(prop, edit)
+		wr.Subject, wr.IfMatch = p.Subject, edit.IfMatch
+	} else {
+		snap, _, err := s.currentHashes(ctx, prop.Repo)
+		if err != nil {
+			return ProposalView{}, err
+		}
+		if keys := view(prop, snap).Conflicts; len(keys) > 0 {
+			return ProposalView{}, conflictError(prop, keys)
+		}
+		wr.IfMatch = snap.Checksum
+	}
+	if err := s.scan(ctx, api.PutRequest{Entries: wr.Entries, SoftDeleteKeys: wr.Deletes}); err != nil {
+		return ProposalView{}, err
+	}
+	res, err := s.apply(ctx, wr)
+	if err != nil {
+		return ProposalView{}, err
+	}
+	d := store.Decision{ID: id, State: store.ProposalApproved, Reviewer: p.Subject, Time: wr.Time, Edited: edited}
+	if len(res.Changed) > 0 {
+		d.Version = res.Version
+	}
+	return s.decide(ctx, d, res.Checksum)
+}
+
+// conflictError is the 409 for a proposal whose keys changed since it was
+// made.
+func conflictError(prop store.Proposal, keys []string) error {
+	return api.NewError(http.StatusConflict, api.CodeProposalConflict,
+		fmt.Sprintf("proposal %d was made against an older version of %s, changed on the server since: approving it would undo that change. Reject it, or approve an edited version made against the repo as it is now",
+			prop.ID, strings.Join(keys, ", "))).With("keys", keys)
+}
+
+// Reject rejects proposal id with reason, which its author sees. A
+// reviewer of its repo rejects it; its author may withdraw it so.
+func (s *Server) Reject(ctx context.Context, p auth.Principal, id int64, reason string) (ProposalView, error) {
+	if strings.TrimSpace(reason) == "" {
+		return ProposalView{}, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest,
+			"a rejection needs a reason: its author sees it")
+	}
+	prop, err := s.readProposal(ctx, id)
+	if err != nil {
+		return ProposalView{}, err
+	}
+	if prop.Subject != p.Subject || !p.Allows(prop.Repo, store.LevelWrite) {
+		if _, err := s.pendingFor(ctx, p, id, "reject proposals"); err != nil {
+			return ProposalView{}, err
+		}
+	}
+	d := store.Decision{ID: id, State: store.ProposalRejected, Reviewer: p.Subject, Reason: reason, Time: s.now().UTC()}
+	return s.decide(ctx, d, "")
+}
+
+// PurgeProposal drops the content of rejected proposal id for good; a
+// reviewer of its repo may.
+func (s *Server) PurgeProposal(ctx context.Context, p auth.Principal, id int64) (ProposalView, error) {
+	prop, err := s.readProposal(ctx, id)
+	if err != nil {
+		return ProposalView{}, err
+	}
+	if !p.Allows(prop.Repo, store.LevelReview) {
+		return ProposalView{}, reviewDenied(p, prop.Repo, "purge proposals")
+	}
+	prop, err = s.proposals.PurgeProposal(ctx, id, p.Subject, s.now().UTC())
+	if errors.Is(err, store.ErrProposalDecided) {
+		return ProposalView{}, api.NewError(http.StatusConflict, api.CodeProposalDecided,
+			fmt.Sprintf("proposal %d is %s: only a rejected proposal's content is purged", id, prop.State)).With("state", string(prop.State))
+	}
+	if err != nil {
+		return ProposalView{}, fmt.Errorf("purge proposal %d: %w", id, err)
+	}
+	return ProposalView{Proposal: prop}, nil
+}
+
+// pendingFor reads proposal id for p, who must hold a review grant on its
+// repo to do what; it must be pending.
+func (s *Server) pendingFor(ctx context.Context, p auth.Principal, id int64, what string) (store.Proposal, error) {
+	prop, err := s.readProposal(ctx, id)
+	if err != nil {
+		return prop, err
+	}
+	if !p.Allows(prop.Repo, store.LevelReview) {
+		return prop, reviewDenied(p, prop.Repo, what)
+	}
+	if prop.State != store.ProposalPending {
+		return prop, decidedError(prop)
+	}
+	return prop, nil
+}
+
+// decide records d and wakes the waits on the repo's proposals. A
+// proposal another reviewer decided meanwhile is a 409.
+func (s *Server) decide(ctx context.Context, d store.Decision, checksum string) (ProposalView, error) {
+	prop, err := s.proposals.DecideProposal(ctx, d)
+	if errors.Is(err, store.ErrProposalDecided) {
+		err = decidedError(prop)
+		if d.Version > 0 {
+			err = api.NewError(http.StatusConflict, api.CodeProposalDecided,
+				fmt.Sprintf("proposal %d was %s by %s while this approval stored it at version %d; the history shows both", d.ID, prop.State, prop.Reviewer, d.Version))
+		}
+		return ProposalView{}, err
+	}
+	if err != nil {
+		return ProposalView{}, fmt.Errorf("decide proposal %d: %w", d.ID, err)
+	}
+	s.waker.Publish(store.ReviewWakeKey(prop.Repo))
+	return ProposalView{Proposal: prop, Checksum: checksum}, nil
+}
+
+// putForReview answers a PUT to a repo under review: the write becomes a
+// proposal, and the answer is a PUT's 200 with the repo as it is,
+// unchanged, plus the proposal made (the review field, and the
+// Teammemd-Proposal header).
+func (s *Server) putForReview(w http.ResponseWriter, r *http.Request, p auth.Principal, repo, ifMatch string, req api.PutRequest) error {
+	prop, snap, err := s.Propose(r.Context(), p, repo, ifMatch, req)
+	if err != nil {
+		return err
+	}
+	resp := api.PutResponse{
+		OrganizationID: s.org, Repo: repo, Version: snap.Version,
+		LastModified: lastModified(store.Result{LastModified: snap.LastModified}, s.now().UTC()), Checksum: snap.Checksum,
+	}
+	if prop.ID != 0 {
+		resp.Review = &api.ReviewNotice{Proposal: prop.ID, State: api.ProposalPending, Keys: prop.Keys()}
+		w.Header().Set(api.ProposalHeader, fmt.Sprint(prop.ID))
+	}
+	w.Header().Set("ETag", api.ETag(snap.Checksum))
+	s.writeJSON(w, http.StatusOK, resp)
+	return nil
+}
