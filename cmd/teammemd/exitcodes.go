@@ -44,7 +44,7 @@ var exitCodes = []struct {
 func exitCodeTable() string {
 	var b strings.Builder
 	for _, c := range exitCodes {
-		fmt.Fprintf(&b, "  %-3d %s\n", c.code, c.meaning)
+		fmt.Fprintf(&b, "    %-3d %s\n", c.code, c.meaning)
 	}
 	return b.String()
 }

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
+
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 // newGendocsCmd writes the references generated from the definitions in
@@ -34,6 +38,7 @@ command.`,
 			return usageError{errors.New("gendocs needs --reference DIR, --man DIR or both")}
 		}
 		root := cmd.Root()
+		portablePaths(root, pathNames())
 		if *reference != "" {
 			if err := writeReference(root, *reference); err != nil {
 				return err
@@ -77,4 +82,31 @@ func writeMan(root *cobra.Command, dir string) error {
 		return fmt.Errorf("gendocs: man pages: %w", err)
 	}
 	return nil
+}
+
+// pathNames replaces the directories of this machine and user that the
+// flags' defaults name with the variables they come from, so that what
+// gendocs writes is the same everywhere.
+func pathNames() *strings.Replacer {
+	socket := daemon.SocketPath(runtimeDir())
+	return strings.NewReplacer(
+		socket, "$XDG_RUNTIME_DIR/teammemd/"+filepath.Base(socket),
+		runtimeDir(), "$XDG_RUNTIME_DIR/teammemd",
+		configDir(), "$XDG_CONFIG_HOME/teammemd",
+		dataDir(), "$XDG_DATA_HOME/teammemd",
+		stateDir(), "$XDG_STATE_HOME/teammemd",
+	)
+}
+
+// portablePaths rewrites the usage and defaults of every flag of cmd and
+// its subcommands with r.
+func portablePaths(cmd *cobra.Command, r *strings.Replacer) {
+	fix := func(f *pflag.Flag) {
+		f.Usage, f.DefValue = r.Replace(f.Usage), r.Replace(f.DefValue)
+	}
+	cmd.Flags().VisitAll(fix)
+	cmd.PersistentFlags().VisitAll(fix)
+	for _, c := range cmd.Commands() {
+		portablePaths(c, r)
+	}
 }

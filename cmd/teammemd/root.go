@@ -77,6 +77,7 @@ and the other commands operate both by hand.
 Flags may come before or after a command's arguments.
 
 Exit status:
+
 ` + exitCodeTable(),
 		Example: `  teammemd setup claude --server https://teammemd.example.com --token-stdin
   teammemd status
