@@ -112,7 +112,7 @@ repo with --repo and --dir.`,
   teammemd conflicts resolve notes/deploy.md --keep merged.md --repo acme/app --dir ~/src/app/team`,
 		Args: wantArgs(1, 1, "one KEY (or the copy's path)"),
 	}
-	c := &repoCommand{name: "conflicts resolve"}
+	c := &repoCommand{}
 	fs := c.flags(cmd.Flags())
 	keep := fs.String("keep", "", "what to keep: local (the conflict copy), server (the version the server holds) or a `FILE` (say, a merge of both)")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {

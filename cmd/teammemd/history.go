@@ -23,8 +23,7 @@ import (
 // repoCommand parses the flags that name one repo, as sync's do, and
 // opens its engine.
 type repoCommand struct {
-	name string
-	f    syncFlags
+	f syncFlags
 }
 
 // flags registers --dir, --repo, --config and the client flags in fs and
@@ -63,7 +62,7 @@ The repo is the git checkout in the current directory, or --repo and --dir.`,
   teammemd history notes/deploy.md --repo acme/app --dir ~/src/app/team`,
 		Args: wantArgs(0, 1, "at most one KEY"),
 	}
-	c := repoCommand{name: "history"}
+	c := repoCommand{}
 	fs := c.flags(cmd.Flags())
 	asJSON := jsonFlag(fs, "the revisions")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -142,7 +141,7 @@ KEY for the newest. With --json, the revision with its metadata.`,
   teammemd show notes/deploy.md@3 --json`,
 		Args: wantArgs(1, 1, "one KEY[@VERSION]"),
 	}
-	c := repoCommand{name: "show"}
+	c := repoCommand{}
 	fs := c.flags(cmd.Flags())
 	asJSON := jsonFlag(fs, "the revision, its content and metadata")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -211,7 +210,7 @@ version V1, against the local file; or version V1 against V2.`,
   teammemd diff notes/deploy.md 3 5`,
 		Args: wantArgs(1, 3, "KEY [V1 [V2]]"),
 	}
-	c := repoCommand{name: "diff"}
+	c := repoCommand{}
 	c.flags(cmd.Flags())
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		pos := args

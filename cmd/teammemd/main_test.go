@@ -41,3 +41,22 @@ func TestVersionSpellings(t *testing.T) {
 		t.Errorf("teammemd version extra exit %d, want 2", code)
 	}
 }
+
+// Every command of teammemd says what it does and shows an example; every
+// one that runs checks its arguments.
+func TestCommandsDocumented(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		name := c.CommandPath()
+		if c.Short == "" || c.Example == "" {
+			t.Errorf("%s: Short %q, Example %q, want both", name, c.Short, c.Example)
+		}
+		if c.Runnable() && c.Args == nil && !c.HasSubCommands() {
+			t.Errorf("%s runs but checks no arguments", name)
+		}
+	}
+	walk(newRootCmd(realDeps()))
+}

@@ -43,7 +43,7 @@ func newMCPCmd() *cobra.Command {
   teammemd mcp --dir ~/src/app/team --repo acme/app`,
 		Args: noArgs,
 	}
-	c := repoCommand{name: "mcp"}
+	c := repoCommand{}
 	c.flags(cmd.Flags())
 	cmd.RunE = body(func(ctx context.Context, args []string, _, stderr io.Writer) error {
 		if (c.f.dir == "") != (c.f.repo == "") {

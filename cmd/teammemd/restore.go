@@ -23,7 +23,7 @@ revision that every teammate gets. Nothing in the history is lost.`,
   teammemd restore notes/deploy.md --version 3`,
 		Args: wantArgs(1, 1, "one KEY"),
 	}
-	c := repoCommand{name: "restore"}
+	c := repoCommand{}
 	fs := c.flags(cmd.Flags())
 	version := fs.Int64("version", 0, "the `version` to bring back, as teammemd history lists it (default: the last content before the newest revision)")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
