@@ -39,6 +39,7 @@ running.`,
 	return cmd
 }
 
+// newAdminPurgeCmd is "teammemd admin purge".
 func newAdminPurgeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "purge --repo SLUG --key KEY (--version N[,N...] | --all)",
@@ -207,6 +208,7 @@ func joinVersions(vs []int64) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// newAdminPurgesCmd is "teammemd admin purges".
 func newAdminPurgesCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "purges",
@@ -257,6 +259,7 @@ func printPurges(w io.Writer, recs []store.PurgeRecord) error {
 	return nil
 }
 
+// newAdminHistoryCmd is "teammemd admin history".
 func newAdminHistoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history --repo SLUG --key KEY",

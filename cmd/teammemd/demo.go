@@ -26,6 +26,7 @@ import (
 // demoRepo is the repo slug the demo's two teammates share.
 const demoRepo = "demo/team-memory"
 
+// newDemoCmd is "teammemd demo".
 func newDemoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",

@@ -71,6 +71,7 @@ func (d *doctor) report(outcome, name, detail, fix string) {
 	fmt.Fprintln(d.out, line)
 }
 
+// newDoctorCmd is "teammemd doctor".
 func newDoctorCmd(deps deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",

@@ -11,8 +11,7 @@ import (
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
-// runLint runs the guards for what Claude Code reads on the team
-// directory and exits 1 on a finding, for CI.
+// newLintCmd is "teammemd lint".
 func newLintCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint",
@@ -34,6 +33,8 @@ it would cut, misread or not load. Exits 1 on a finding, for CI.`,
 	return cmd
 }
 
+// runLint runs the guards for what Claude Code reads on the team
+// directory and exits 1 on a finding, for CI.
 func runLint(_ context.Context, f syncFlags, asJSON bool, stdout io.Writer) error {
 	cfg, err := loadConfig(f.config)
 	if err != nil {

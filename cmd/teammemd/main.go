@@ -38,6 +38,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// newVersionCmd is "teammemd version".
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",

@@ -34,6 +34,7 @@ another repo this machine syncs. Writes go into the team directory only,
 after the secret scan the daemon runs; the daemon pushes them. docs/AGENTS.md
 has the tools and the clients' configurations.`
 
+// newMCPCmd is "teammemd mcp".
 func newMCPCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",

@@ -30,6 +30,7 @@ type runFlags struct {
 	client                               clientFlags
 }
 
+// newRunCmd is "teammemd run", the sync daemon.
 func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",

@@ -13,8 +13,7 @@ import (
 	"github.com/teammemd/teammemd/scan"
 )
 
-// runScan is "teammemd scan": it scans files and directories for secrets
-// and exits 1 when it finds any.
+// newScanCmd is "teammemd scan".
 func newScanCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan PATH...",
@@ -41,7 +40,8 @@ as text, JSON or SARIF. Exits 1 when it finds a secret, 2 on an error.`,
 	return cmd
 }
 
-// runScan scans the paths in args.
+// runScan is "teammemd scan": it scans files and directories for secrets
+// and exits 1 when it finds any.
 func runScan(ctx context.Context, configPath, format, cacheFile *string, args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(scan.Formats, *format) {
 		return usageError{fmt.Errorf("scan: unknown format %q (want text, json or sarif)", *format)}

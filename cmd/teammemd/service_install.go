@@ -39,8 +39,7 @@ func (f *installFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print every file and command instead of writing and running them")
 }
 
-// serviceInstall writes the config (with what it lacks), the token file
-// and the unit, then enables and starts the service.
+// newServiceInstallCmd is "teammemd service install".
 func newServiceInstallCmd(d deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -61,6 +60,8 @@ Linux, a launchd agent on macOS), then enable and start the service. With
 	return cmd
 }
 
+// serviceInstall writes the config (with what it lacks), the token file
+// and the unit, then enables and starts the service.
 func serviceInstall(ctx context.Context, env serviceEnv, f installFlags, stdout, stderr io.Writer) error {
 	spec, err := installSpec(env, f)
 	if err != nil {

@@ -15,8 +15,7 @@ import (
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
-// serviceUninstall stops and disables the service and removes its unit;
-// the config, the token file and the state stay.
+// newServiceUninstallCmd is "teammemd service uninstall".
 func newServiceUninstallCmd(d deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "uninstall",
@@ -34,6 +33,8 @@ config, the token file and the state stay.`,
 	return cmd
 }
 
+// serviceUninstall stops and disables the service and removes its unit;
+// the config, the token file and the state stay.
 func serviceUninstall(ctx context.Context, env serviceEnv, dry *bool, stdout io.Writer) error {
 	plan, err := servicePlanHere(env)
 	if err != nil {
@@ -70,9 +71,7 @@ func servicePlanHere(env serviceEnv) (servicePlan, error) {
 	return env.manager.plan(serviceSpec{home: home, uid: env.uid, binary: "teammemd", config: filepath.Join(configDir(), "config.toml")})
 }
 
-// serviceStatus says whether the service is installed, enabled and
-// running, then what the daemon itself reports. It exits 3 unless the
-// service runs.
+// newServiceStatusCmd is "teammemd service status".
 func newServiceStatusCmd(d deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -92,6 +91,9 @@ the service runs.`,
 	return cmd
 }
 
+// serviceStatus says whether the service is installed, enabled and
+// running, then what the daemon itself reports. It exits 3 unless the
+// service runs.
 func serviceStatus(ctx context.Context, env serviceEnv, socket *string, asJSON bool, stdout io.Writer) error {
 	plan, err := servicePlanHere(env)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
+// newStatusCmd is "teammemd status".
 func newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",

@@ -104,6 +104,7 @@ func dbExists(path string) (bool, error) {
 	return true, nil
 }
 
+// newTokenCreateCmd is "teammemd token create".
 func newTokenCreateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create --subject NAME --repos PATTERNS",
@@ -207,6 +208,7 @@ func validateSubject(s string) error {
 	return nil
 }
 
+// newTokenListCmd is "teammemd token list".
 func newTokenListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -268,6 +270,7 @@ func formatGrants(grants []store.Grant) string {
 	return strings.Join(parts, ",")
 }
 
+// newTokenRevokeCmd is "teammemd token revoke".
 func newTokenRevokeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "revoke ID",
