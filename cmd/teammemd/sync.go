@@ -50,53 +50,62 @@ without it, a script or CI.`,
 	fs.BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "propagate the deletion of more than half the synced files")
 	fs.BoolVar(&f.restoreDeleted, "restore-deleted", false, "put back, as the server holds them now, the notes deleted here whose deletion the server has not taken; push nothing")
 	asJSON := jsonFlag(fs, "the report")
-	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		cfg, err := loadConfig(f.config)
-		if err != nil {
-			return err
-		}
-		dir, repo, err := syncTarget(f)
-		if err != nil {
-			return err
-		}
-		eng, sc, err := buildSyncEngine(f, cfg, dir, repo, stderr)
-		if err != nil {
-			return err
-		}
-		if f.restoreDeleted && f.allowMassDelete {
-			return usageError{errors.New("--restore-deleted puts deleted notes back and --allow-mass-delete deletes them on the server: pass one")}
-		}
-		if !*asJSON {
-			fmt.Fprintf(stdout, "%s  %s\n", repo, api.Printable(dir))
-		}
-		run := eng.Sync
-		if f.restoreDeleted {
-			run = eng.RestoreDeleted
-		}
-		rep, err := run(ctx)
-		if ferr := sc.Flush(); ferr != nil {
-			fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
-		}
-		if *asJSON {
-			if jerr := writeJSON(stdout, syncReport(repo, dir, rep, err)); jerr != nil {
-				return jerr
-			}
-		}
-		if err != nil {
-			if !*asJSON {
-				printReport(stdout, rep, false)
-			}
-			return explainSyncError(err)
-		}
-		if !*asJSON {
-			printReport(stdout, rep, rep.OverCap == nil)
-		}
-		if rep.OverCap != nil {
-			return rep.OverCap
-		}
-		return nil
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		return runSync(ctx, f, *asJSON, stdout, stderr)
 	})
 	return cmd
+}
+
+// runSync pulls then pushes the repo f names once and prints what
+// happened.
+func runSync(ctx context.Context, f syncFlags, asJSON bool, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	dir, repo, err := syncTarget(f)
+	if err != nil {
+		return err
+	}
+	eng, sc, err := buildSyncEngine(f, cfg, dir, repo, stderr)
+	if err != nil {
+		return err
+	}
+	if f.restoreDeleted && f.allowMassDelete {
+		return usageError{errors.New("--restore-deleted puts deleted notes back and --allow-mass-delete deletes them on the server: pass one")}
+	}
+	if !asJSON {
+		fmt.Fprintf(stdout, "%s  %s\n", repo, api.Printable(dir))
+	}
+	run := eng.Sync
+	if f.restoreDeleted {
+		run = eng.RestoreDeleted
+	}
+	rep, err := run(ctx)
+	if ferr := sc.Flush(); ferr != nil {
+		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
+	}
+	if asJSON {
+		if jerr := writeJSON(stdout, syncReport(repo, dir, rep, err)); jerr != nil {
+			return jerr
+		}
+	}
+	return syncOutcome(stdout, rep, err, asJSON)
+}
+
+// syncOutcome prints the report of a sync that ended with err, unless it
+// went out as JSON, and returns what the sync failed with.
+func syncOutcome(stdout io.Writer, rep memsync.Report, err error, asJSON bool) error {
+	if !asJSON {
+		printReport(stdout, rep, err == nil && rep.OverCap == nil)
+	}
+	if err != nil {
+		return explainSyncError(err)
+	}
+	if rep.OverCap != nil {
+		return rep.OverCap
+	}
+	return nil
 }
 
 // buildSyncEngine resolves the server, token and state directory (flags >
