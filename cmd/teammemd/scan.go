@@ -32,6 +32,9 @@ as text, JSON or SARIF. Exits 1 when it finds a secret, 2 on an error.`,
 	cacheFile := fs.String("cache", scanCacheFile(stateDir()), "verdict cache file; empty for none")
 	asJSON := fs.Bool("json", false, "print the report as JSON: --format json")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if *asJSON && cmd.Flags().Changed("format") && *format != "json" {
+			return usageError{fmt.Errorf("scan: --json and --format %s ask for two reports: pass one", *format)}
+		}
 		if *asJSON {
 			*format = "json"
 		}
