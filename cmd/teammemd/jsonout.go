@@ -30,7 +30,7 @@ type doctorJSON struct {
 
 // doctorCheck is one check of doctor.
 type doctorCheck struct {
-	Outcome string `json:"outcome"` // ok, FAIL or skip
+	Outcome string `json:"outcome"` // ok, FAIL, skip or info
 	Name    string `json:"name"`
 	Detail  string `json:"detail"`
 	Fix     string `json:"fix,omitempty"` // set for a failure
@@ -262,7 +262,7 @@ type serviceStatusJSON struct {
 // service runs, as the text does.
 func writeServiceStatusJSON(ctx context.Context, plan servicePlan, installed bool, st serviceState, socket string, w io.Writer) error {
 	out := serviceStatusJSON{Service: plan.name, Unit: plan.unit.path, Installed: installed,
-		Enabled: installed && st.enabled, Running: st.running, Detail: st.detail}
+		Enabled: installed && st.enabled, Running: installed && st.running, Detail: st.detail}
 	path := socket
 	if path == "" {
 		path = daemon.SocketPath(runtimeDir())
@@ -281,7 +281,7 @@ func writeServiceStatusJSON(ctx context.Context, plan servicePlan, installed boo
 	if err := writeJSON(w, out); err != nil {
 		return err
 	}
-	if !installed || !st.running {
+	if !out.Running {
 		return exitError{code: exitDaemonDown}
 	}
 	return nil
