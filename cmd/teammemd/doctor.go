@@ -41,6 +41,7 @@ const (
 type doctor struct {
 	env    doctorEnv
 	out    io.Writer
+	checks []doctorCheck // what report printed, for --json
 	flags  clientFlags
 	config string // --config
 	claude string // --claude
@@ -56,7 +57,6 @@ type doctor struct {
 	identity bool      // ... as a teammemd server
 	date     time.Time // the server's Date header
 	failed   int
-	checks   []doctorCheck // what report printed, for --json
 }
 
 // report prints one check's line: its outcome, name and detail, and for a
