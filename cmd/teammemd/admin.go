@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -19,53 +21,38 @@ import (
 // maxReasonBytes bounds the reason of a purge.
 const maxReasonBytes = 1000
 
-// runAdmin operates on the server's database directly, the SQLite file in
-// --data or the PostgreSQL database in --store, as token does (the server
-// may be running): list an entry's revisions, purge their content, list the
-// purges, and give a restored database a new identity.
-func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		adminUsage(stderr)
-		return usageError{errors.New("admin: want a subcommand: history, purge, purges, audit or new-store-id")}
+// newAdminCmd operates on the server's database directly, the SQLite file
+// in --data or the PostgreSQL database in --store, as token does (the
+// server may be running): list an entry's revisions, purge their content,
+// list the purges, audit, and give a restored database a new identity.
+func newAdminCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "admin",
+		Short: "List an entry's revisions, purge their content from the server, list purges, audit who changed what",
+		Long: `Operate on the server's database directly, the SQLite file in --data or
+the PostgreSQL database in --store, as token does: the server may be
+running.`,
+		Example: `  teammemd admin history --repo acme/app --key notes/deploy.md
+  teammemd admin audit --since 24h --json`,
 	}
-	if isHelp(args[0]) {
-		adminUsage(stdout)
-		return nil
-	}
-	switch args[0] {
-	case "history":
-		return runAdminHistory(ctx, args[1:], stdout, stderr)
-	case "purge":
-		return runAdminPurge(ctx, args[1:], stdout, stderr)
-	case "purges":
-		return runAdminPurges(ctx, args[1:], stdout, stderr)
-	case "audit":
-		return runAdminAudit(ctx, args[1:], stdout, stderr)
-	case "new-store-id":
-		return runAdminNewStoreID(ctx, args[1:], stdout, stderr)
-	}
-	adminUsage(stderr)
-	return usageError{fmt.Errorf("admin: unknown subcommand %q (want history, purge, purges, audit or new-store-id)", args[0])}
+	cmd.AddCommand(newAdminHistoryCmd(), newAdminPurgeCmd(), newAdminPurgesCmd(), newAdminAuditCmd(), newAdminNewStoreIDCmd())
+	return cmd
 }
 
-// adminUsage lists the admin subcommands.
-func adminUsage(w io.Writer) {
-	fmt.Fprintln(w, `usage: teammemd admin <subcommand> [flags]
-
-subcommands:
-  history   list the revisions of one entry: version, time, author, checksum, content size
-  purge     drop the content of revisions of one entry from the history for good
-  purges    list the audit log of purges: when, who, repo, key, versions, why
-  audit     list who wrote, deleted, restored or purged what, and when (never the content)
-  new-store-id
-            give the database a new identity, the last step of restoring a
-            backup: every daemon then re-baselines with a full pull
-
-Run 'teammemd admin <subcommand> -h' for its flags.`)
-}
-
-func runAdminPurge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("admin purge", stderr)
+// newAdminPurgeCmd is "teammemd admin purge".
+func newAdminPurgeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "purge --repo SLUG --key KEY (--version N[,N...] | --all)",
+		Short: "Drop the content of revisions of one entry from the history for good",
+		Long: `Drop the content of revisions of one entry from the server's history for
+good, say a leaked secret: the revisions stay listed, without content, and
+the purge is recorded in the audit log with its actor and reason. The live
+revision is purged only with --include-live, which deletes the entry.`,
+		Example: `  teammemd admin purge --repo acme/app --key notes/deploy.md --version 3,4 --reason 'leaked AWS key, rotated'
+  teammemd admin purge --repo acme/app --key notes/deploy.md --all --include-live`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
 	repo := fs.String("repo", "", "the repo `slug`, e.g. acme/app (required)")
 	key := fs.String("key", "", "the entry's `key`, e.g. notes/deploy.md (required)")
@@ -74,29 +61,26 @@ func runAdminPurge(ctx context.Context, args []string, stdout, stderr io.Writer)
 	live := fs.Bool("include-live", false, "also purge the live revision, which deletes the entry: daemons pull the deletion")
 	actor := fs.String("actor", "", "who purges, for the audit log (default the OS user `name`)")
 	reason := fs.String("reason", "", "why, for the audit log, e.g. 'leaked AWS key, rotated'")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("admin purge takes no arguments, got %q", fs.Args())}
-	}
-	p, err := parsePurge(*repo, *key, *versions, *all, *live, *actor, *reason)
-	if err != nil {
-		return usageError{err}
-	}
-	st, err := tf.openTokens(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	res, err := st.Purge(ctx, p)
-	if err != nil {
-		return purgeError(p, err)
-	}
-	if err := printPurge(stdout, stderr, p, res); err != nil {
-		return err
-	}
-	return st.Close()
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		p, err := parsePurge(*repo, *key, *versions, *all, *live, *actor, *reason)
+		if err != nil {
+			return usageError{err}
+		}
+		st, err := tf.openTokens(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		res, err := st.Purge(ctx, p)
+		if err != nil {
+			return purgeError(p, err)
+		}
+		if err := printPurge(stdout, stderr, p, res); err != nil {
+			return err
+		}
+		return st.Close()
+	})
+	return cmd
 }
 
 // parsePurge checks the flags of admin purge and turns them into a purge.
@@ -212,26 +196,30 @@ func printPurge(stdout, stderr io.Writer, p store.Purge, res store.PurgeResult) 
 	return err
 }
 
-func runAdminPurges(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("admin purges", stderr)
+// newAdminPurgesCmd is "teammemd admin purges".
+func newAdminPurgesCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "purges",
+		Short:   "List the audit log of purges: when, who, repo, key, versions, why",
+		Example: "  teammemd admin purges --repo acme/app",
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
 	repo := fs.String("repo", "", "list only the purges of this repo `slug`")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("admin purges takes no arguments, got %q", fs.Args())}
-	}
-	st, err := tf.openTokens(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	recs, err := st.Purges(ctx, *repo)
-	if err != nil {
-		return err
-	}
-	return printPurges(stdout, recs)
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		st, err := tf.openTokens(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		recs, err := st.Purges(ctx, *repo)
+		if err != nil {
+			return err
+		}
+		return printPurges(stdout, recs)
+	})
+	return cmd
 }
 
 // printPurges writes one line per purge record, oldest first.
@@ -259,36 +247,43 @@ func printPurges(w io.Writer, recs []store.PurgeRecord) error {
 	return nil
 }
 
-func runAdminHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("admin history", stderr)
+// newAdminHistoryCmd is "teammemd admin history".
+func newAdminHistoryCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history --repo SLUG --key KEY",
+		Short: "List the revisions of one entry: version, time, author, checksum, content size",
+		Long: `List the revisions of one entry straight from the server's database,
+newest first: version, time, author, checksum and the size of its content,
+never the content.`,
+		Example: "  teammemd admin history --repo acme/app --key notes/deploy.md",
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
 	repo := fs.String("repo", "", "the repo `slug`, e.g. acme/app (required)")
 	key := fs.String("key", "", "the entry's `key`, e.g. notes/deploy.md (required)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("admin history takes no arguments, got %q", fs.Args())}
-	}
-	if err := repoAndKey(*repo, *key); err != nil {
-		return usageError{err}
-	}
-	st, err := tf.openTokens(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	revs, err := store.ListHistory(ctx, st, store.HistoryQuery{Repo: *repo, Key: *key, NoContent: true})
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("repo %s has never been written", *repo)
-	}
-	if err != nil {
-		return err
-	}
-	if len(revs) == 0 {
-		return fmt.Errorf("%s in %s has no revisions", *key, *repo)
-	}
-	return printRevisions(stdout, revs)
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if err := repoAndKey(*repo, *key); err != nil {
+			return usageError{err}
+		}
+		st, err := tf.openTokens(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		revs, err := store.ListHistory(ctx, st, store.HistoryQuery{Repo: *repo, Key: *key, NoContent: true})
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("repo %s has never been written", *repo)
+		}
+		if err != nil {
+			return err
+		}
+		if len(revs) == 0 {
+			return fmt.Errorf("%s in %s has no revisions", *key, *repo)
+		}
+		return printRevisions(stdout, revs)
+	})
+	return cmd
 }
 
 // printRevisions writes one line per revision, newest first: the size of

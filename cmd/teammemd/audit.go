@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -18,42 +20,49 @@ import (
 // auditEvent is one line of the audit.
 type auditEvent = store.AuditEvent
 
-// runAdminAudit lists who wrote, deleted, restored or purged what, and
+// newAdminAuditCmd lists who wrote, deleted, restored or purged what, and
 // when, from the history and the purge records.
-func runAdminAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("admin audit", stderr)
+func newAdminAuditCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "List who wrote, deleted, restored or purged what, and when (never the content)",
+		Long: `List who wrote, deleted, restored or purged which entry, and when, oldest
+first, from the history and the purge records. It never shows content.
+With --json each event is one JSON object per line.`,
+		Example: `  teammemd admin audit --repo acme/app --since 24h
+  teammemd admin audit --since 2026-11-22 --json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
 	repo := fs.String("repo", "", "only this repo `slug` (default every repo)")
 	since := fs.String("since", "", "only from this `time` on: RFC 3339 (2026-11-22T10:00:00Z), a date (2026-11-22, UTC) or a duration back from now (24h)")
 	asJSON := fs.Bool("json", false, "print the events as JSON lines")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("admin audit takes no arguments, got %q", fs.Args())}
-	}
-	from, err := parseSince(*since, time.Now())
-	if err != nil {
-		return usageError{err}
-	}
-	if *repo != "" {
-		if err := api.ValidateSlug(*repo); err != nil {
-			return usageError{fmt.Errorf("--repo: %w", err)}
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		from, err := parseSince(*since, time.Now())
+		if err != nil {
+			return usageError{err}
 		}
-	}
-	st, err := tf.openTokens(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	events, err := audit(ctx, st, *repo, from)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printAuditJSON(stdout, events)
-	}
-	return printAudit(stdout, events)
+		if *repo != "" {
+			if err := api.ValidateSlug(*repo); err != nil {
+				return usageError{fmt.Errorf("--repo: %w", err)}
+			}
+		}
+		st, err := tf.openTokens(ctx)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		events, err := audit(ctx, st, *repo, from)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printAuditJSON(stdout, events)
+		}
+		return printAudit(stdout, events)
+	})
+	return cmd
 }
 
 // parseSince reads --since; "" is the beginning of time.

@@ -5,12 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/oauth2"
 
 	memsync "github.com/teammemd/teammemd/sync"
@@ -41,7 +41,7 @@ type clientFlags struct {
 }
 
 // register adds --server, --token-file and --state-dir to fs.
-func (c *clientFlags) register(fs *flag.FlagSet) {
+func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "`file` holding the API token (default $"+envToken+
 		" itself, then a file named by $"+envTokenFile+", then [client] token_file)")

@@ -63,10 +63,10 @@ func (c *Config) validate() (server.Settings, error) {
 func loadConfig(path string) (Config, error) {
 	cfg, read, err := readConfig(path)
 	if err != nil {
-		return cfg, err
+		return cfg, configError{err}
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, inConfig(read, err)
+		return cfg, configError{inConfig(read, err)}
 	}
 	return cfg, nil
 }

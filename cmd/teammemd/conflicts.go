@@ -10,33 +10,49 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
-// runConflicts lists the conflict copies of every repo, or with
-// "resolve" settles one.
-func runConflicts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "resolve" {
-		return runResolve(ctx, args[1:], stdout, stderr)
+// newConflictsCmd lists the conflict copies of every repo; its resolve
+// settles one.
+func newConflictsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "conflicts",
+		Short: "List the conflict copies of each repo, or settle one (resolve)",
+		Long: `List the conflict copies of every repo this machine syncs: when the server
+and a local edit changed the same note, the daemon keeps the server's and
+saves the other as a conflict copy. "teammemd conflicts resolve" settles one.`,
+		Example: `  teammemd conflicts
+  teammemd conflicts --json
+  teammemd conflicts resolve notes/deploy.md --keep local`,
 	}
-	fs := newFlagSet("conflicts", stderr)
+	fs := cmd.Flags()
 	var cf clientFlags
 	cf.register(fs)
 	config := fs.String("config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("conflicts takes no arguments but resolve, got %q", fs.Args())}
-	}
-	cfg, err := loadConfig(*config)
+	asJSON := jsonFlag(fs, "the conflict copies")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		return runConflicts(ctx, cf, *config, *asJSON, stdout)
+	})
+	cmd.AddCommand(newResolveCmd())
+	return cmd
+}
+
+// runConflicts lists the conflict copies of every repo.
+func runConflicts(_ context.Context, cf clientFlags, config string, asJSON bool, stdout io.Writer) error {
+	cfg, err := loadConfig(config)
 	if err != nil {
 		return err
 	}
 	repos, err := memsync.ConflictsIn(cf.resolve(cfg.Client).StateDir)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return writeJSON(stdout, conflictList(repos))
 	}
 	return printConflicts(stdout, repos)
 }
@@ -82,15 +98,31 @@ func copySize(path string) string {
 	return strconv.FormatInt(fi.Size(), 10)
 }
 
-// runResolve settles one conflict copy.
-func runResolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := repoCommand{name: "conflicts resolve"}
-	fs := c.flags(stderr)
-	keep := fs.String("keep", "", "what to keep: local (the conflict copy), server (the version the server holds) or a `FILE` (say, a merge of both)")
-	pos, err := parseLeading(fs, args)
-	if err != nil {
-		return err
+// newResolveCmd is "conflicts resolve".
+func newResolveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "resolve KEY --keep local|server|FILE",
+		Short: "Settle one conflict copy: keep the local copy, the server's version or a file",
+		Long: `Settle one conflict copy, named by its note's key or the copy's path: keep
+local (the conflict copy), server (the version the server holds) or the
+content of a FILE, say a merge of both. What is kept is pushed as a new
+revision and the copy removed. Run it in the note's checkout, or name the
+repo with --repo and --dir.`,
+		Example: `  teammemd conflicts resolve notes/deploy.md --keep local
+  teammemd conflicts resolve notes/deploy.md --keep merged.md --repo acme/app --dir ~/src/app/team`,
+		Args: wantArgs(1, 1, "one KEY (or the copy's path)"),
 	}
+	c := &repoCommand{}
+	fs := c.flags(cmd.Flags())
+	keep := fs.String("keep", "", "what to keep: local (the conflict copy), server (the version the server holds) or a `FILE` (say, a merge of both)")
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runResolve(ctx, c, keep, args, stdout, stderr)
+	})
+	return cmd
+}
+
+// runResolve settles one conflict copy.
+func runResolve(ctx context.Context, c *repoCommand, keep *string, pos []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 || *keep == "" {
 		return usageError{errors.New("conflicts resolve takes one KEY (or the copy's path) and --keep local|server|FILE")}
 	}

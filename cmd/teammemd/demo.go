@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/claude/route"
@@ -24,27 +26,39 @@ import (
 // demoRepo is the repo slug the demo's two teammates share.
 const demoRepo = "demo/team-memory"
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", stderr)
+// newDemoCmd is "teammemd demo".
+func newDemoCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Show a note travel between two teammates and a secret stopped, on this machine",
+		Long: `Start a server and two teammates' daemons on this machine, in a temporary
+directory, and show a note travel from one to the other, an edit and a
+deletion follow it, and a note holding a secret stopped before it leaves.
+With --keep everything keeps running, to try edits by hand.`,
+		Example: `  teammemd demo
+  teammemd demo --keep --workdir /tmp/teammemd-demo`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	workdir := fs.String("workdir", "", "directory for the demo's server data and team directories (default: a new temporary directory)")
 	keep := fs.Bool("keep", false, "keep the server and both daemons running until interrupted, to try edits by hand")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	root, created, err := demoRoot(*workdir)
-	if err != nil {
-		return err
-	}
-	lab, err := demoLab(stdout, root)
-	if err != nil {
-		return err
-	}
-	d := demo{out: stdout, lab: lab}
-	err = d.run(ctx, *keep)
-	if stopErr := lab.Close(); err == nil && ctx.Err() == nil {
-		err = stopErr
-	}
-	return finishDemo(stdout, root, created && !*keep, err)
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		root, created, err := demoRoot(*workdir)
+		if err != nil {
+			return err
+		}
+		lab, err := demoLab(stdout, root)
+		if err != nil {
+			return err
+		}
+		d := demo{out: stdout, lab: lab}
+		err = d.run(ctx, *keep)
+		if stopErr := lab.Close(); err == nil && ctx.Err() == nil {
+			err = stopErr
+		}
+		return finishDemo(stdout, root, created && !*keep, err)
+	})
+	return cmd
 }
 
 // demoRoot returns workdir, or a new temporary directory when it is empty;

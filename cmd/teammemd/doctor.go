@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
@@ -39,6 +41,7 @@ const (
 type doctor struct {
 	env    doctorEnv
 	out    io.Writer
+	checks []doctorCheck // what report printed, for --json
 	flags  clientFlags
 	config string // --config
 	claude string // --claude
@@ -64,26 +67,43 @@ func (d *doctor) report(outcome, name, detail, fix string) {
 		d.failed++
 		line += "; fix: " + fix
 	}
+	d.checks = append(d.checks, newDoctorCheck(outcome, name, detail, fix))
 	fmt.Fprintln(d.out, line)
 }
 
-func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runDoctorWith(ctx, realDoctorEnv(), args, stdout, stderr)
-}
-
-func runDoctorWith(ctx context.Context, env doctorEnv, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("doctor", stderr)
-	d := &doctor{env: env, out: stdout}
+// newDoctorCmd is "teammemd doctor".
+func newDoctorCmd(deps deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the config, token, server, repos and this machine, with a fix for each problem",
+		Long: `Check, in order, the config, the server URL and token, that the server
+answers and accepts the token, the repos and their team directories, Claude
+Code, the daemon, inotify limits and the clock, and print a fix for each
+problem. Exits 1 when a check fails.`,
+		Example: `  teammemd doctor
+  teammemd doctor --json
+  teammemd doctor --config ~/.config/teammemd/config.toml --server https://teammemd.example.com`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	d := &doctor{}
 	fs.StringVar(&d.config, "config", "", "config `file` (default $TEAMMEMD_CONFIG, then "+configDir()+"/config.toml)")
 	fs.StringVar(&d.claude, "claude", "", "the Claude Code `executable` to check (default: claude on PATH)")
 	fs.StringVar(&d.socket, "socket", "", "the daemon's control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	d.flags.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("doctor takes no arguments, got %q", fs.Args())}
-	}
+	asJSON := jsonFlag(fs, "the checks")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		d.env, d.out = deps.doctorEnv(), stdout
+		if *asJSON {
+			return runDoctorJSON(ctx, d, stdout)
+		}
+		return runDoctor(ctx, d)
+	})
+	return cmd
+}
+
+// runDoctor runs every check and reports on d.out.
+func runDoctor(ctx context.Context, d *doctor) error {
 	d.http = &http.Client{
 		Timeout: 10 * time.Second,
 		// A redirect is reported, not followed: the client does not follow

@@ -50,8 +50,8 @@ func TestSyncEscapesServerTextAndFileNames(t *testing.T) {
 	t.Setenv("TEAMMEMD_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	stdout, stderr, code := runCLI(t, "sync", "--dir", dir, "--repo", "acme/app", "--server", hostile.URL, "--state-dir", t.TempDir())
-	if code != 1 || !strings.Contains(stderr, `no access \x1b]0;pwned`) {
-		t.Errorf("sync against a hostile server: exit %d, stderr %q; want 1 and the message escaped", code, stderr)
+	if code != exitAuth || !strings.Contains(stderr, `no access \x1b]0;pwned`) {
+		t.Errorf("sync against a hostile server: exit %d, stderr %q; want %d (refused) and the message escaped", code, stderr, exitAuth)
 	}
 	srv := servertest.Start(t)
 	t.Setenv("TEAMMEMD_TOKEN", srv.Token)

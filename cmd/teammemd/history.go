@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/rogpeppe/go-internal/diff"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/scan"
@@ -22,14 +23,12 @@ import (
 // repoCommand parses the flags that name one repo, as sync's do, and
 // opens its engine.
 type repoCommand struct {
-	name string
-	f    syncFlags
+	f syncFlags
 }
 
-// flags returns the command's flag set with --dir, --repo, --config and
-// the client flags registered.
-func (c *repoCommand) flags(stderr io.Writer) *flag.FlagSet {
-	fs := newFlagSet(c.name, stderr)
+// flags registers --dir, --repo, --config and the client flags in fs and
+// returns it.
+func (c *repoCommand) flags(fs *pflag.FlagSet) *pflag.FlagSet {
 	fs.StringVar(&c.f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
 	fs.StringVar(&c.f.repo, "repo", "", "repo slug, e.g. acme/app (default: from remote.origin.url)")
 	fs.StringVar(&c.f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
@@ -50,30 +49,42 @@ func (c *repoCommand) engine(stderr io.Writer) (*memsync.Engine, *scan.Scanner, 
 	return buildSyncEngine(c.f, cfg, dir, repo, stderr)
 }
 
-// runHistory lists the revisions of one key, or of the whole repo.
-func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := repoCommand{name: "history"}
-	fs := c.flags(stderr)
-	pos, err := parseLeading(fs, args)
-	if err != nil {
-		return err
+// newHistoryCmd lists the revisions of one key, or of the whole repo.
+func newHistoryCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history [KEY]",
+		Short: "List the revisions of a note, or of every note, from the server",
+		Long: `List the revisions the server keeps of one note, or of every note of the
+repo without KEY, newest first: version, time, author, size and checksum.
+The repo is the git checkout in the current directory, or --repo and --dir.`,
+		Example: `  teammemd history notes/deploy.md
+  teammemd history --json
+  teammemd history notes/deploy.md --repo acme/app --dir ~/src/app/team`,
+		Args: wantArgs(0, 1, "at most one KEY"),
 	}
-	if len(pos) > 1 {
-		return usageError{fmt.Errorf("history takes at most one key, got %q", pos)}
-	}
-	key := ""
-	if len(pos) == 1 {
-		key = pos[0]
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	revs, err := eng.History(ctx, key)
-	if err != nil {
-		return explainSyncError(err)
-	}
-	return printHistory(stdout, revs, key == "")
+	c := repoCommand{}
+	fs := c.flags(cmd.Flags())
+	asJSON := jsonFlag(fs, "the revisions")
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		pos := args
+		key := ""
+		if len(pos) == 1 {
+			key = pos[0]
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		revs, err := eng.History(ctx, key)
+		if err != nil {
+			return explainSyncError(err)
+		}
+		if *asJSON {
+			return writeJSON(stdout, historyJSON{Key: key, Revisions: revs})
+		}
+		return printHistory(stdout, revs, key == "")
+	})
+	return cmd
 }
 
 // printHistory writes one line per revision, newest first: version, time,
@@ -117,32 +128,43 @@ func shortSum(sum string) string {
 	return hex[:min(12, len(hex))]
 }
 
-// runShow prints one revision of a key: KEY@VERSION, or KEY for the
+// newShowCmd prints one revision of a key: KEY@VERSION, or KEY for the
 // newest.
-func runShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := repoCommand{name: "show"}
-	fs := c.flags(stderr)
-	pos, err := parseLeading(fs, args)
-	if err != nil {
+func newShowCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "show KEY[@VERSION]",
+		Short: "Print a revision of a note: KEY[@VERSION]",
+		Long: `Print the content of a revision of a note from the server: KEY@VERSION, or
+KEY for the newest. With --json, the revision with its metadata.`,
+		Example: `  teammemd show notes/deploy.md
+  teammemd show notes/deploy.md@3
+  teammemd show notes/deploy.md@3 --json`,
+		Args: wantArgs(1, 1, "one KEY[@VERSION]"),
+	}
+	c := repoCommand{}
+	fs := c.flags(cmd.Flags())
+	asJSON := jsonFlag(fs, "the revision, its content and metadata")
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		pos := args
+		key, version, err := splitVersion(pos[0])
+		if err != nil {
+			return usageError{err}
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return showRevisionJSON(ctx, eng, key, version, stdout)
+		}
+		content, err := revisionContent(ctx, eng, key, version)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(stdout, content)
 		return err
-	}
-	if len(pos) != 1 {
-		return usageError{errors.New("show takes one KEY[@VERSION]")}
-	}
-	key, version, err := splitVersion(pos[0])
-	if err != nil {
-		return usageError{err}
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	content, err := revisionContent(ctx, eng, key, version)
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(stdout, content)
-	return err
+	})
+	return cmd
 }
 
 // splitVersion splits KEY@VERSION; a key without "@digits" at its end is
@@ -175,37 +197,44 @@ func revisionContent(ctx context.Context, eng *memsync.Engine, key string, versi
 	return *rev.Content, nil
 }
 
-// runDiff prints a unified diff of a key: the newest revision, or V1,
+// newDiffCmd prints a unified diff of a key: the newest revision, or V1,
 // against the local file; or V1 against V2.
-func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := repoCommand{name: "diff"}
-	fs := c.flags(stderr)
-	pos, err := parseLeading(fs, args)
-	if err != nil {
+func newDiffCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "diff KEY [V1 [V2]]",
+		Short: "Show what changed in a note: KEY [V1 [V2]], against the local file by default",
+		Long: `Print a unified diff of a note: the newest revision on the server, or
+version V1, against the local file; or version V1 against V2.`,
+		Example: `  teammemd diff notes/deploy.md
+  teammemd diff notes/deploy.md 3
+  teammemd diff notes/deploy.md 3 5`,
+		Args: wantArgs(1, 3, "KEY [V1 [V2]]"),
+	}
+	c := repoCommand{}
+	c.flags(cmd.Flags())
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		pos := args
+		key := pos[0]
+		versions, err := parseDiffVersions(pos[1:])
+		if err != nil {
+			return usageError{err}
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		oldName, old, err := diffSide(ctx, eng, key, versions[0])
+		if err != nil {
+			return err
+		}
+		newName, cur, err := diffSide(ctx, eng, key, versions[1])
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(diff.Diff(oldName, []byte(old), newName, []byte(cur)))
 		return err
-	}
-	if len(pos) < 1 || len(pos) > 3 {
-		return usageError{errors.New("diff takes KEY [V1 [V2]]")}
-	}
-	key := pos[0]
-	versions, err := parseDiffVersions(pos[1:])
-	if err != nil {
-		return usageError{err}
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	oldName, old, err := diffSide(ctx, eng, key, versions[0])
-	if err != nil {
-		return err
-	}
-	newName, cur, err := diffSide(ctx, eng, key, versions[1])
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(diff.Diff(oldName, []byte(old), newName, []byte(cur)))
-	return err
+	})
+	return cmd
 }
 
 // parseDiffVersions returns the two sides: a version, 0 for the newest on

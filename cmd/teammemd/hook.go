@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/teammemd/teammemd/sync/claude"
@@ -15,7 +15,7 @@ import (
 	"github.com/teammemd/teammemd/sync/teamindex"
 )
 
-const hookUsage = `usage: teammemd hook session-start [--config FILE]
+const sessionStartLong = `Print context for Claude Code's SessionStart hook. In ~/.claude/settings.json:
 
 For Claude Code's SessionStart hook, in ~/.claude/settings.json:
   {"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"'/abs/teammemd' hook session-start"}]}]}}
@@ -25,8 +25,7 @@ git checkout the session starts in (the cwd of the hook's JSON input on
 stdin, else the working directory): one line per note the team holds, who
 changed it and when, and where to write new ones. It reads the team
 directory and the sync daemon's state, asks no server, and exits 0 whatever
-it finds.
-`
+it finds.`
 
 // hookStdin is where "teammemd hook" reads the hook's input. A terminal
 // gives none: a person running it by hand is not waited for.
@@ -37,26 +36,39 @@ var hookStdin = func() io.Reader {
 	return os.Stdin
 }
 
-func runHook(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || isHelp(args[0]) {
-		fmt.Fprint(stdout, hookUsage)
-		if len(args) == 0 {
-			return usageError{errors.New("hook needs a subcommand: session-start")}
-		}
-		return nil
+// newHookCmd prints context for an agent's hooks; each hook is a
+// subcommand.
+func newHookCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "hook",
+		Short:   "Print context for Claude Code hooks: hook session-start",
+		Long:    "Print context for an AI agent's hooks, one subcommand per hook. teammemd setup claude installs them.",
+		Example: "  teammemd hook session-start --config ~/.config/teammemd/config.toml",
 	}
-	if args[0] != "session-start" {
-		fmt.Fprint(stderr, hookUsage)
-		return usageError{fmt.Errorf("unknown hook %q", args[0])}
+	cmd.AddCommand(newSessionStartCmd())
+	return cmd
+}
+
+// newSessionStartCmd is "teammemd hook session-start".
+func newSessionStartCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session-start",
+		Short: "Print the index of the checkout's team notes for Claude Code's SessionStart hook",
+		Long:  sessionStartLong,
+		Example: `  teammemd hook session-start
+  echo '{"cwd":"/home/alice/src/app"}' | teammemd hook session-start --config ~/.config/teammemd/config.toml`,
+		Args: noArgs,
 	}
-	fs := newFlagSet("hook session-start", stderr)
-	config := fs.String("config", "", "config file (default $TEAMMEMD_CONFIG, then ~/.config/teammemd/config.toml)")
-	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("hook session-start takes no arguments, got %q", fs.Args())}
-	}
+	config := cmd.Flags().String("config", "", "config file (default $TEAMMEMD_CONFIG, then ~/.config/teammemd/config.toml)")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		return runSessionStart(ctx, config, stdout)
+	})
+	return cmd
+}
+
+// runSessionStart prints the index for the session the hook's input on
+// stdin describes.
+func runSessionStart(ctx context.Context, config *string, stdout io.Writer) error {
 	teamindex.SessionStart(ctx, hookStdin(), stdout, teamindex.Options{Locate: hookSource(*config)})
 	return nil
 }

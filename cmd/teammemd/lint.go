@@ -5,23 +5,37 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
-// runLint runs the guards for what Claude Code reads on the team
-// directory and exits 1 on a finding, for CI.
-func runLint(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("lint", stderr)
+// newLintCmd is "teammemd lint".
+func newLintCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lint",
+		Short: "Check the team directory's notes as Claude Code will read them (exit 1 on a finding)",
+		Long: `Check the notes of the team directory as Claude Code will read them: what
+it would cut, misread or not load. Exits 1 on a finding, for CI.`,
+		Example: `  teammemd lint
+  teammemd lint --dir team --json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	var f syncFlags
 	fs.StringVar(&f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
 	fs.StringVar(&f.config, "config", "", "config file, for [client] share_user_notes (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("lint takes no arguments, got %q", fs.Args())}
-	}
+	asJSON := jsonFlag(fs, "the findings")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		return runLint(ctx, f, *asJSON, stdout)
+	})
+	return cmd
+}
+
+// runLint runs the guards for what Claude Code reads on the team
+// directory and exits 1 on a finding, for CI.
+func runLint(_ context.Context, f syncFlags, asJSON bool, stdout io.Writer) error {
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return err
@@ -34,6 +48,9 @@ func runLint(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	found, err := memsync.Lint(dir, cfg.Client.ShareUserNotes)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return writeLintJSON(stdout, dir, found)
 	}
 	for _, w := range found {
 		fmt.Fprintf(stdout, "%s: %s\n", api.Printable(w.Key), w.Message)

@@ -4,13 +4,15 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/teammemd/teammemd/sync/login"
 )
@@ -56,20 +58,17 @@ func loginHTTPClient() *http.Client { return &http.Client{Timeout: 30 * time.Sec
 type loginFlags struct{ server, config string }
 
 // storageFlag is login's --storage.
-func storageFlag(fs *flag.FlagSet) *string {
+func storageFlag(fs *pflag.FlagSet) *string {
 	return fs.String("storage", "", "where to keep the login: `auto` (the OS keyring when it answers, else a 0600 file), keyring or file (default $"+envLoginStorage+", then [login] storage, then auto)")
 }
 
-func (f *loginFlags) register(fs *flag.FlagSet) {
+func (f *loginFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
 	fs.StringVar(&f.config, "config", "", "config `file` (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
 }
 
 // resolve loads the config and picks the server.
-func (f loginFlags) resolve(name string, fs *flag.FlagSet) (Config, string, error) {
-	if fs.NArg() > 0 {
-		return Config{}, "", usageError{fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())}
-	}
+func (f loginFlags) resolve() (Config, string, error) {
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return cfg, "", err
@@ -81,88 +80,107 @@ func (f loginFlags) resolve(name string, fs *flag.FlagSet) (Config, string, erro
 	return cfg, server, nil
 }
 
-// runLogin logs in to a server with the device authorization grant against
+// newLoginCmd logs in to a server with the device authorization grant against
 // the identity provider its discovery document or [login] names, and keeps
 // the login for sync and run.
-func runLogin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("login", stderr)
+func newLoginCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "login",
+		Short: "Log in to a server with your organisation's identity",
+		Long: `Log in to a server with your organisation's identity: the device
+authorization grant against the identity provider the server's discovery
+document (or [login]) names. You confirm a code in a browser, on any device;
+the login is kept for sync and run, in the OS keyring or a 0600 file, and
+refreshed before it expires.`,
+		Example: `  teammemd login --server https://teammemd.example.com
+  teammemd login --storage file`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	var f loginFlags
 	f.register(fs)
 	storageValue := storageFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, server, err := f.resolve("login", fs)
-	if err != nil {
-		return err
-	}
-	storage, err := loginStorage(*storageValue, cfg.Login)
-	if err != nil {
-		return err
-	}
-	st := loginStore(storage)
-	st.Wait = loginKeyringWait
-	if storage == login.StorageKeyring {
-		if err := st.CheckKeyring(server); err != nil {
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		cfg, server, err := f.resolve()
+		if err != nil {
 			return err
 		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
-	defer cancel()
-	client := loginHTTPClient()
-	d, err := login.Discover(ctx, client, server)
-	if err != nil {
-		return err
-	}
-	provider, err := login.Provider(ctx, client, server, d, cfg.Login)
-	if err != nil {
-		return err
-	}
-	rec, err := login.Device(ctx, client, server, provider, stdout, loginClock)
-	if err != nil {
-		return err
-	}
-	where, err := st.Keep(rec)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Logged in to %s as %s. %s, and refreshed before it expires.\n", server, cmp.Or(rec.Who, "you"), keptWhere(where))
-	if os.Getenv(envToken) != "" {
-		fmt.Fprintln(stderr, "teammemd: note: "+envToken+" is set and wins over this login")
-	}
-	return nil
+		storage, err := loginStorage(*storageValue, cfg.Login)
+		if err != nil {
+			return err
+		}
+		st := loginStore(storage)
+		st.Wait = loginKeyringWait
+		if storage == login.StorageKeyring {
+			if err := st.CheckKeyring(server); err != nil {
+				return err
+			}
+		}
+		ctx, cancel := context.WithTimeout(ctx, loginTimeout)
+		defer cancel()
+		client := loginHTTPClient()
+		d, err := login.Discover(ctx, client, server)
+		if err != nil {
+			return err
+		}
+		provider, err := login.Provider(ctx, client, server, d, cfg.Login)
+		if err != nil {
+			return err
+		}
+		rec, err := login.Device(ctx, client, server, provider, stdout, loginClock)
+		if err != nil {
+			return err
+		}
+		where, err := st.Keep(rec)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Logged in to %s as %s. %s, and refreshed before it expires.\n", server, cmp.Or(rec.Who, "you"), keptWhere(where))
+		if os.Getenv(envToken) != "" {
+			fmt.Fprintln(stderr, "teammemd: note: "+envToken+" is set and wins over this login")
+		}
+		return nil
+	})
+	return cmd
 }
 
-// runLogout forgets the login to a server, revoking it at the identity
+// newLogoutCmd forgets the login to a server, revoking it at the identity
 // provider when the provider can revoke.
-func runLogout(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("logout", stderr)
+func newLogoutCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "logout",
+		Short:   "Forget the login to a server",
+		Long:    "Forget the login to a server, revoking it at the identity provider when the provider can revoke.",
+		Example: "  teammemd logout --server https://teammemd.example.com",
+		Args:    noArgs,
+	}
+	fs := cmd.Flags()
 	var f loginFlags
 	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	_, server, err := f.resolve("logout", fs)
-	if err != nil {
-		return err
-	}
-	st := loginStore("")
-	st.Wait = loginKeyringWait
-	rec, err := st.Load(server)
-	if errors.Is(err, login.ErrNotLoggedIn) {
-		fmt.Fprintf(stdout, "Not logged in to %s.\n", server)
-		return nil
-	}
-	if err == nil {
-		if rerr := login.Revoke(ctx, loginHTTPClient(), rec); rerr != nil {
-			fmt.Fprintf(stderr, "teammemd: the identity provider did not revoke the login (%v); it is removed here all the same\n", rerr)
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		_, server, err := f.resolve()
+		if err != nil {
+			return err
 		}
-	}
-	if _, err := st.Remove(server); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Logged out of %s.\n", server)
-	return nil
+		st := loginStore("")
+		st.Wait = loginKeyringWait
+		rec, err := st.Load(server)
+		if errors.Is(err, login.ErrNotLoggedIn) {
+			fmt.Fprintf(stdout, "Not logged in to %s.\n", server)
+			return nil
+		}
+		if err == nil {
+			if rerr := login.Revoke(ctx, loginHTTPClient(), rec); rerr != nil {
+				fmt.Fprintf(stderr, "teammemd: the identity provider did not revoke the login (%v); it is removed here all the same\n", rerr)
+			}
+		}
+		if _, err := st.Remove(server); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Logged out of %s.\n", server)
+		return nil
+	})
+	return cmd
 }
 
 // keptWhere says where a login was kept.

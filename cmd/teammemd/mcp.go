@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
@@ -20,9 +21,7 @@ import (
 	"github.com/teammemd/teammemd/sync/mcpserver"
 )
 
-const mcpUsage = `usage: teammemd mcp [--dir DIR --repo SLUG] [--config FILE] [--server URL] [--token-file FILE] [--state-dir DIR]
-
-Serves the team memory this machine syncs to an AI agent over the Model
+const mcpLong = `Serves the team memory this machine syncs to an AI agent over the Model
 Context Protocol, on stdin and stdout: tools to list, read, search, write
 and delete notes and to list a note's revisions on the server, Anthropic's
 memory tool on /memories, and a resource per note. For Claude Code:
@@ -33,32 +32,35 @@ The team directory is the one of the git checkout the client works in (its
 roots, else the working directory), or --dir and --repo; a tool may name
 another repo this machine syncs. Writes go into the team directory only,
 after the secret scan the daemon runs; the daemon pushes them. docs/AGENTS.md
-has the tools and the clients' configurations.
+has the tools and the clients' configurations.`
 
-`
-
-func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
-	c := repoCommand{name: "mcp"}
-	fs := c.flags(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, mcpUsage); fs.PrintDefaults() }
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// newMCPCmd is "teammemd mcp".
+func newMCPCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the team memory to AI agents over the Model Context Protocol, on stdio",
+		Long:  mcpLong,
+		Example: `  claude mcp add teammemd -- teammemd mcp
+  teammemd mcp --dir ~/src/app/team --repo acme/app`,
+		Args: noArgs,
 	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("mcp takes no arguments, got %q", fs.Args())}
-	}
-	if (c.f.dir == "") != (c.f.repo == "") {
-		return usageError{errors.New("--dir and --repo go together")}
-	}
-	opts, err := mcpOptions(c.f, stderr)
-	if err != nil {
-		return err
-	}
-	srv, err := mcpserver.New(opts)
-	if err != nil {
-		return err
-	}
-	return srv.Run(ctx, &mcp.StdioTransport{})
+	c := repoCommand{}
+	c.flags(cmd.Flags())
+	cmd.RunE = body(func(ctx context.Context, args []string, _, stderr io.Writer) error {
+		if (c.f.dir == "") != (c.f.repo == "") {
+			return usageError{errors.New("--dir and --repo go together")}
+		}
+		opts, err := mcpOptions(c.f, stderr)
+		if err != nil {
+			return err
+		}
+		srv, err := mcpserver.New(opts)
+		if err != nil {
+			return err
+		}
+		return srv.Run(ctx, &mcp.StdioTransport{})
+	})
+	return cmd
 }
 
 // mcpOptions builds the server's parts from the flags and the config:

@@ -8,45 +8,45 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/store/postgres"
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
-// runMigrateStore copies the SQLite database of a data directory into a
+// newMigrateStoreCmd copies the SQLite database of a data directory into a
 // PostgreSQL database and verifies the copy.
-func runMigrateStore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("migrate-store", stderr)
-	from := fs.String("from", "", "data `directory` of the SQLite database to copy (required)")
-	to := fs.String("to", "", "the PostgreSQL database to copy into, a postgres:// `URL` (default $TEAMMEMD_STORE)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: teammemd migrate-store --from DIR --to postgres://...
-
-Copies every repo (entries, tombstones, versions, history), every token and
+func newMigrateStoreCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "migrate-store --from DIR --to postgres://...",
+		Short: "Copy the server's SQLite database into PostgreSQL and verify it",
+		Long: `Copy every repo (entries, tombstones, versions, history), every token and
 the audit log of purges of the SQLite database in DIR into the PostgreSQL
-database, and verifies each repo's copy (version, counts, checksums). Running
+database, and verify each repo's copy (version, counts, checksums). Running
 it again is safe: repos already copied are left alone, repos written in the
 source since are copied again, purges made in the source since are made in
 PostgreSQL too, and repos written in PostgreSQL since are reported and left
 alone. Each run gives the PostgreSQL database a new store identity, so
-daemons that synced with either database re-baseline when they reach it.`)
-		fs.PrintDefaults()
+daemons that synced with either database re-baseline when they reach it.`,
+		Example: "  teammemd migrate-store --from /var/lib/teammemd --to postgres://teammemd@db.internal/teammemd",
+		Args:    noArgs,
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("migrate-store takes no arguments, got %q", fs.Args())}
-	}
-	dst := cmp.Or(*to, os.Getenv(storeEnv))
-	switch {
-	case *from == "":
-		return usageError{errors.New("migrate-store: --from is required: the data directory of the SQLite database")}
-	case dst == "":
-		return usageError{errors.New("migrate-store: --to is required: the postgres:// URL of the database to copy into")}
-	case !postgres.IsURL(dst):
-		return usageError{errors.New("migrate-store: --to must be a postgres:// or postgresql:// URL")}
-	}
-	return migrateSQLite(ctx, location{dataDir: *from}, dst, stdout)
+	fs := cmd.Flags()
+	from := fs.String("from", "", "data `directory` of the SQLite database to copy (required)")
+	to := fs.String("to", "", "the PostgreSQL database to copy into, a postgres:// `URL` (default $TEAMMEMD_STORE)")
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		dst := cmp.Or(*to, os.Getenv(storeEnv))
+		switch {
+		case *from == "":
+			return usageError{errors.New("migrate-store: --from is required: the data directory of the SQLite database")}
+		case dst == "":
+			return usageError{errors.New("migrate-store: --to is required: the postgres:// URL of the database to copy into")}
+		case !postgres.IsURL(dst):
+			return usageError{errors.New("migrate-store: --to must be a postgres:// or postgresql:// URL")}
+		}
+		return migrateSQLite(ctx, location{dataDir: *from}, dst, stdout)
+	})
+	return cmd
 }
 
 // migrateSQLite copies the SQLite database at src into the PostgreSQL

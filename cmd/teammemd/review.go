@@ -10,55 +10,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
-// runReview lists, shows, approves, rejects and purges the proposals of a
-// repo under review.
-func runReview(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		reviewUsage(stderr)
-		return usageError{errors.New("review: want a subcommand: list, show, approve, reject or purge")}
+// newReviewCmd is "teammemd review": the proposals of a repo under review.
+func newReviewCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "review",
+		Short: "List, show, approve or reject the proposals of a repo under review",
+		Long: `On a repo under review ([[server.repo]] review = "required" on the server),
+a write becomes a proposal that teammates get only once a reviewer approves
+it. Every subcommand takes the flags of teammemd history (--dir, --repo,
+--config, --server, --token-file). Approving, rejecting and purging take a
+review grant on the repo; list shows anyone else only their own proposals.`,
+		Example: `  teammemd review list
+  teammemd review show 7
+  teammemd review approve 7
+  teammemd review approve 7 --edit notes/deploy.md=./deploy.md
+  teammemd review reject 8 --reason "the staging host moved; see notes/hosts.md"`,
 	}
-	if isHelp(args[0]) {
-		reviewUsage(stdout)
-		return nil
-	}
-	run, ok := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"list": runReviewList, "show": runReviewShow, "approve": runReviewApprove,
-		"reject": runReviewReject, "purge": runReviewPurge,
-	}[args[0]]
-	if !ok {
-		reviewUsage(stderr)
-		return usageError{fmt.Errorf("review: unknown subcommand %q (want list, show, approve, reject or purge)", args[0])}
-	}
-	return run(ctx, args[1:], stdout, stderr)
-}
-
-// reviewUsage lists the review subcommands.
-func reviewUsage(w io.Writer) {
-	fmt.Fprintln(w, `usage: teammemd review <subcommand> [flags]
-
-subcommands:
-  list      list the repo's proposals: pending ones, or --state approved|rejected|all; --wait D holds until a new one arrives
-  show ID   print a proposal: its author, keys, conflicts, and each key as the server holds it and as proposed
-  approve ID [--edit KEY=FILE ...]
-            land a proposal; with --edit, land your version of KEY (from FILE) instead, against the repo as it is now
-  reject ID --reason TEXT
-            reject a proposal; its author sees the reason
-  purge ID  drop the content of a rejected proposal for good
-
-Every subcommand takes the flags of teammemd history (--dir, --repo, --config, --server, --token-file).
-Approving, rejecting and purging take a review grant on the repo; list shows
-anyone else only their own proposals.`)
-}
-
-// reviewCommand opens the engine of the repo the flags name.
-type reviewCommand struct{ repoCommand }
-
-func newReviewCommand(name string) *reviewCommand {
-	return &reviewCommand{repoCommand{name: "review " + name}}
+	cmd.AddCommand(newReviewListCmd(), newReviewShowCmd(), newReviewApproveCmd(),
+		newReviewRejectCmd(), newReviewPurgeCmd())
+	return cmd
 }
 
 // maxProposalWait is the longest one wait for proposals asks the server
@@ -92,9 +68,6 @@ func awaitProposal(ctx context.Context, eng *memsync.Engine, state string, list 
 
 // proposalID parses the one positional argument, a proposal id.
 func proposalID(name string, pos []string) (int64, error) {
-	if len(pos) != 1 {
-		return 0, usageError{fmt.Errorf("review %s takes one proposal id, got %q", name, pos)}
-	}
 	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil || id <= 0 {
 		return 0, usageError{fmt.Errorf("review %s: %q is not a proposal id (teammemd review list shows them)", name, pos[0])}
@@ -102,70 +75,82 @@ func proposalID(name string, pos []string) (int64, error) {
 	return id, nil
 }
 
-func runReviewList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := newReviewCommand("list")
-	fs := c.flags(stderr)
+func newReviewListCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the repo's proposals: pending ones, or --state approved|rejected|all",
+		Example: `  teammemd review list
+  teammemd review list --state all --json
+  teammemd review list --wait 60s`,
+		Args: noArgs,
+	}
+	c := repoCommand{}
+	fs := c.flags(cmd.Flags())
 	state := fs.String("state", "pending", "which proposals: pending, approved, rejected or all")
 	wait := fs.Duration("wait", 0, "hold until a proposal newer than the ones listed arrives, for at most this `duration` (e.g. 60s)")
 	asJSON := fs.Bool("json", false, "print the proposals as JSON lines")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("review list takes no arguments, got %q", fs.Args())}
-	}
-	switch *state {
-	case "pending", "approved", "rejected", "all":
-	default:
-		return usageError{fmt.Errorf("--state %q: want pending, approved, rejected or all", *state)}
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	list, err := eng.Proposals(ctx, memsync.ProposalQuery{State: *state})
-	if err == nil && *wait > 0 {
-		list, err = awaitProposal(ctx, eng, *state, list, *wait)
-	}
-	if err != nil {
-		return explainSyncError(err)
-	}
-	if *asJSON {
-		return printJSONLines(stdout, list)
-	}
-	return printProposals(stdout, list)
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		switch *state {
+		case "pending", "approved", "rejected", "all":
+		default:
+			return usageError{fmt.Errorf("--state %q: want pending, approved, rejected or all", *state)}
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		list, err := eng.Proposals(ctx, memsync.ProposalQuery{State: *state})
+		if err == nil && *wait > 0 {
+			list, err = awaitProposal(ctx, eng, *state, list, *wait)
+		}
+		if err != nil {
+			return explainSyncError(err)
+		}
+		if *asJSON {
+			return printJSONLines(stdout, list)
+		}
+		return printProposals(stdout, list)
+	})
+	return cmd
 }
 
-func runReviewShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := newReviewCommand("show")
-	fs := c.flags(stderr)
+func newReviewShowCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "show ID",
+		Short:   "Print a proposal: its author, keys, conflicts, and each key as the server holds it and as proposed",
+		Example: "  teammemd review show 7\n  teammemd review show 7 --json",
+		Args:    wantArgs(1, 1, "one proposal ID"),
+	}
+	c := repoCommand{}
+	fs := c.flags(cmd.Flags())
 	asJSON := fs.Bool("json", false, "print the proposal as JSON")
-	pos, err := parseLeading(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := proposalID("show", pos)
-	if err != nil {
-		return err
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	resp, err := eng.Proposal(ctx, id)
-	if err != nil {
-		return explainSyncError(err)
-	}
-	if *asJSON {
-		return printJSONLines(stdout, []api.ProposalResponse{resp})
-	}
-	return printProposal(stdout, resp)
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		id, err := proposalID("show", args)
+		if err != nil {
+			return err
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		resp, err := eng.Proposal(ctx, id)
+		if err != nil {
+			return explainSyncError(err)
+		}
+		if *asJSON {
+			return printJSONLines(stdout, []api.ProposalResponse{resp})
+		}
+		return printProposal(stdout, resp)
+	})
+	return cmd
 }
 
 // editFlags collects --edit KEY=FILE.
 type editFlags map[string]string
 
 func (e editFlags) String() string { return "" }
+
+func (e editFlags) Type() string { return "KEY=FILE" }
 
 func (e editFlags) Set(v string) error {
 	key, file, ok := strings.Cut(v, "=")
@@ -179,27 +164,38 @@ func (e editFlags) Set(v string) error {
 	return nil
 }
 
-func runReviewApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := newReviewCommand("approve")
-	fs := c.flags(stderr)
+func newReviewApproveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Land a proposal, or with --edit your version of a key, against the repo as it is now",
+		Example: `  teammemd review approve 7
+  teammemd review approve 7 --edit notes/deploy.md=./deploy.md`,
+		Args: wantArgs(1, 1, "one proposal ID"),
+	}
+	c := repoCommand{}
+	fs := c.flags(cmd.Flags())
 	edits := editFlags{}
 	fs.Var(edits, "edit", "approve your version of `KEY=FILE`: FILE's content replaces the proposal's for KEY (repeatable)")
-	pos, err := parseLeading(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := proposalID("approve", pos)
-	if err != nil {
-		return err
-	}
-	req, err := readEdits(edits)
-	if err != nil {
-		return usageError{err}
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		id, err := proposalID("approve", args)
+		if err != nil {
+			return err
+		}
+		req, err := readEdits(edits)
+		if err != nil {
+			return usageError{err}
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		return approve(ctx, eng, id, req, stdout)
+	})
+	return cmd
+}
+
+// approve lands proposal id, or the edits of req against the repo as it is now.
+func approve(ctx context.Context, eng *memsync.Engine, id int64, req api.ApproveRequest, stdout io.Writer) error {
 	if len(req.Entries) > 0 {
 		// The edit is made against the repo as it is now: the checksum
 		// chains it, so a change after this read is refused, not undone.
@@ -232,52 +228,62 @@ func readEdits(edits editFlags) (api.ApproveRequest, error) {
 	return req, nil
 }
 
-func runReviewReject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := newReviewCommand("reject")
-	fs := c.flags(stderr)
+func newReviewRejectCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "reject ID --reason TEXT",
+		Short:   "Reject a proposal; its author sees the reason",
+		Example: `  teammemd review reject 8 --reason "the staging host moved; see notes/hosts.md"`,
+		Args:    wantArgs(1, 1, "one proposal ID"),
+	}
+	c := repoCommand{}
+	fs := c.flags(cmd.Flags())
 	reason := fs.String("reason", "", "why, for the author (required)")
-	pos, err := parseLeading(fs, args)
-	if err != nil {
-		return err
-	}
-	id, err := proposalID("reject", pos)
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(*reason) == "" {
-		return usageError{errors.New("review reject: --reason is required: the author sees it")}
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	resp, err := eng.Reject(ctx, id, *reason)
-	if err != nil {
-		return explainReviewError(id, err)
-	}
-	return printDecision(stdout, resp.Proposal)
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		id, err := proposalID("reject", args)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(*reason) == "" {
+			return usageError{errors.New("review reject: --reason is required: the author sees it")}
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		resp, err := eng.Reject(ctx, id, *reason)
+		if err != nil {
+			return explainReviewError(id, err)
+		}
+		return printDecision(stdout, resp.Proposal)
+	})
+	return cmd
 }
 
-func runReviewPurge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := newReviewCommand("purge")
-	fs := c.flags(stderr)
-	pos, err := parseLeading(fs, args)
-	if err != nil {
-		return err
+func newReviewPurgeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "purge ID",
+		Short:   "Drop the content of a rejected proposal for good",
+		Example: "  teammemd review purge 8",
+		Args:    wantArgs(1, 1, "one proposal ID"),
 	}
-	id, err := proposalID("purge", pos)
-	if err != nil {
-		return err
-	}
-	eng, _, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	resp, err := eng.PurgeProposal(ctx, id)
-	if err != nil {
-		return explainReviewError(id, err)
-	}
-	return printDecision(stdout, resp.Proposal)
+	c := repoCommand{}
+	c.flags(cmd.Flags())
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		id, err := proposalID("purge", args)
+		if err != nil {
+			return err
+		}
+		eng, _, err := c.engine(stderr)
+		if err != nil {
+			return err
+		}
+		resp, err := eng.PurgeProposal(ctx, id)
+		if err != nil {
+			return explainReviewError(id, err)
+		}
+		return printDecision(stdout, resp.Proposal)
+	})
+	return cmd
 }
 
 // explainReviewError adds what to do next to a refused decision.

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/scan"
@@ -29,8 +30,23 @@ type runFlags struct {
 	client                               clientFlags
 }
 
-func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
-	fs := newFlagSet("run", stderr)
+// newRunCmd is "teammemd run", the sync daemon.
+func newRunCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the sync daemon for one repo or every configured repo",
+		Long: `Run the sync daemon until interrupted: it watches the team directory of
+every repo in the config's [[daemon.repo]] (or, with none, of the git
+checkouts it discovers; or the one --dir and --repo name), pulls what
+teammates push and pushes local edits after the secret scan. It answers
+teammemd status on its control socket and reloads its config on SIGHUP.
+teammemd service install runs it as your user service.`,
+		Example: `  teammemd run
+  teammemd run --config ~/.config/teammemd/config.toml --log-format json
+  teammemd run --dir ~/src/app/team --repo acme/app`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	var f runFlags
 	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then ~/.config/teammemd/config.toml)")
 	fs.StringVar(&f.dir, "dir", "", "team directory to sync (with --repo: one repo, no [daemon] repos)")
@@ -38,9 +54,14 @@ func runDaemon(ctx context.Context, args []string, _, stderr io.Writer) error {
 	f.client.register(fs)
 	fs.StringVar(&f.socket, "socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runDaemonWith(cmd.Context(), f, cmd.ErrOrStderr())
 	}
+	return cmd
+}
+
+// runDaemonWith runs the daemon the flags f describe, logging to stderr.
+func runDaemonWith(ctx context.Context, f runFlags, stderr io.Writer) error {
 	log, err := newLogger(stderr, f.logFormat)
 	if err != nil {
 		return usageError{err}

@@ -2,33 +2,50 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/scan"
 )
 
-// runScan is "teammemd scan": it scans files and directories for secrets
-// and exits 1 when it finds any.
-func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("scan", stderr)
+// newScanCmd is "teammemd scan".
+func newScanCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scan PATH...",
+		Short: "Scan files and directories for secrets",
+		Long: `Scan files and directories for secrets with the rules the daemon applies
+before a push (gitleaks' and the config's [scan]), and report each finding
+as text, JSON or SARIF. Exits 1 when it finds a secret, 2 on an error.`,
+		Example: `  teammemd scan team/
+  teammemd scan team/ --format json
+  teammemd scan notes.md --format sarif --cache ""`,
+		Args: wantArgs(1, -1, "one PATH or more"),
+	}
+	fs := cmd.Flags()
 	configPath := fs.String("config", "", "config file (default $TEAMMEMD_CONFIG, then the user config)")
 	format := fs.String("format", "text", "report format: text, json or sarif")
 	cacheFile := fs.String("cache", scanCacheFile(stateDir()), "verdict cache file; empty for none")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: teammemd scan [--config F] [--format text|json|sarif] [--cache F] PATH...")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
-		return usageError{errors.New("scan: no paths given")}
-	}
+	asJSON := fs.Bool("json", false, "print the report as JSON: --format json")
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if *asJSON && cmd.Flags().Changed("format") && *format != "json" {
+			return usageError{fmt.Errorf("scan: --json and --format %s ask for two reports: pass one", *format)}
+		}
+		if *asJSON {
+			*format = "json"
+		}
+		return runScan(ctx, configPath, format, cacheFile, args, stdout, stderr)
+	})
+	return cmd
+}
+
+// runScan is "teammemd scan": it scans files and directories for secrets
+// and exits 1 when it finds any.
+func runScan(ctx context.Context, configPath, format, cacheFile *string, args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(scan.Formats, *format) {
 		return usageError{fmt.Errorf("scan: unknown format %q (want text, json or sarif)", *format)}
 	}
@@ -45,7 +62,7 @@ func runScan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
-	findings, err := s.Paths(ctx, fs.Args())
+	findings, err := s.Paths(ctx, args)
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}

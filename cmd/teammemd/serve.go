@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/internal/shell"
@@ -18,9 +19,21 @@ import (
 	"github.com/teammemd/teammemd/server/store/postgres"
 )
 
-// runServe runs the team memory server until ctx is done.
-func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
-	fs := newFlagSet("serve", stderr)
+// newServeCmd runs the team memory server until ctx is done.
+func newServeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the team memory server",
+		Long: `Run the team memory server until interrupted: HTTP (or HTTPS with
+--tls-cert and --tls-key) on --listen, over the SQLite database in --data or
+the PostgreSQL database in --store. It logs JSON to stderr, tells systemd when
+it is ready, and on SIGHUP reloads its certificate.`,
+		Example: `  teammemd serve
+  teammemd serve --listen 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem
+  teammemd serve --store postgres://teammemd@db.internal/teammemd --migrate-only`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	var f serveFlags
 	fs.StringVar(&f.listen, "listen", "", "`address` to listen on, host:port (default $TEAMMEMD_LISTEN, [server] listen, or "+server.DefaultListen+")")
 	fs.StringVar(&f.data, "data", "", "`directory` of the SQLite database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")")
@@ -29,24 +42,21 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs.StringVar(&f.config, "config", "", "config `file` (default $TEAMMEMD_CONFIG, or config.toml in "+configDir()+")")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with the certificate (and chain) in this PEM `file` (default $"+envTLSCert+", [server] tls_cert); SIGHUP reloads it")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "private key `file` of --tls-cert, PEM (default $"+envTLSKey+", [server] tls_key)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
-	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	start := func() error {
-		settings, loc, scanCfg, err := f.settings()
-		if err != nil {
-			return usageError{err}
+	cmd.RunE = body(func(ctx context.Context, args []string, _, stderr io.Writer) error {
+		log := slog.New(slog.NewJSONHandler(stderr, nil))
+		start := func() error {
+			settings, loc, scanCfg, err := f.settings()
+			if err != nil {
+				return usageError{err}
+			}
+			if *migrateOnly {
+				return migrateStore(ctx, loc, log)
+			}
+			return serve(ctx, settings, loc, scanCfg, log)
 		}
-		if *migrateOnly {
-			return migrateStore(ctx, loc, log)
-		}
-		return serve(ctx, settings, loc, scanCfg, log)
-	}
-	return reportIn(ctx, log, "serve failed", start())
+		return reportIn(ctx, log, "serve failed", start())
+	})
+	return cmd
 }
 
 // serveFlags are the flags of serve that stand for [server] settings.

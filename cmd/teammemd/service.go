@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/teammemd/teammemd/internal/shell"
@@ -108,41 +109,32 @@ func realServiceEnv() (serviceEnv, error) {
 	return env, nil
 }
 
-const serviceUsage = `usage: teammemd service install [flags]    write, enable and start the sync daemon's service
-       teammemd service uninstall [--dry-run] stop and remove it (config, token and data stay)
-       teammemd service status                 installed, enabled, running, and the daemon's status
-
-Run 'teammemd service <subcommand> -h' for its flags.
-`
-
-func runService(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runServiceWith(ctx, realServiceEnv, args, stdout, stderr)
+// newServiceCmd installs, checks or removes the sync daemon as the user's
+// service, in the environment d makes.
+func newServiceCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "service",
+		Short: "Install, check or remove the sync daemon as your user service",
+		Long: `Install, check or remove the sync daemon (teammemd run) as your user
+service: a systemd user unit on Linux, a launchd agent on macOS.`,
+		Example: `  teammemd service install --server https://teammemd.example.com --token-stdin
+  teammemd service status
+  teammemd service uninstall`,
+	}
+	cmd.AddCommand(newServiceInstallCmd(d), newServiceUninstallCmd(d), newServiceStatusCmd(d))
+	return cmd
 }
 
-// runServiceWith runs a service subcommand in the environment newEnv makes.
-func runServiceWith(ctx context.Context, newEnv func() (serviceEnv, error), args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || isHelp(args[0]) {
-		fmt.Fprint(stdout, serviceUsage)
-		if len(args) == 0 {
-			return usageError{errors.New("service needs a subcommand: install, uninstall or status")}
+// withServiceEnv is the body of a service subcommand: f runs in the
+// environment d makes.
+func withServiceEnv(d deps, f func(ctx context.Context, env serviceEnv, stdout, stderr io.Writer) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		env, err := d.serviceEnv()
+		if err != nil {
+			return err
 		}
-		return nil
+		return f(cmd.Context(), env, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
-	sub := map[string]func(context.Context, serviceEnv, []string, io.Writer, io.Writer) error{
-		"install": serviceInstall, "uninstall": serviceUninstall, "status": serviceStatus,
-	}[args[0]]
-	if sub == nil {
-		fmt.Fprint(stderr, serviceUsage)
-		return usageError{fmt.Errorf("unknown service subcommand %q", args[0])}
-	}
-	if len(args) > 1 && isHelp(args[1]) {
-		return sub(ctx, serviceEnv{}, args[1:], stdout, stderr)
-	}
-	env, err := newEnv()
-	if err != nil {
-		return err
-	}
-	return sub(ctx, env, args[1:], stdout, stderr)
 }
 
 // runCommands runs cmds in order, printing each; dry only prints them.

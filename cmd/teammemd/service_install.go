@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/sync/claude"
@@ -23,7 +25,7 @@ type installFlags struct {
 	tokenStdin, allowInsecure, dryRun bool
 }
 
-func (f *installFlags) register(fs *flag.FlagSet) {
+func (f *installFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.server, "server", "", "server `URL`, e.g. https://teammemd.example.com")
 	fs.StringVar(&f.tokenFile, "token-file", "", "`file` holding the API token (mode 0600); the config names it")
 	fs.BoolVar(&f.tokenStdin, "token-stdin", false, "read the API token from stdin and keep it in a 0600 token file")
@@ -37,18 +39,30 @@ func (f *installFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print every file and command instead of writing and running them")
 }
 
+// newServiceInstallCmd is "teammemd service install".
+func newServiceInstallCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Write, enable and start the sync daemon's service",
+		Long: `Write the config (asking for what it lacks: the server, the token, the
+checkouts to sync), the token file and the unit (a systemd user unit on
+Linux, a launchd agent on macOS), then enable and start the service. With
+--dry-run it prints every file and command instead.`,
+		Example: `  teammemd service install --server https://teammemd.example.com --token-stdin --checkout ~/src/app
+  teammemd service install --dry-run`,
+		Args: noArgs,
+	}
+	var f installFlags
+	f.register(cmd.Flags())
+	cmd.RunE = withServiceEnv(d, func(ctx context.Context, env serviceEnv, stdout, stderr io.Writer) error {
+		return serviceInstall(ctx, env, f, stdout, stderr)
+	})
+	return cmd
+}
+
 // serviceInstall writes the config (with what it lacks), the token file
 // and the unit, then enables and starts the service.
-func serviceInstall(ctx context.Context, env serviceEnv, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("service install", stderr)
-	var f installFlags
-	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("service install takes no arguments, got %q", fs.Args())}
-	}
+func serviceInstall(ctx context.Context, env serviceEnv, f installFlags, stdout, stderr io.Writer) error {
 	spec, err := installSpec(env, f)
 	if err != nil {
 		return err

@@ -10,20 +10,32 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
+// newServiceUninstallCmd is "teammemd service uninstall".
+func newServiceUninstallCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop and remove the service (config, token and data stay)",
+		Long: `Stop and disable the sync daemon's service and remove its unit; the
+config, the token file and the state stay.`,
+		Example: `  teammemd service uninstall
+  teammemd service uninstall --dry-run`,
+		Args: noArgs,
+	}
+	dry := cmd.Flags().Bool("dry-run", false, "print every command and file removal instead of running it")
+	cmd.RunE = withServiceEnv(d, func(ctx context.Context, env serviceEnv, stdout, _ io.Writer) error {
+		return serviceUninstall(ctx, env, dry, stdout)
+	})
+	return cmd
+}
+
 // serviceUninstall stops and disables the service and removes its unit;
 // the config, the token file and the state stay.
-func serviceUninstall(ctx context.Context, env serviceEnv, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("service uninstall", stderr)
-	dry := fs.Bool("dry-run", false, "print every command and file removal instead of running it")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("service uninstall takes no arguments, got %q", fs.Args())}
-	}
+func serviceUninstall(ctx context.Context, env serviceEnv, dry *bool, stdout io.Writer) error {
 	plan, err := servicePlanHere(env)
 	if err != nil {
 		return err
@@ -59,15 +71,30 @@ func servicePlanHere(env serviceEnv) (servicePlan, error) {
 	return env.manager.plan(serviceSpec{home: home, uid: env.uid, binary: "teammemd", config: filepath.Join(configDir(), "config.toml")})
 }
 
+// newServiceStatusCmd is "teammemd service status".
+func newServiceStatusCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show whether the service is installed, enabled and running, and the daemon's status",
+		Long: `Show whether the sync daemon's service is installed, enabled and running,
+then what the daemon itself reports on its control socket. Exits 3 unless
+the service runs.`,
+		Example: `  teammemd service status
+  teammemd service status --json`,
+		Args: noArgs,
+	}
+	socket := cmd.Flags().String("socket", "", "the daemon's control socket (default "+daemon.SocketPath(runtimeDir())+")")
+	asJSON := jsonFlag(cmd.Flags(), "the service's and the daemon's status")
+	cmd.RunE = withServiceEnv(d, func(ctx context.Context, env serviceEnv, stdout, _ io.Writer) error {
+		return serviceStatus(ctx, env, socket, *asJSON, stdout)
+	})
+	return cmd
+}
+
 // serviceStatus says whether the service is installed, enabled and
 // running, then what the daemon itself reports. It exits 3 unless the
 // service runs.
-func serviceStatus(ctx context.Context, env serviceEnv, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("service status", stderr)
-	socket := fs.String("socket", "", "the daemon's control socket (default "+daemon.SocketPath(runtimeDir())+")")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+func serviceStatus(ctx context.Context, env serviceEnv, socket *string, asJSON bool, stdout io.Writer) error {
 	plan, err := servicePlanHere(env)
 	if err != nil {
 		return err
@@ -75,6 +102,9 @@ func serviceStatus(ctx context.Context, env serviceEnv, args []string, stdout, s
 	_, statErr := os.Stat(plan.unit.path)
 	installed := statErr == nil
 	st := env.manager.state(ctx, env.runner, serviceSpec{uid: env.uid})
+	if asJSON {
+		return writeServiceStatusJSON(ctx, plan, installed, st, *socket, stdout)
+	}
 	fmt.Fprintf(stdout, "%-10s %s %s\n", "service:", plan.name, plan.unit.path)
 	fmt.Fprintf(stdout, "%-10s %s\n", "installed:", yesNo(installed))
 	fmt.Fprintf(stdout, "%-10s %s\n", "enabled:", yesNo(installed && st.enabled))

@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -13,17 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/teammemd/teammemd/internal/shell"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/route"
 )
-
-const setupUsage = `usage: teammemd setup claude [flags]          make Claude Code load the team memory teammemd syncs, and start the daemon
-       teammemd setup claude --undo [--dry-run] put Claude Code's settings back as they were
-
-Run 'teammemd setup claude -h' for its flags.
-`
 
 // setupFlags are the flags of "teammemd setup claude".
 type setupFlags struct {
@@ -35,7 +30,7 @@ type setupFlags struct {
 	recordPath       string
 }
 
-func (f *setupFlags) register(fs *flag.FlagSet) {
+func (f *setupFlags) register(fs *pflag.FlagSet) {
 	f.installFlags.register(fs)
 	fs.StringVar(&f.route, "route", "", "`hook` or `stores` (default: the best the client has, see the README)")
 	fs.BoolVar(&f.trafficOff, "disable-client-traffic", false, "consent to CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (the client's telemetry, "+
@@ -45,32 +40,47 @@ func (f *setupFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.undo, "undo", false, "reverse what setup changed in Claude Code's settings (the daemon's service stays; teammemd service uninstall removes it)")
 }
 
-func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runSetupWith(ctx, realServiceEnv, args, stdout, stderr)
+// newSetupCmd sets up an AI agent to load the team memory; each agent is
+// a subcommand.
+func newSetupCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "setup",
+		Short: "Make an AI agent load the team memory teammemd syncs, and start the daemon",
+		Long: `Make an AI agent load the team memory teammemd syncs, and start the sync
+daemon: one subcommand per agent.`,
+		Example: `  teammemd setup claude --server https://teammemd.example.com --token-stdin
+  teammemd setup claude --undo`,
+	}
+	cmd.AddCommand(newSetupClaudeCmd(d))
+	return cmd
 }
 
-// runSetupWith runs "teammemd setup" in the environment newEnv makes.
-func runSetupWith(ctx context.Context, newEnv func() (serviceEnv, error), args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || isHelp(args[0]) {
-		fmt.Fprint(stdout, setupUsage)
-		if len(args) == 0 {
-			return usageError{errors.New("setup needs the agent to set up: claude")}
-		}
-		return nil
+// newSetupClaudeCmd is "teammemd setup claude".
+func newSetupClaudeCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "claude",
+		Short: "Make Claude Code load the team memory teammemd syncs, and start the daemon",
+		Long: `Make Claude Code load the team memory teammemd syncs, and start the daemon:
+choose the route the client supports (a SessionStart hook, or its memory
+stores), write teammemd's config and Claude Code's settings, and install the
+daemon as your user service. --undo puts Claude Code's settings back as they
+were.`,
+		Example: `  teammemd setup claude --server https://teammemd.example.com --token-stdin --checkout ~/src/app
+  teammemd setup claude --route hook --no-service
+  teammemd setup claude --undo --dry-run`,
+		Args: noArgs,
 	}
-	if args[0] != "claude" {
-		fmt.Fprint(stderr, setupUsage)
-		return usageError{fmt.Errorf("teammemd sets up claude (Claude Code), not %q", args[0])}
-	}
-	fs := newFlagSet("setup claude", stderr)
 	var f setupFlags
-	f.register(fs)
-	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
+	f.register(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runSetupClaude(cmd.Context(), d.serviceEnv, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("setup claude takes no arguments, got %q", fs.Args())}
-	}
+	return cmd
+}
+
+// runSetupClaude runs "teammemd setup claude" in the environment newEnv
+// makes.
+func runSetupClaude(ctx context.Context, newEnv func() (serviceEnv, error), f setupFlags, stdout, stderr io.Writer) error {
 	f.recordPath = filepath.Join(stateDir(), "claude-setup.json")
 	if f.undo {
 		return setupUndo(f, stdout)

@@ -11,22 +11,37 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
-// exitDaemonDown is the exit status of "teammemd status" when no daemon
-// answers: 3, distinct from 1 (an error) and 2 (bad usage).
-const exitDaemonDown = 3
-
-func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("status", stderr)
+// newStatusCmd is "teammemd status".
+func newStatusCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the running sync daemon is doing",
+		Long: `Show what the running sync daemon is doing, asked on its control socket:
+each repo's state, last sync, pending changes, blocked files and conflicts,
+and whether Claude Code loads the team memory. Exits 3 when no daemon
+answers.`,
+		Example: `  teammemd status
+  teammemd status --json`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	socket := fs.String("socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	claudePath := fs.String("claude", "", "the Claude Code `executable` to check (default: claude on PATH)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		return showStatus(ctx, asJSON, socket, claudePath, stdout)
+	})
+	return cmd
+}
+
+// showStatus prints the status of the daemon on socket.
+func showStatus(ctx context.Context, asJSON *bool, socket, claudePath *string, stdout io.Writer) error {
 	path := cmp.Or(*socket, daemon.SocketPath(runtimeDir()))
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

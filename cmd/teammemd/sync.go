@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
@@ -25,9 +27,21 @@ type syncFlags struct {
 	client            clientFlags
 }
 
-// runSync pulls then pushes one repo once and prints what happened.
-func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sync", stderr)
+// newSyncCmd pulls then pushes one repo once and prints what happened.
+func newSyncCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Pull then push one repo's team memory once",
+		Long: `Pull then push one repo's team memory once and print what happened: the
+repo of the git checkout in the current directory, or --repo and --dir. The
+daemon (teammemd run) does the same on every change; sync is for a machine
+without it, a script or CI.`,
+		Example: `  teammemd sync
+  teammemd sync --json
+  teammemd sync --dir ~/src/app/team --repo acme/app --server https://teammemd.example.com`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	var f syncFlags
 	fs.StringVar(&f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
 	fs.StringVar(&f.repo, "repo", "", "repo slug, e.g. acme/app (default: from remote.origin.url)")
@@ -35,12 +49,16 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.config, "config", "", "config file (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
 	fs.BoolVar(&f.allowMassDelete, "allow-mass-delete", false, "propagate the deletion of more than half the synced files")
 	fs.BoolVar(&f.restoreDeleted, "restore-deleted", false, "put back, as the server holds them now, the notes deleted here whose deletion the server has not taken; push nothing")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
-	}
+	asJSON := jsonFlag(fs, "the report")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		return runSync(ctx, f, *asJSON, stdout, stderr)
+	})
+	return cmd
+}
+
+// runSync pulls then pushes the repo f names once and prints what
+// happened.
+func runSync(ctx context.Context, f syncFlags, asJSON bool, stdout, stderr io.Writer) error {
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return err
@@ -56,7 +74,9 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if f.restoreDeleted && f.allowMassDelete {
 		return usageError{errors.New("--restore-deleted puts deleted notes back and --allow-mass-delete deletes them on the server: pass one")}
 	}
-	fmt.Fprintf(stdout, "%s  %s\n", repo, api.Printable(dir))
+	if !asJSON {
+		fmt.Fprintf(stdout, "%s  %s\n", repo, api.Printable(dir))
+	}
 	run := eng.Sync
 	if f.restoreDeleted {
 		run = eng.RestoreDeleted
@@ -65,11 +85,23 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if ferr := sc.Flush(); ferr != nil {
 		fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
 	}
+	if asJSON {
+		if jerr := writeJSON(stdout, syncReport(repo, dir, rep, err)); jerr != nil {
+			return jerr
+		}
+	}
+	return syncOutcome(stdout, rep, err, asJSON)
+}
+
+// syncOutcome prints the report of a sync that ended with err, unless it
+// went out as JSON, and returns what the sync failed with.
+func syncOutcome(stdout io.Writer, rep memsync.Report, err error, asJSON bool) error {
+	if !asJSON {
+		printReport(stdout, rep, err == nil && rep.OverCap == nil)
+	}
 	if err != nil {
-		printReport(stdout, rep, false)
 		return explainSyncError(err)
 	}
-	printReport(stdout, rep, rep.OverCap == nil)
 	if rep.OverCap != nil {
 		return rep.OverCap
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
@@ -22,39 +24,21 @@ import (
 // maxSubjectBytes bounds a token's subject.
 const maxSubjectBytes = 200
 
-// runToken creates, lists and revokes the server's API tokens, directly in
-// its database (the server may be running).
-func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		tokenUsage(stderr)
-		return usageError{errors.New("token: want a subcommand: create, list or revoke")}
+// newTokenCmd creates, lists and revokes the server's API tokens,
+// directly in its database (the server may be running).
+func newTokenCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list and revoke the server's API tokens",
+		Long: `Create, list and revoke the server's API tokens, directly in its database:
+the SQLite file in --data or the PostgreSQL database in --store. The server
+may be running.`,
+		Example: `  teammemd token create --subject alice --repos 'acme/*'
+  teammemd token list --json
+  teammemd token revoke tok_0123456789`,
 	}
-	if isHelp(args[0]) {
-		tokenUsage(stdout)
-		return nil
-	}
-	switch args[0] {
-	case "create":
-		return runTokenCreate(ctx, args[1:], stdout, stderr)
-	case "list":
-		return runTokenList(ctx, args[1:], stdout, stderr)
-	case "revoke":
-		return runTokenRevoke(ctx, args[1:], stdout, stderr)
-	}
-	tokenUsage(stderr)
-	return usageError{fmt.Errorf("token: unknown subcommand %q (want create, list or revoke)", args[0])}
-}
-
-// tokenUsage lists the token subcommands.
-func tokenUsage(w io.Writer) {
-	fmt.Fprintln(w, `usage: teammemd token <subcommand> [flags]
-
-subcommands:
-  create    create a token and print its secret once
-  list      list tokens: ID, subject, grants, created, revoked
-  revoke    revoke a token by ID
-
-Run 'teammemd token <subcommand> -h' for its flags.`)
+	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd())
+	return cmd
 }
 
 // tokenFlags are the flags every token subcommand takes.
@@ -62,7 +46,7 @@ type tokenFlags struct {
 	data, store, config *string
 }
 
-func addTokenFlags(fs *flag.FlagSet) tokenFlags {
+func addTokenFlags(fs *pflag.FlagSet) tokenFlags {
 	return tokenFlags{
 		data:   fs.String("data", "", "`directory` of the server's SQLite database (default $TEAMMEMD_DATA, [server] data_dir, or "+dataDir()+")"),
 		store:  fs.String("store", "", "the server's PostgreSQL database, a postgres:// `URL` (default $TEAMMEMD_STORE or [server] store)"),
@@ -120,26 +104,39 @@ func dbExists(path string) (bool, error) {
 	return true, nil
 }
 
-func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("token create", stderr)
+// newTokenCreateCmd is "teammemd token create".
+func newTokenCreateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "create --subject NAME --repos PATTERNS",
+		Short: "Create a token and print its secret once",
+		Long: `Create a token for a user or machine, granting read and write (or with
+--read-only, read) access to the repos matching the patterns, and print its
+secret once: the server keeps only its hash.`,
+		Example: `  teammemd token create --subject alice --repos 'acme/*'
+  teammemd token create --subject ci --repos 'acme/app' --read-only --data /var/lib/teammemd
+  teammemd token create --subject carol --repos 'acme/app' --review`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
 	subject := fs.String("subject", "", "who the token is for, e.g. a user or machine `name` (required)")
 	repos := fs.String("repos", "", "comma-separated repo `patterns` the token may access, e.g. 'acme/*,acme/**' (required)")
 	readOnly := fs.Bool("read-only", false, "grant read access only (default read and write)")
 	review := fs.Bool("review", false, "also grant review: approve and reject the proposals of repos under review")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("token create takes no arguments, got %q", fs.Args())}
-	}
-	if err := validateSubject(*subject); err != nil {
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		if *readOnly && *review {
+			return usageError{errors.New("--read-only and --review exclude each other: a reviewer also writes")}
+		}
+		return runTokenCreate(ctx, tf, *subject, *repos, *readOnly, *review, stdout, stderr)
+	})
+	return cmd
+}
+
+func runTokenCreate(ctx context.Context, tf tokenFlags, subject, repos string, readOnly, review bool, stdout, stderr io.Writer) error {
+	if err := validateSubject(subject); err != nil {
 		return usageError{err}
 	}
-	if *readOnly && *review {
-		return usageError{errors.New("--read-only and --review exclude each other: a reviewer also writes")}
-	}
-	grants, err := parseRepos(*repos, *readOnly, *review)
+	grants, err := parseRepos(repos, readOnly, review)
 	if err != nil {
 		return usageError{err}
 	}
@@ -148,7 +145,7 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	printAuthModes(stderr, *tf.config)
-	return createToken(ctx, loc, *subject, grants, stdout, stderr)
+	return createToken(ctx, loc, subject, grants, stdout, stderr)
 }
 
 // parseRepos turns --repos, --read-only and --review into grants.
@@ -219,15 +216,26 @@ func validateSubject(s string) error {
 	return nil
 }
 
-func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("token list", stderr)
+// newTokenListCmd is "teammemd token list".
+func newTokenListCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List tokens: ID, subject, grants, created, revoked",
+		Long:  "List the server's tokens, revoked ones too: never a secret or its hash.",
+		Example: `  teammemd token list
+  teammemd token list --json --store postgres://teammemd@db/teammemd`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("token list takes no arguments, got %q", fs.Args())}
-	}
+	asJSON := jsonFlag(fs, "the tokens")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		return runTokenList(ctx, tf, *asJSON, stdout, stderr)
+	})
+	return cmd
+}
+
+func runTokenList(ctx context.Context, tf tokenFlags, asJSON bool, stdout, stderr io.Writer) error {
 	st, err := tf.openTokens(ctx)
 	if err != nil {
 		return err
@@ -237,6 +245,9 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	toks, err := st.ListTokens(ctx)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return writeJSON(stdout, tokenList(toks))
 	}
 	return printTokens(stdout, toks)
 }
@@ -267,16 +278,25 @@ func formatGrants(grants []store.Grant) string {
 	return strings.Join(parts, ",")
 }
 
-func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("token revoke", stderr)
-	tf := addTokenFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// newTokenRevokeCmd is "teammemd token revoke".
+func newTokenRevokeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token by ID",
+		Long: `Revoke a token by the ID teammemd token list shows. Servers stop accepting
+it within their token cache's lifetime.`,
+		Example: `  teammemd token revoke tok_0123456789
+  teammemd token revoke tok_0123456789 --data /var/lib/teammemd`,
+		Args: wantArgs(1, 1, "one token ID (see teammemd token list)"),
 	}
-	if fs.NArg() != 1 {
-		return usageError{errors.New("token revoke takes one token ID (see teammemd token list)")}
-	}
-	id := fs.Arg(0)
+	tf := addTokenFlags(cmd.Flags())
+	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runTokenRevoke(ctx, tf, args[0], stdout, stderr)
+	})
+	return cmd
+}
+
+func runTokenRevoke(ctx context.Context, tf tokenFlags, id string, stdout, stderr io.Writer) error {
 	st, err := tf.openTokens(ctx)
 	if err != nil {
 		return err

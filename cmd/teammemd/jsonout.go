@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/daemon"
+)
+
+// The --json output of each command is one of the named types below (or,
+// for status, show, scan and admin audit, the type it names), documented
+// in docs/reference/json.md. Times are RFC 3339; no field is a duration.
+
+// doctorJSON is "doctor --json": every check in order.
+type doctorJSON struct {
+	OK     bool          `json:"ok"`     // no check failed
+	Failed int           `json:"failed"` // how many checks failed
+	Checks []doctorCheck `json:"checks"`
+}
+
+// doctorCheck is one check of doctor.
+type doctorCheck struct {
+	Outcome string `json:"outcome"` // ok, FAIL, skip or info
+	Name    string `json:"name"`
+	Detail  string `json:"detail"`
+	Fix     string `json:"fix,omitempty"` // set for a failure
+}
+
+func newDoctorCheck(outcome, name, detail, fix string) doctorCheck {
+	c := doctorCheck{Outcome: outcome, Name: name, Detail: detail}
+	if outcome == checkFail {
+		c.Fix = fix
+	}
+	return c
+}
+
+// runDoctorJSON runs the checks and prints them as doctorJSON.
+func runDoctorJSON(ctx context.Context, d *doctor, stdout io.Writer) error {
+	d.out = io.Discard
+	err := runDoctor(ctx, d)
+	if jerr := writeJSON(stdout, doctorJSON{OK: d.failed == 0, Failed: d.failed, Checks: d.checks}); jerr != nil {
+		return jerr
+	}
+	return err
+}
+
+// historyJSON is "history --json": the revisions newest first, without
+// content. Key is empty for the history of the whole repo, where each
+// revision names its key.
+type historyJSON struct {
+	Key       string         `json:"key,omitempty"`
+	Revisions []api.Revision `json:"revisions"`
+}
+
+// showRevisionJSON prints "show --json": the api.Revision, with its
+// content while the server keeps it.
+func showRevisionJSON(ctx context.Context, eng *memsync.Engine, key string, version int64, stdout io.Writer) error {
+	rev, err := eng.Revision(ctx, key, version)
+	if err != nil {
+		return explainSyncError(err)
+	}
+	if rev.Key == "" {
+		rev.Key = key
+	}
+	return writeJSON(stdout, rev)
+}
+
+// conflictsJSON is "conflicts --json": every conflict copy of every repo.
+type conflictsJSON struct {
+	Conflicts []conflictJSON `json:"conflicts"`
+}
+
+// conflictJSON is one conflict copy.
+type conflictJSON struct {
+	Repo   string    `json:"repo"`
+	Server string    `json:"server"`
+	Key    string    `json:"key"`
+	Time   time.Time `json:"time"`
+	// Source is the side the copy keeps, the one that lost: "local" (an
+	// unpushed local edit) or "server".
+	Source string `json:"source"`
+	Copy   string `json:"copy"`           // the copy's path
+	Size   *int64 `json:"size,omitempty"` // absent when the copy is missing
+}
+
+func conflictList(repos []memsync.RepoConflicts) conflictsJSON {
+	out := conflictsJSON{Conflicts: []conflictJSON{}}
+	for _, r := range repos {
+		for _, c := range r.Conflicts {
+			cj := conflictJSON{Repo: r.Repo, Server: r.Server, Key: c.Key, Time: c.Time, Source: c.Source, Copy: c.Path}
+			if fi, err := os.Stat(c.Path); err == nil {
+				size := fi.Size()
+				cj.Size = &size
+			}
+			out.Conflicts = append(out.Conflicts, cj)
+		}
+	}
+	return out
+}
+
+// syncJSON is "sync --json": what one sync did. Error is set when it
+// failed (the exit status is not 0 then).
+type syncJSON struct {
+	Repo          string             `json:"repo"`
+	Dir           string             `json:"dir"`
+	Pulled        []string           `json:"pulled"`
+	Pushed        []string           `json:"pushed"`
+	Deleted       []string           `json:"deleted"` // local files removed: a teammate deleted them
+	Removed       []string           `json:"removed"` // deleted on the server: deleted here
+	Blocked       []syncBlocked      `json:"blocked"`
+	Held          []syncKeyReason    `json:"held"`
+	HeldDeletions []string           `json:"heldDeletions"`
+	Conflicts     []memsync.Conflict `json:"conflicts"`
+	Skipped       []syncKeyReason    `json:"skipped"`
+	Warnings      []syncKeyReason    `json:"warnings"`
+	OverCap       *syncOverCap       `json:"overCap,omitempty"`
+	NotModified   bool               `json:"notModified"`
+	Rebaselined   bool               `json:"rebaselined"`
+	Checksum      string             `json:"checksum,omitempty"`
+	Error         string             `json:"error,omitempty"`
+}
+
+// syncBlocked is a file, or its deletion, the secret scan held back.
+type syncBlocked struct {
+	Key      string   `json:"key"`
+	Rules    []string `json:"rules"`
+	Line     int      `json:"line"` // 0: the secret is in the file name
+	Deletion bool     `json:"deletion"`
+}
+
+// syncKeyReason is a key with why it was held, skipped or warned about.
+type syncKeyReason struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// syncOverCap counts the files left unsent for the server's entry limit.
+type syncOverCap struct {
+	Files      int `json:"files"`
+	Local      int `json:"local"`
+	MaxEntries int `json:"maxEntries"`
+}
+
+func syncReport(repo, dir string, r memsync.Report, err error) syncJSON {
+	out := syncJSON{
+		Repo: repo, Dir: dir, Pulled: orEmpty(r.Pulled), Pushed: orEmpty(r.Pushed), Deleted: orEmpty(r.Deleted),
+		Removed: orEmpty(r.SoftDeleted), HeldDeletions: orEmpty(r.HeldDeletions), Conflicts: orEmpty(r.Conflicts),
+		Blocked: []syncBlocked{}, Held: []syncKeyReason{}, Skipped: []syncKeyReason{}, Warnings: []syncKeyReason{},
+		NotModified: r.NotModified, Rebaselined: r.Rebaselined, Checksum: r.Checksum,
+	}
+	for _, b := range r.Blocked {
+		out.Blocked = append(out.Blocked, syncBlocked{Key: b.Key, Rules: orEmpty(b.RuleIDs), Line: b.Line, Deletion: b.Deletion})
+	}
+	for _, h := range r.Held {
+		out.Held = append(out.Held, syncKeyReason{h.Key, h.Reason})
+	}
+	for _, s := range r.Skipped {
+		out.Skipped = append(out.Skipped, syncKeyReason{s.Key, s.Reason})
+	}
+	for _, w := range r.Warnings {
+		out.Warnings = append(out.Warnings, syncKeyReason{w.Key, w.Message})
+	}
+	if r.OverCap != nil {
+		out.OverCap = &syncOverCap{Files: r.OverCap.Files, Local: r.OverCap.Local, MaxEntries: r.OverCap.MaxEntries}
+	}
+	if err != nil {
+		out.Error = explainSyncError(err).Error()
+	}
+	return out
+}
+
+// tokensJSON is "token list --json": every token, never a secret or its
+// hash.
+type tokensJSON struct {
+	Tokens []tokenJSON `json:"tokens"`
+}
+
+// tokenJSON is one token.
+type tokenJSON struct {
+	ID      string      `json:"id"`
+	Subject string      `json:"subject"`
+	Grants  []grantJSON `json:"grants"`
+	Created time.Time   `json:"created"`
+	Revoked *time.Time  `json:"revoked,omitempty"`
+}
+
+// grantJSON is one grant of a token: the repos matching Pattern, read or
+// write.
+type grantJSON struct {
+	Pattern string `json:"pattern"`
+	Level   string `json:"level"`
+}
+
+func tokenList(toks []store.Token) tokensJSON {
+	out := tokensJSON{Tokens: []tokenJSON{}}
+	for _, t := range toks {
+		tj := tokenJSON{ID: t.ID, Subject: t.Subject, Grants: []grantJSON{}, Created: t.CreatedAt}
+		for _, g := range t.Grants {
+			tj.Grants = append(tj.Grants, grantJSON{Pattern: g.Pattern, Level: string(g.Level)})
+		}
+		if !t.RevokedAt.IsZero() {
+			revoked := t.RevokedAt
+			tj.Revoked = &revoked
+		}
+		out.Tokens = append(out.Tokens, tj)
+	}
+	return out
+}
+
+// lintJSON is "lint --json": the findings in the team directory.
+type lintJSON struct {
+	Dir      string        `json:"dir"`
+	Findings []lintFinding `json:"findings"`
+}
+
+// lintFinding is what Claude Code would cut or misread in one note.
+type lintFinding struct {
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
+
+// writeLintJSON prints lintJSON and, as the text output does, fails with
+// status 1 on a finding.
+func writeLintJSON(w io.Writer, dir string, found []memsync.Warning) error {
+	out := lintJSON{Dir: dir, Findings: []lintFinding{}}
+	for _, f := range found {
+		out.Findings = append(out.Findings, lintFinding{Key: f.Key, Message: f.Message})
+	}
+	if err := writeJSON(w, out); err != nil {
+		return err
+	}
+	if len(found) > 0 {
+		return exitError{code: exitFailure, err: fmt.Errorf("%d finding(s) in %s", len(found), api.Printable(dir))}
+	}
+	return nil
+}
+
+// serviceStatusJSON is "service status --json". Daemon is what the daemon
+// reports, as "status --json" prints it; DaemonError says why it is absent.
+type serviceStatusJSON struct {
+	Service     string         `json:"service"`
+	Unit        string         `json:"unit"`
+	Installed   bool           `json:"installed"`
+	Enabled     bool           `json:"enabled"`
+	Running     bool           `json:"running"`
+	Detail      string         `json:"detail"`
+	Daemon      *daemon.Status `json:"daemon,omitempty"`
+	DaemonError string         `json:"daemonError,omitempty"`
+}
+
+// writeServiceStatusJSON prints serviceStatusJSON and exits 3 unless the
+// service runs, as the text does.
+func writeServiceStatusJSON(ctx context.Context, plan servicePlan, installed bool, st serviceState, socket string, w io.Writer) error {
+	out := serviceStatusJSON{Service: plan.name, Unit: plan.unit.path, Installed: installed,
+		Enabled: installed && st.enabled, Running: installed && st.running, Detail: st.detail}
+	path := socket
+	if path == "" {
+		path = daemon.SocketPath(runtimeDir())
+	}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ds, err := daemon.FetchStatus(sctx, path)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		out.DaemonError = "the daemon does not answer on " + path
+	case err != nil:
+		out.DaemonError = err.Error()
+	default:
+		out.Daemon = &ds
+	}
+	if err := writeJSON(w, out); err != nil {
+		return err
+	}
+	if !out.Running {
+		return exitError{code: exitDaemonDown}
+	}
+	return nil
+}
+
+// jsonFlag registers --json, to print what instead of text.
+func jsonFlag(fs *pflag.FlagSet, what string) *bool {
+	return fs.Bool("json", false, "print "+what+" as JSON (see docs/reference/json.md)")
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// orEmpty is s, or an empty slice for nil: JSON [] rather than null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
