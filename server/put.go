@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,33 +23,44 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if err != nil {
 		return err
 	}
-	if !p.Allows(repo, store.LevelWrite) {
-		return denied(p, repo, store.LevelWrite)
-	}
-	if err := s.scan(r, req); err != nil {
-		return err
-	}
 	ifMatch := firstETag(r.Header.Get("If-Match"))
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
+	resp, err := s.apply(r.Context(), p, repo, req, ifMatch)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", api.ETag(resp.Checksum))
+	s.writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// apply writes a decoded PUT for p: access (403), the secret scan (422),
+// then the store's precondition (412) and entry count (413), atomically.
+// The PUT handler and the MCP tools write through it alone.
+func (s *Server) apply(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch string) (api.PutResponse, error) {
+	if !p.Allows(repo, store.LevelWrite) {
+		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
+	}
+	if err := s.scan(ctx, req); err != nil {
+		return api.PutResponse{}, err
+	}
 	now := s.now().UTC()
-	res, err := s.store.Apply(r.Context(), store.Write{
+	res, err := s.store.Apply(ctx, store.Write{
 		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys,
 		Subject: p.Subject, Time: now, MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
 	})
 	if err != nil {
-		return applyError(repo, err)
+		return api.PutResponse{}, applyError(repo, err)
 	}
 	if len(res.Changed) > 0 {
 		s.waker.Publish(repo)
 	}
-	w.Header().Set("ETag", api.ETag(res.Checksum))
-	s.writeJSON(w, http.StatusOK, api.PutResponse{
+	return api.PutResponse{
 		OrganizationID: s.org, Repo: repo, Version: res.Version,
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
-	})
-	return nil
+	}, nil
 }
 
 // lastModified is the repo's last write time, or now for a PUT that changed
@@ -90,16 +102,16 @@ func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest
 // deletes, holds a secret. The answer names the rules that matched and the
 // first refused key, redacted when its name holds the secret; never what
 // matched.
-func (s *Server) scan(r *http.Request, req api.PutRequest) error {
+func (s *Server) scan(ctx context.Context, req api.PutRequest) error {
 	if s.scanner == nil || len(req.Entries)+len(req.SoftDeleteKeys) == 0 {
 		return nil
 	}
-	values, err := s.scanner.ScanEntries(r.Context(), req.Entries)
+	values, err := s.scanner.ScanEntries(ctx, req.Entries)
 	if err != nil {
 		return fmt.Errorf("scan entries: %w", err)
 	}
 	keys := slices.AppendSeq(slices.Clone(req.SoftDeleteKeys), maps.Keys(req.Entries))
-	names, err := s.scanner.ScanKeys(r.Context(), keys)
+	names, err := s.scanner.ScanKeys(ctx, keys)
 	if err != nil {
 		return fmt.Errorf("scan keys: %w", err)
 	}
