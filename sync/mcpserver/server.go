@@ -109,7 +109,7 @@ func New(opts Options) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	if err := s.addTools(); err != nil {
+	if err := addTools(s.mcp, s, opts.Now); err != nil {
 		return nil, err
 	}
 	return s, nil
