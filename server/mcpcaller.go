@@ -25,8 +25,8 @@ func noRepo(repo string) error {
 		fmt.Sprintf("no repo %s among those this credential can read", repo))
 }
 
-// readable checks repo's slug and the caller's read grant on it.
-func (c *Caller) readable(ctx context.Context, repo string) error {
+// Readable checks repo's slug and the caller's read grant on it.
+func (c *Caller) Readable(ctx context.Context, repo string) error {
 	if err := api.ValidateSlug(repo); err != nil {
 		return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: "+err.Error())
 	}
@@ -54,7 +54,7 @@ func (c *Caller) Repos(ctx context.Context) ([]string, error) {
 // Notes returns repo's entries as a full GET does; a repo never written
 // is empty, at version 0.
 func (c *Caller) Notes(ctx context.Context, repo string) (api.FullResponse, error) {
-	if err := c.readable(ctx, repo); err != nil {
+	if err := c.Readable(ctx, repo); err != nil {
 		return api.FullResponse{}, err
 	}
 	snap, err := c.s.store.Snapshot(ctx, repo, true)
@@ -82,7 +82,7 @@ func (c *Caller) Changed(repo string) (<-chan struct{}, func()) {
 // would: the body is held to the PUT's form and size, then to access,
 // the secret scan, the precondition and the entry count.
 func (c *Caller) Write(ctx context.Context, repo string, req api.PutRequest, ifMatch string) (api.PutResponse, error) {
-	if err := c.readable(ctx, repo); err != nil {
+	if err := c.Readable(ctx, repo); err != nil {
 		return api.PutResponse{}, err
 	}
 	body, err := json.Marshal(req)
@@ -107,7 +107,7 @@ func (c *Caller) Write(ctx context.Context, repo string, req api.PutRequest, ifM
 // History lists key's revisions in repo, newest first, as the history
 // route does: at most limit, with their content when asked.
 func (c *Caller) History(ctx context.Context, repo, key string, limit int, content bool) (api.HistoryResponse, error) {
-	if err := c.readable(ctx, repo); err != nil {
+	if err := c.Readable(ctx, repo); err != nil {
 		return api.HistoryResponse{}, err
 	}
 	if err := api.ValidateKey(key, c.s.limits); err != nil {
