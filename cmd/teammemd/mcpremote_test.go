@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -194,5 +197,82 @@ func TestServeMCPAuthAndSwitch(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("POST /mcp with mcp = false = %d, want 404", resp.StatusCode)
+	}
+}
+
+// mcpNodeDir is where npm ci installed testdata/mcp's packages; the test
+// skips without TEAMMEMD_TEST_MCP=1 and fails when they are missing.
+func mcpNodeDir(t *testing.T, pkg string) string {
+	t.Helper()
+	if os.Getenv("TEAMMEMD_TEST_MCP") != "1" {
+		t.Skip("TEAMMEMD_TEST_MCP=1 runs the TypeScript SDK's client and the MCP Inspector (see .ci/run)")
+	}
+	dir := os.Getenv("TEAMMEMD_TEST_MCP_NODE_DIR")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json")); err != nil {
+		t.Fatalf("TEAMMEMD_TEST_MCP_NODE_DIR=%q holds no %s: run npm ci there with cmd/teammemd/testdata/mcp/package*.json (%v)", dir, pkg, err)
+	}
+	return dir
+}
+
+// TestServeMCPNodeClient drives /mcp on a real teammemd serve with the
+// official TypeScript SDK's client (testdata/mcp/remote.cjs).
+func TestServeMCPNodeClient(t *testing.T) {
+	nodeDir := mcpNodeDir(t, "@modelcontextprotocol/sdk")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, "")
+	secret := scantest.AWSKey()
+	cmd := exec.Command(node, filepath.Join("testdata", "mcp", "remote.cjs"))
+	cmd.Env = append(os.Environ(), "MCP_NODE_DIR="+nodeDir, "MCP_URL=http://"+s.addr+"/mcp", "MCP_TOKEN="+s.token,
+		"MCP_READ_TOKEN="+s.newToken(t, "rita", "acme/app", true), "MCP_SECRET="+secret)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "mcp remote e2e: ok") {
+		t.Fatalf("node remote.cjs: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out)+s.log.String(), secret) {
+		t.Error("the output or the server's log shows the secret")
+	}
+}
+
+// inspect runs the MCP Inspector's CLI with args and returns what it
+// printed.
+func inspect(t *testing.T, nodeDir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(nodeDir, "node_modules", ".bin", "mcp-inspector"), append([]string{"--cli"}, args...)...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("mcp-inspector --cli %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
+	}
+	return string(out)
+}
+
+// TestMCPInspector runs the MCP Inspector in CLI mode against both
+// transports: teammemd mcp over stdio, and /mcp on teammemd serve.
+func TestMCPInspector(t *testing.T) {
+	nodeDir := mcpNodeDir(t, "@modelcontextprotocol/inspector")
+	dir, env := mcpTeamDir(t)
+	stdio := []string{teammemdBinary(t), "mcp", "--dir", dir, "--repo", "acme/app"}
+	s := startServe(t, "")
+	remote := []string{"http://" + s.addr + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + s.token}
+	if _, msg := call(t, s.mcpSession(t, s.token), "memory_write", map[string]any{"repo": "acme/app", "key": "db/postgres.md", "content": "We run PostgreSQL 16.\n"}); msg != "" {
+		t.Fatal(msg)
+	}
+	for name, target := range map[string][]string{"stdio": stdio, "streamable HTTP": remote} {
+		var list struct{ Tools []struct{ Name string } }
+		if err := json.Unmarshal([]byte(inspect(t, nodeDir, env, append(target, "--method", "tools/list")...)), &list); err != nil || len(list.Tools) != 7 {
+			t.Errorf("%s: tools/list = %+v, %v, want 7 tools", name, list, err)
+		}
+		var read struct{ StructuredContent struct{ Content string } }
+		out := inspect(t, nodeDir, env, append(target, "--method", "tools/call", "--tool-name", "memory_read", "--tool-arg", "key=db/postgres.md")...)
+		if err := json.Unmarshal([]byte(out), &read); err != nil || read.StructuredContent.Content != "We run PostgreSQL 16.\n" {
+			t.Errorf("%s: tools/call memory_read = %s, %v", name, out, err)
+		}
 	}
 }
