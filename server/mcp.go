@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -42,7 +43,9 @@ func (s *Server) mcpRoute(next http.Handler) http.Handler {
 			err = s.limit(w, p.Subject)
 		}
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd", resource_metadata="`+baseURL(r)+mcpResourceMetadataPath+`"`)
+			if ae := (*api.Error)(nil); errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd", resource_metadata="`+baseURL(r)+mcpResourceMetadataPath+`"`)
+			}
 			s.writeError(w, r, err)
 			return
 		}
