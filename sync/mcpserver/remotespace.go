@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
@@ -61,26 +62,48 @@ func (sp *remoteSpace) Delete(ctx context.Context, key, ifMatch string) error {
 // write applies req when key's note is the version ifMatch: it checks
 // the note against the index, then writes on the condition that the repo
 // is still the version indexed, so that the note cannot have changed in
-// between. When another note changed meanwhile, it reads the repo again
-// and tries again.
+// between. An index that disagrees with ifMatch, or a repo that changed
+// meanwhile, is read anew before the write is refused or tried again: the
+// index may lag behind a write the change feed has not told of yet.
 func (sp *remoteSpace) write(ctx context.Context, key, ifMatch string, req api.PutRequest) error {
-	for attempt := 1; ; attempt++ {
+	fresh := false
+	for attempt := 1; ; {
 		cur := ""
 		if n, _, ok := sp.snap.index.Get(key); ok {
 			cur = n.Sum
 		}
-		if cur != ifMatch {
+		retry := cur != ifMatch
+		if retry && fresh {
 			return &memsync.StaleError{Key: key, Want: ifMatch, Current: cur}
 		}
-		_, err := sp.st.Write(ctx, sp.snap.repo, req, sp.snap.checksum)
-		var ae *api.Error
-		if !errors.As(err, &ae) || ae.Code != api.CodePrecondition || attempt == writeAttempts {
-			return remoteError(err)
+		if !retry {
+			_, err := sp.st.Write(ctx, sp.snap.repo, req, sp.snap.checksum)
+			if err == nil {
+				sp.indexWrite(key, req)
+				return nil
+			}
+			var ae *api.Error
+			if !errors.As(err, &ae) || ae.Code != api.CodePrecondition || attempt == writeAttempts {
+				return remoteError(err)
+			}
+			attempt++
 		}
+		var err error
 		if sp.snap, err = sp.cache.current(ctx, sp.st, sp.snap.repo, true); err != nil {
 			return remoteError(err)
 		}
+		fresh = true
 	}
+}
+
+// indexWrite puts a write into the index at once, so that the caller
+// reads what it wrote before the change feed tells of it.
+func (sp *remoteSpace) indexWrite(key string, req api.PutRequest) {
+	if v, ok := req.Entries[key]; ok {
+		sp.snap.index.Put(key, []byte(v), time.Now())
+		return
+	}
+	sp.snap.index.Remove(key)
 }
 
 // History lists key's revisions on the server.
