@@ -70,6 +70,9 @@ type Config struct {
 	Deletions Deletions `toml:"deletions"`
 	// ScanSecrets refuses PUTs whose values hold a secret; true when unset.
 	ScanSecrets *bool `toml:"scan_secrets"`
+	// MCP serves the Model Context Protocol endpoint at /mcp; true when
+	// unset.
+	MCP *bool `toml:"mcp"`
 	// TLSCert and TLSKey are PEM files of the certificate (with its chain)
 	// and private key to serve HTTPS with; both empty serves plain HTTP.
 	TLSCert string `toml:"tls_cert"`
@@ -139,6 +142,9 @@ func (d Deletions) Bound() store.DeletionBound {
 
 // ScanEnabled reports whether the server scans PUT values for secrets.
 func (c Config) ScanEnabled() bool { return c.ScanSecrets == nil || *c.ScanSecrets }
+
+// MCPEnabled reports whether the server serves /mcp.
+func (c Config) MCPEnabled() bool { return c.MCP == nil || *c.MCP }
 
 // Resolve returns c with every unset field given its default.
 func (c Config) Resolve() Config {

@@ -39,6 +39,11 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 	mux.Handle(api.ProposalsPath+"/", s.instrument("proposal",
 		s.apiRoute([]string{http.MethodGet, http.MethodPost}, s.serveProposal)))
 	mux.Handle(api.DiscoveryPath, s.instrument("discovery", http.HandlerFunc(s.serveDiscovery)))
+	if s.mcp != nil {
+		mux.Handle(MCPPath, s.instrument("mcp", s.mcpRoute(s.mcp)))
+		mux.Handle(resourceMetadataPath, s.instrument("resource_metadata", http.HandlerFunc(s.serveResourceMetadata)))
+		mux.Handle(mcpResourceMetadataPath, s.instrument("resource_metadata", http.HandlerFunc(s.serveResourceMetadata)))
+	}
 	mux.Handle("/livez", s.instrument("livez", http.HandlerFunc(s.serveLive)))
 	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(s.serveReady)))
 	if s.ui != nil {

@@ -16,40 +16,54 @@ import (
 )
 
 // put applies an upsert-merge. Checks run in the protocol's order: the body's
-// form (400, 413), access (403), the secret scan (422), then the store's
-// precondition (412) and entry count (413), all atomically. On a repo under
-// review the write is held as a proposal instead (see propose).
+// form (400, 413), then what write checks. On a repo under review the write
+// is held as a proposal instead.
 func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo string) error {
 	req, err := s.readPut(w, r)
 	if err != nil {
-		return err
-	}
-	if !p.Allows(repo, store.LevelWrite) {
-		return denied(p, repo, store.LevelWrite)
-	}
-	if err := s.scan(r.Context(), req); err != nil {
 		return err
 	}
 	ifMatch := firstETag(r.Header.Get("If-Match"))
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
-	if s.ReviewRequired(repo) {
-		return s.putForReview(w, r, p, repo, ifMatch, req)
-	}
-	now := s.now().UTC()
-	res, err := s.apply(r.Context(), store.Write{
-		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject, Time: now,
-	})
+	resp, err := s.write(r.Context(), p, repo, req, ifMatch)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", api.ETag(res.Checksum))
-	s.writeJSON(w, http.StatusOK, api.PutResponse{
+	if resp.Review != nil {
+		w.Header().Set(api.ProposalHeader, fmt.Sprint(resp.Review.Proposal))
+	}
+	w.Header().Set("ETag", api.ETag(resp.Checksum))
+	s.writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// write is every write a client asks for, through the API's PUT, the MCP
+// tools or the web view: access (403), the secret scan (422), then on a
+// repo under review a proposal, else the store's precondition (412) and
+// entry count (413), atomically.
+func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch string) (api.PutResponse, error) {
+	if !p.Allows(repo, store.LevelWrite) {
+		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
+	}
+	if err := s.scan(ctx, req); err != nil {
+		return api.PutResponse{}, err
+	}
+	if s.ReviewRequired(repo) {
+		return s.proposeWrite(ctx, p, repo, ifMatch, req)
+	}
+	now := s.now().UTC()
+	res, err := s.apply(ctx, store.Write{
+		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject, Time: now,
+	})
+	if err != nil {
+		return api.PutResponse{}, err
+	}
+	return api.PutResponse{
 		OrganizationID: s.org, Repo: repo, Version: res.Version,
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
-	})
-	return nil
+	}, nil
 }
 
 // apply stores wr with the server's entry cap and deletion bound, and

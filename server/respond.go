@@ -51,7 +51,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			apiErr = api.NewError(http.StatusInternalServerError, api.CodeInternal, "internal server error")
 		}
 	}
-	if apiErr.Status == http.StatusUnauthorized {
+	if apiErr.Status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd"`)
 	}
 	s.writeJSON(w, apiErr.Status, s.redactKey(r.Context(), apiErr).Envelope())

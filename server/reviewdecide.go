@@ -145,14 +145,13 @@ func (s *Server) decide(ctx context.Context, d store.Decision, checksum string) 
 	return ProposalView{Proposal: prop, Checksum: checksum}, nil
 }
 
-// putForReview answers a PUT to a repo under review: the write becomes a
-// proposal, and the answer is a PUT's 200 with the repo as it is,
-// unchanged, plus the proposal made (the review field, and the
-// Teammemd-Proposal header).
-func (s *Server) putForReview(w http.ResponseWriter, r *http.Request, p auth.Principal, repo, ifMatch string, req api.PutRequest) error {
-	prop, snap, err := s.Propose(r.Context(), p, repo, ifMatch, req)
+// proposeWrite holds a checked write to a repo under review as a
+// proposal, and answers as the repo stands: it is unchanged until a
+// reviewer approves.
+func (s *Server) proposeWrite(ctx context.Context, p auth.Principal, repo, ifMatch string, req api.PutRequest) (api.PutResponse, error) {
+	prop, snap, err := s.Propose(ctx, p, repo, ifMatch, req)
 	if err != nil {
-		return err
+		return api.PutResponse{}, err
 	}
 	resp := api.PutResponse{
 		OrganizationID: s.org, Repo: repo, Version: snap.Version,
@@ -160,9 +159,6 @@ func (s *Server) putForReview(w http.ResponseWriter, r *http.Request, p auth.Pri
 	}
 	if prop.ID != 0 {
 		resp.Review = &api.ReviewNotice{Proposal: prop.ID, State: api.ProposalPending, Keys: prop.Keys()}
-		w.Header().Set(api.ProposalHeader, fmt.Sprint(prop.ID))
 	}
-	w.Header().Set("ETag", api.ETag(snap.Checksum))
-	s.writeJSON(w, http.StatusOK, resp)
-	return nil
+	return resp, nil
 }

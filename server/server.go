@@ -77,6 +77,10 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// Version is published at /.well-known/teammemd.
 	Version string
+	// MCP, when set and the settings leave the endpoint on, serves the
+	// Model Context Protocol at /mcp to the callers the API admits, each
+	// found by CallerFrom in its request's context.
+	MCP http.Handler
 }
 
 // Server answers the team memory API over a Store.
@@ -98,6 +102,7 @@ type Server struct {
 	ready     func(net.Addr)
 	stopTO    time.Duration
 	version   string
+	mcp       http.Handler
 
 	limiter    *keyLimiter // per subject
 	failedAuth *keyLimiter // failed authentications per client address
@@ -161,6 +166,9 @@ func New(opts Options) (*Server, error) {
 		now:        time.Now,
 		stopping:   make(chan struct{}),
 		lot:        parkLot{repos: map[string]*parkedRepo{}},
+	}
+	if cfg.MCPEnabled() {
+		s.mcp = opts.MCP
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second

@@ -57,34 +57,17 @@ func (noHeaders) Write(b []byte) (int, error) { return len(b), nil }
 func (noHeaders) WriteHeader(int)             {}
 
 // Write implements webui.Backend: a PUT of one entry, checked and stored
-// as the API's put does.
-func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value string) (store.Result, error) {
+// (or, on a repo under review, proposed) as the API's put does.
+func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value string) (api.PutResponse, error) {
 	s := b.s
-	if !p.Allows(repo, store.LevelWrite) {
-		return store.Result{}, denied(p, repo, store.LevelWrite)
-	}
 	if err := api.ValidateKey(key, s.limits); err != nil {
-		return store.Result{}, err
+		return api.PutResponse{}, err
 	}
 	if len(value) > s.limits.MaxEntryBytes {
-		return store.Result{}, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
+		return api.PutResponse{}, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
 			"the content is over the server's limit for one entry")
 	}
-	req := api.PutRequest{Entries: map[string]string{key: value}}
-	if err := s.scan(ctx, req); err != nil {
-		return store.Result{}, err
-	}
-	res, err := s.store.Apply(ctx, store.Write{
-		Repo: repo, Entries: req.Entries, Subject: p.Subject, Time: s.now().UTC(),
-		MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
-	})
-	if err != nil {
-		return store.Result{}, applyError(repo, err)
-	}
-	if len(res.Changed) > 0 {
-		s.waker.Publish(repo)
-	}
-	return res, nil
+	return s.write(ctx, p, repo, api.PutRequest{Entries: map[string]string{key: value}}, "")
 }
 
 // HistoryPage implements webui.Backend with the API's history page: at

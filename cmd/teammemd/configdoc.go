@@ -38,6 +38,7 @@ var configDocs = map[string]keyDoc{
 	"server.organization_id":                   {doc: "Sent as organizationId in every response body."},
 	"server.max_waiters":                       {doc: "Most concurrent change waits (long polls); over it a wait gets 503."},
 	"server.max_waiters_per_subject":           {doc: "Most concurrent change waits of one token subject, so that no one client takes every slot; over it a wait gets 429. At most max_waiters."},
+	"server.mcp":                               {def: "true", doc: "Serve the team memory to AI agents over MCP at /mcp (docs/AGENTS.md); false makes it answer 404."},
 	"server.scan_secrets":                      {def: "true", doc: "Refuse writes whose content holds a secret."},
 	"server.tls_cert":                          {doc: "PEM file of the certificate (with its chain) to serve HTTPS with; unset serves plain HTTP. SIGHUP reloads it (--tls-cert)."},
 	"server.tls_key":                           {doc: "PEM file of the private key of tls_cert (--tls-key)."},

@@ -43,6 +43,7 @@ func (l *logRecord) String() string {
 // served is a "teammemd serve" running in the test on a loopback port.
 type served struct {
 	addr, token string
+	data        string // the database's directory, for more tokens
 	log         *logRecord
 }
 
@@ -57,7 +58,7 @@ func startServe(t *testing.T, config string) *served {
 		t.Fatalf("token create: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{token: strings.TrimSpace(token.String()), log: newLogRecord()}
+	s := &served{token: strings.TrimSpace(token.String()), data: data, log: newLogRecord()}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data", data, "--config", writeConfig(t, config)}, io.Discard, s.log)

@@ -158,6 +158,9 @@ func serve(ctx context.Context, settings server.Settings, loc location, scanCfg 
 	if waker != nil {
 		opts.Waker = waker
 	}
+	if opts.MCP, err = serveMCP(sc, log); err != nil {
+		return err
+	}
 	srv, err := server.New(opts)
 	if err != nil {
 		return err

@@ -61,6 +61,7 @@ func settingCases() []settingCase {
 		{keys: []string{"listen", "data_dir"}, probe: probeListenAndData},
 		{keys: []string{"organization_id"}, toml: "organization_id = \"acme-settings\"\n", probe: probeOrganization},
 		{keys: []string{"scan_secrets"}, toml: "scan_secrets = false\n", probe: probeScanOff},
+		{keys: []string{"mcp"}, toml: "mcp = false\n", probe: probeMCPOff},
 		{keys: []string{"tls_cert", "tls_key"}, prepare: prepareTLS, probe: probeTLS},
 		{keys: []string{"store"}, prepare: preparePostgres, probe: probePostgres},
 		{keys: []string{"max_waiters"}, toml: "max_waiters = 1\n", probe: probeWaitCap("bob", http.StatusServiceUnavailable)},
@@ -308,6 +309,17 @@ func probeOrganization(t *testing.T, s *settingServer) {
 
 func probeScanOff(t *testing.T, s *settingServer) {
 	s.mustPut(t, map[string]string{"a.md": "aws_access_key_id = " + "AKIA" + "Z7QW3RTY5UIO2PLK"})
+}
+
+func probeMCPOff(t *testing.T, s *settingServer) {
+	resp, err := s.client.Post(s.base+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST /mcp = %d, want 404", resp.StatusCode)
+	}
 }
 
 func prepareTLS(t *testing.T, s *settingServer) string {

@@ -131,6 +131,9 @@ func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stde
 	if err := applySettings(sp, f.dryRun, stdout); err != nil {
 		return err
 	}
+	if err := registerMCP(f, spec.binary, stdout); err != nil {
+		return err
+	}
 	if !f.dryRun {
 		printProjects(agentChecker{client: client, home: home}, spec.config, stdout)
 	}
@@ -207,6 +210,21 @@ func applySettings(p route.Plan, dry bool, w io.Writer) error {
 	return route.Apply(p, memsync.WriteFile)
 }
 
+// registerMCP registers "teammemd mcp" as Claude Code's user-scope MCP
+// server, or with --dry-run says it would.
+func registerMCP(f setupFlags, binary string, w io.Writer) error {
+	config, err := route.UserConfigPath()
+	if err != nil {
+		return err
+	}
+	msg, err := route.RegisterMCP(config, f.recordPath, binary, f.dryRun, memsync.WriteFile)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, msg)
+	return nil
+}
+
 // startService installs and starts the service where a manager answers,
 // else prints the command that starts the daemon.
 func startService(ctx context.Context, env serviceEnv, f setupFlags, spec serviceSpec, plan servicePlan, w io.Writer) error {
@@ -241,7 +259,16 @@ func setupUndo(f setupFlags, w io.Writer) error {
 			return cmp.Or(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))
 		}
 		fmt.Fprintf(w, "would take out of %s: env %s and the hook %s\n", r.Settings, strings.Join(slices.Sorted(maps.Keys(r.Set)), ", "), r.Hook)
-		return nil
+		msg, err := route.UnregisterMCP(f.recordPath, true, memsync.WriteFile)
+		if msg != "" {
+			fmt.Fprintln(w, msg)
+		}
+		return err
+	}
+	if msg, err := route.UnregisterMCP(f.recordPath, false, memsync.WriteFile); err != nil {
+		return err
+	} else if msg != "" {
+		fmt.Fprintln(w, msg)
 	}
 	u, err := route.Undo(f.recordPath, memsync.WriteFile)
 	if err != nil {

@@ -70,6 +70,11 @@ func TestSetupClaude(t *testing.T) {
 	if !slicesHave(rec.calls, "systemctl --user restart teammemd.service") {
 		t.Errorf("setup did not start the service: %v", rec.calls)
 	}
+	userConfig := filepath.Join(home, ".claude.json")
+	if got, _ := os.ReadFile(userConfig); gjson.GetBytes(got, "mcpServers.teammemd.command").String() != bin ||
+		gjson.GetBytes(got, "mcpServers.teammemd.args").Raw != `["mcp"]` || gjson.GetBytes(got, "mcpServers.teammemd.type").String() != "stdio" {
+		t.Errorf("%s = %s, want mcpServers.teammemd running %s mcp", userConfig, got, bin)
+	}
 	verdict := route.Inspect(route.Find(context.Background(), claudeBin), filepath.Join(home, ".claude"), checkout, func(string) string { return "" })
 	if !verdict.Loads() || len(verdict.Warnings) != 0 {
 		t.Errorf("after setup: %+v, want the team directory loaded and no upload warning", verdict)
@@ -81,6 +86,9 @@ func TestSetupClaude(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(settings); !bytes.Equal(got, orig) {
 		t.Errorf("after --undo the settings are\n%s\nwant\n%s", got, orig)
+	}
+	if got, _ := os.ReadFile(userConfig); gjson.GetBytes(got, "mcpServers").Exists() {
+		t.Errorf("after --undo %s = %s, want no MCP server", userConfig, got)
 	}
 }
 

@@ -182,7 +182,12 @@ func (u *UI) serveRestore(w http.ResponseWriter, r *http.Request, s *session) {
 		u.fail(w, r, s, err)
 		return
 	}
-	u.log.InfoContext(r.Context(), "web restore", "subject", s.Subject, "repo", repo, "key", key,
-		"from", version, "version", res.Version)
+	if res.Review != nil {
+		u.log.InfoContext(r.Context(), "web restore proposed for review", "subject", s.Subject, "repo", repo, "key", key,
+			"from", version, "proposal", res.Review.Proposal)
+	} else {
+		u.log.InfoContext(r.Context(), "web restore", "subject", s.Subject, "repo", repo, "key", key,
+			"from", version, "version", res.Version)
+	}
 	http.Redirect(w, r, Prefix+"/history?repo="+url.QueryEscape(repo)+"&key="+url.QueryEscape(key), http.StatusSeeOther)
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -59,7 +60,7 @@ type Backend interface {
 	// Write stores value under key in repo as p's PUT would: the access
 	// check, the secret scan and the limits, then the store and the change
 	// waits.
-	Write(ctx context.Context, p auth.Principal, repo, key, value string) (store.Result, error)
+	Write(ctx context.Context, p auth.Principal, repo, key, value string) (api.PutResponse, error)
 	// HistoryPage reads a page of key's revisions, newest first, before
 	// version before (0: from the newest), with their content, bounded as
 	// the API bounds its pages; next is the cursor of the next page, 0 at

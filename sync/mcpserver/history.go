@@ -2,13 +2,11 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -40,8 +38,8 @@ type revision struct {
 	Content *string   `json:"content,omitempty" jsonschema:"absent unless asked for, for a deletion, or when the server no longer keeps it"`
 }
 
-func (s *Server) history(ctx context.Context, req *mcp.CallToolRequest, in historyIn) (*mcp.CallToolResult, historyOut, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) history(ctx context.Context, req *mcp.CallToolRequest, in historyIn) (*mcp.CallToolResult, historyOut, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, historyOut{}, err
 	}
@@ -55,14 +53,7 @@ func (s *Server) history(ctx context.Context, req *mcp.CallToolRequest, in histo
 	case limit < 0 || limit > maxRevisions:
 		return nil, historyOut{}, fmt.Errorf("limit %d: want 1 to %d", limit, maxRevisions)
 	}
-	if ws.History == nil {
-		return nil, historyOut{}, fmt.Errorf("no server is configured for %s, so there is no history to list (teammemd doctor says how to set one)", ws.Repo)
-	}
-	page, err := ws.History.HistoryPage(ctx, ws.Repo, memsync.HistoryRequest{Key: in.Key, Limit: limit, NoContent: !in.Content})
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
-		return nil, historyOut{}, fmt.Errorf("the server has no revision of %s in %s", in.Key, ws.Repo)
-	}
+	page, err := sp.History(ctx, in.Key, limit, in.Content)
 	if err != nil {
 		return nil, historyOut{}, err
 	}

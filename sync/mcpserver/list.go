@@ -21,7 +21,7 @@ type listIn struct {
 
 type listOut struct {
 	Repo  string     `json:"repo"`
-	Dir   string     `json:"dir" jsonschema:"the team directory on this machine"`
+	Dir   string     `json:"dir,omitempty" jsonschema:"the team directory on this machine; absent on a server"`
 	Notes []noteInfo `json:"notes"`
 	Dirs  []dirInfo  `json:"dirs,omitempty" jsonschema:"directories deeper than depth, with how many notes each holds"`
 }
@@ -42,23 +42,23 @@ type dirInfo struct {
 	Notes int    `json:"notes"`
 }
 
-func (s *Server) list(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, listOut{}, err
 	}
 	if in.Depth < 0 {
 		return nil, listOut{}, fmt.Errorf("depth %d: want 0 or more", in.Depth)
 	}
-	out := listOut{Repo: ws.Repo, Dir: ws.Dir, Notes: []noteInfo{}}
+	out := listOut{Repo: sp.Repo(), Dir: sp.Dir(), Notes: []noteInfo{}}
 	dirs := map[string]int{}
-	now := s.opts.Now()
-	for _, n := range ws.index.Notes(in.Prefix) {
+	now := t.now()
+	for _, n := range sp.Index().Notes(in.Prefix) {
 		if d, deep := deeper(n.Key, in.Prefix, in.Depth); deep {
 			dirs[d]++
 			continue
 		}
-		out.Notes = append(out.Notes, s.noteInfo(ws, n, now))
+		out.Notes = append(out.Notes, infoOf(sp, n, now))
 	}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
 		out.Dirs = append(out.Dirs, dirInfo{Path: d, Notes: dirs[d]})
@@ -83,9 +83,9 @@ func deeper(key, prefix string, depth int) (string, bool) {
 	return prefix + lead + strings.Join(segs[:depth], "/") + "/", true
 }
 
-func (s *Server) noteInfo(ws *workspace, n memindex.Note, now time.Time) noteInfo {
+func infoOf(sp Space, n memindex.Note, now time.Time) noteInfo {
 	return noteInfo{Key: n.Key, Name: n.Name, Description: n.Description, Size: n.Size,
-		Age: age(now.Sub(n.ModTime)), Modified: n.ModTime.UTC(), SHA256: n.Sum, URI: noteURI(ws.Repo, n.Key)}
+		Age: age(now.Sub(n.ModTime)), Modified: n.ModTime.UTC(), SHA256: n.Sum, URI: noteURI(sp.Repo(), n.Key)}
 }
 
 // age says how long ago d was in one unit: 40s, 12m, 3h, 9d.

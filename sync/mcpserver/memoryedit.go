@@ -28,7 +28,7 @@ func (m memoryOp) create(ctx context.Context, p, text string) (string, error) {
 	if m.kind(key) == "dir" {
 		return "", fmt.Errorf("%s is a directory", p)
 	}
-	_, err = m.s.put(ctx, m.ws, key, []byte(text), "")
+	_, err = m.sp.Put(ctx, key, []byte(text), "")
 	var se *memsync.StaleError
 	if errors.As(err, &se) {
 		return "", toolErrorf("File %s already exists", p)
@@ -49,7 +49,7 @@ func (m memoryOp) edit(ctx context.Context, p string, fn func(string) (string, e
 	if m.kind(key) != "file" {
 		return "", toolErrorf("The path %s does not exist or is not a file. Please provide a valid path.", p)
 	}
-	data, err := readNote(m.ws, key)
+	data, err := readNote(m.sp, key)
 	if err != nil {
 		return "", err
 	}
@@ -57,7 +57,7 @@ func (m memoryOp) edit(ctx context.Context, p string, fn func(string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if _, err := m.s.put(ctx, m.ws, key, []byte(text), api.EntryChecksum(string(data))); err != nil {
+	if _, err := m.sp.Put(ctx, key, []byte(text), api.EntryChecksum(string(data))); err != nil {
 		return "", err
 	}
 	return text, nil

@@ -25,7 +25,7 @@ func (m memoryOp) delete(ctx context.Context, p string) (string, error) {
 		return "", err
 	}
 	for _, n := range notes {
-		if err := m.s.del(ctx, m.ws, n.Key, n.Sum); err != nil {
+		if err := m.sp.Delete(ctx, n.Key, n.Sum); err != nil {
 			return "", err
 		}
 	}
@@ -36,10 +36,10 @@ func (m memoryOp) delete(ctx context.Context, p string) (string, error) {
 func (m memoryOp) notesAt(p, key string) ([]memindex.Note, error) {
 	switch m.kind(key) {
 	case "file":
-		n, _, _ := m.ws.index.Get(key)
+		n, _, _ := m.sp.Index().Get(key)
 		return []memindex.Note{n}, nil
 	case "dir":
-		return m.ws.index.Notes(key + "/"), nil
+		return m.sp.Index().Notes(key + "/"), nil
 	}
 	return nil, toolErrorf("The path %s does not exist", p)
 }
@@ -78,16 +78,16 @@ func (m memoryOp) rename(ctx context.Context, oldPath, newPath string) (string, 
 // condition that it is still the content copied; should the deletion be
 // refused, the new note is taken back.
 func (m memoryOp) move(ctx context.Context, n memindex.Note, key string) error {
-	data, err := readNote(m.ws, n.Key)
+	data, err := readNote(m.sp, n.Key)
 	if err != nil {
 		return err
 	}
-	sum, err := m.s.put(ctx, m.ws, key, data, "")
+	sum, err := m.sp.Put(ctx, key, data, "")
 	if err != nil {
 		return err
 	}
-	if err := m.s.del(ctx, m.ws, n.Key, api.EntryChecksum(string(data))); err != nil {
-		return errors.Join(err, m.s.del(ctx, m.ws, key, sum))
+	if err := m.sp.Delete(ctx, n.Key, api.EntryChecksum(string(data))); err != nil {
+		return errors.Join(err, m.sp.Delete(ctx, key, sum))
 	}
 	return nil
 }

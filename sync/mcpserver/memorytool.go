@@ -31,7 +31,7 @@ type memoryIn struct {
 var memoryCommands = []string{"view", "create", "str_replace", "insert", "delete", "rename"}
 
 // addMemoryTool registers the memory tool, its command an enum.
-func (s *Server) addMemoryTool() error {
+func (t *tools) addMemoryTool() error {
 	in, err := jsonschema.For[memoryIn](nil)
 	if err != nil {
 		return fmt.Errorf("memory tool schema: %w", err)
@@ -40,20 +40,20 @@ func (s *Server) addMemoryTool() error {
 	for i, c := range memoryCommands {
 		in.Properties["command"].Enum[i] = c
 	}
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "memory", InputSchema: in,
+	mcp.AddTool(t.srv, &mcp.Tool{Name: "memory", InputSchema: in,
 		Description: "Anthropic's memory tool on the team's notes: /memories is the team directory, shared with teammates by the sync daemon. " +
 			"Commands: view {path, view_range}, create {path, file_text}, str_replace {path, old_str, new_str}, " +
 			"insert {path, insert_line, insert_text}, delete {path}, rename {old_path, new_path}. Files are .md or .txt; a file holding a secret is refused."},
-		s.memory)
+		t.memory)
 	return nil
 }
 
-func (s *Server) memory(ctx context.Context, req *mcp.CallToolRequest, in memoryIn) (*mcp.CallToolResult, any, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) memory(ctx context.Context, req *mcp.CallToolRequest, in memoryIn) (*mcp.CallToolResult, any, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, nil, err
 	}
-	m := memoryOp{s: s, ws: ws}
+	m := memoryOp{sp: sp}
 	var text string
 	switch in.Command {
 	case "view":
@@ -79,8 +79,7 @@ func (s *Server) memory(ctx context.Context, req *mcp.CallToolRequest, in memory
 
 // memoryOp runs one memory tool command on one team directory.
 type memoryOp struct {
-	s  *Server
-	ws *workspace
+	sp Space
 }
 
 // kind says what a key is: a note, a directory of notes, or nothing; the
@@ -89,10 +88,10 @@ func (m memoryOp) kind(key string) string {
 	if key == "" {
 		return "dir"
 	}
-	if _, _, ok := m.ws.index.Get(key); ok {
+	if _, _, ok := m.sp.Index().Get(key); ok {
 		return "file"
 	}
-	if len(m.ws.index.Notes(key+"/")) > 0 {
+	if len(m.sp.Index().Notes(key+"/")) > 0 {
 		return "dir"
 	}
 	return ""
@@ -123,7 +122,7 @@ func (m memoryOp) viewDir(p, key string) string {
 	}
 	sizes := map[string]int64{}
 	var total int64
-	for _, n := range m.ws.index.Notes(prefix) {
+	for _, n := range m.sp.Index().Notes(prefix) {
 		total += n.Size
 		segs := strings.Split(n.Key[len(prefix):], "/")
 		for i := 1; i < min(len(segs), 3); i++ {
@@ -143,7 +142,7 @@ func (m memoryOp) viewDir(p, key string) string {
 
 // viewFile shows key's content with line numbers.
 func (m memoryOp) viewFile(p, key string, viewRange []int) (string, error) {
-	data, err := readNote(m.ws, key)
+	data, err := readNote(m.sp, key)
 	if err != nil {
 		return "", err
 	}

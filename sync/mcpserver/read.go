@@ -29,12 +29,12 @@ type readOut struct {
 	URI        string `json:"uri"`
 }
 
-func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest, in readIn) (*mcp.CallToolResult, readOut, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) read(ctx context.Context, req *mcp.CallToolRequest, in readIn) (*mcp.CallToolResult, readOut, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, readOut{}, err
 	}
-	data, err := readNote(ws, in.Key)
+	data, err := readNote(sp, in.Key)
 	if err != nil {
 		return nil, readOut{}, err
 	}
@@ -47,14 +47,14 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest, in readIn) 
 		return nil, readOut{}, fmt.Errorf("%s: %w", in.Key, err)
 	}
 	return nil, readOut{Key: in.Key, SHA256: api.EntryChecksum(string(data)), Content: strings.Join(lines[start-1:end], ""),
-		StartLine: start, EndLine: end, TotalLines: len(lines), URI: noteURI(ws.Repo, in.Key)}, nil
+		StartLine: start, EndLine: end, TotalLines: len(lines), URI: noteURI(sp.Repo(), in.Key)}, nil
 }
 
-// readNote reads key's note from disk, saying which repo lacks it.
-func readNote(ws *workspace, key string) ([]byte, error) {
-	data, _, err := ws.notes.Read(key)
+// readNote reads key's note, saying which repo lacks it.
+func readNote(sp Space, key string) ([]byte, error) {
+	data, err := sp.Read(key)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no note %s (memory_list lists them)", ws.Repo, key)
+		return nil, fmt.Errorf("%s has no note %s (memory_list lists them)", sp.Repo(), key)
 	}
 	return data, err
 }

@@ -44,12 +44,12 @@ func (s *Server) announce(ctx context.Context, ws *workspace, ch memindex.Change
 		}
 	}
 	for _, k := range ch.Changed {
-		s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: noteURI(ws.Repo, k)})
+		s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: noteURI(ws.t.Repo, k)})
 	}
 	if len(ch.Removed) > 0 {
 		uris := make([]string, len(ch.Removed))
 		for i, k := range ch.Removed {
-			uris[i] = noteURI(ws.Repo, k)
+			uris[i] = noteURI(ws.t.Repo, k)
 		}
 		s.mcp.RemoveResources(uris...)
 	}
@@ -58,7 +58,7 @@ func (s *Server) announce(ctx context.Context, ws *workspace, ch memindex.Change
 // resource describes note n of ws.
 func (s *Server) resource(ws *workspace, n memindex.Note) *mcp.Resource {
 	return &mcp.Resource{
-		URI:         noteURI(ws.Repo, n.Key),
+		URI:         noteURI(ws.t.Repo, n.Key),
 		Name:        n.Key,
 		Title:       n.Name,
 		Description: n.Description,

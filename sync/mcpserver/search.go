@@ -35,8 +35,8 @@ type hit struct {
 	URI         string  `json:"uri"`
 }
 
-func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) search(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, searchOut{}, err
 	}
@@ -47,10 +47,10 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 	case limit < 0 || limit > maxHits:
 		return nil, searchOut{}, fmt.Errorf("limit %d: want 1 to %d", limit, maxHits)
 	}
-	out := searchOut{Repo: ws.Repo, Hits: []hit{}}
-	for _, h := range ws.index.Search(in.Query, limit) {
+	out := searchOut{Repo: sp.Repo(), Hits: []hit{}}
+	for _, h := range sp.Index().Search(in.Query, limit) {
 		out.Hits = append(out.Hits, hit{Key: h.Key, Name: h.Name, Description: h.Description, Score: h.Score,
-			Line: h.Line, Snippet: h.Snippet, SHA256: h.Sum, URI: noteURI(ws.Repo, h.Key)})
+			Line: h.Line, Snippet: h.Snippet, SHA256: h.Sum, URI: noteURI(sp.Repo(), h.Key)})
 	}
 	return nil, out, nil
 }

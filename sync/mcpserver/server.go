@@ -8,6 +8,11 @@
 // memsync.Notes: a secret scan first, a checksum precondition, an atomic
 // swap. The daemon then pushes them with its usual debounce, scan and
 // conflict rules.
+//
+// The same tools run over a Backend: Server's is the team directories on
+// this machine; Remote's, for "teammemd serve" at /mcp, is the repos on
+// the team's server that the caller may read, every write through the
+// server's own PUT checks.
 package mcpserver
 
 import (
@@ -109,7 +114,7 @@ func New(opts Options) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	if err := s.addTools(); err != nil {
+	if err := addTools(s.mcp, s, opts.Now); err != nil {
 		return nil, err
 	}
 	return s, nil

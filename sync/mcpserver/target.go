@@ -9,11 +9,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// space returns the team directory a tool call works on: the repo it
+// Space returns the team directory a tool call works on: the repo it
 // names, else the default one.
-func (s *Server) space(ctx context.Context, ss *mcp.ServerSession, repo string) (*workspace, error) {
+func (s *Server) Space(ctx context.Context, req *mcp.CallToolRequest, repo string) (Space, error) {
 	if repo == "" {
-		return s.defaultSpace(ctx, ss)
+		return s.defaultSpace(ctx, req.Session)
 	}
 	return s.repoSpace(ctx, repo)
 }
@@ -65,7 +65,7 @@ func (s *Server) defaultTarget(ctx context.Context, ss *mcp.ServerSession) (Targ
 func (s *Server) repoSpace(ctx context.Context, repo string) (*workspace, error) {
 	s.mu.Lock()
 	for _, ws := range s.spaces {
-		if ws.Repo == repo {
+		if ws.t.Repo == repo {
 			s.mu.Unlock()
 			return ws, nil
 		}

@@ -14,7 +14,8 @@ import (
 // workspace is one open team directory: its notes on disk, their index,
 // and a watcher that keeps the index and the resources current.
 type workspace struct {
-	Target
+	t     Target
+	s     *Server
 	notes *memsync.Notes
 	index *memindex.Index
 }
@@ -38,7 +39,7 @@ func (s *Server) open(t Target) (*workspace, error) {
 	case len(s.spaces) >= maxSpaces:
 		return nil, fmt.Errorf("%s: this server already has %d team directories open", t.Repo, maxSpaces)
 	}
-	ws := &workspace{Target: t, notes: memsync.NewNotes(dir, s.opts.Scanner), index: memindex.New()}
+	ws := &workspace{t: t, s: s, notes: memsync.NewNotes(dir, s.opts.Scanner), index: memindex.New()}
 	ch, err := ws.index.Refresh(ws.notes)
 	if err != nil {
 		return nil, fmt.Errorf("read the notes of %s: %w", t.Repo, err)
@@ -52,9 +53,9 @@ func (s *Server) open(t Target) (*workspace, error) {
 
 // watch refreshes ws from the changes on disk until ctx is done.
 func (s *Server) watch(ctx context.Context, ws *workspace) {
-	w, err := watch.New(ws.Dir, s.opts.Watch)
+	w, err := watch.New(ws.t.Dir, s.opts.Watch)
 	if err != nil {
-		s.log.Warn("team directory not watched", "dir", ws.Dir, "err", err)
+		s.log.Warn("team directory not watched", "dir", ws.t.Dir, "err", err)
 		return
 	}
 	done := make(chan error, 1)
@@ -63,7 +64,7 @@ func (s *Server) watch(ctx context.Context, ws *workspace) {
 		select {
 		case err := <-done:
 			if err != nil {
-				s.log.Warn("team directory not watched", "dir", ws.Dir, "err", err)
+				s.log.Warn("team directory not watched", "dir", ws.t.Dir, "err", err)
 			}
 			return
 		case b := <-w.Batches():
@@ -82,7 +83,7 @@ func (s *Server) refresh(ctx context.Context, ws *workspace, b watch.Batch) {
 		ch, err = ws.index.RefreshKeys(ws.notes, b.Paths)
 	}
 	if err != nil {
-		s.log.Warn("team directory not read", "dir", ws.Dir, "err", err)
+		s.log.Warn("team directory not read", "dir", ws.t.Dir, "err", err)
 		return
 	}
 	s.announce(ctx, ws, ch)

@@ -6,7 +6,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	memsync "github.com/teammemd/teammemd/sync"
-	"github.com/teammemd/teammemd/sync/memindex"
 )
 
 type writeIn struct {
@@ -24,17 +23,17 @@ type writeOut struct {
 	URI      string   `json:"uri"`
 }
 
-func (s *Server) write(ctx context.Context, req *mcp.CallToolRequest, in writeIn) (*mcp.CallToolResult, writeOut, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) write(ctx context.Context, req *mcp.CallToolRequest, in writeIn) (*mcp.CallToolResult, writeOut, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, writeOut{}, err
 	}
-	sum, err := s.put(ctx, ws, in.Key, []byte(in.Content), in.SHA256)
+	sum, err := sp.Put(ctx, in.Key, []byte(in.Content), in.SHA256)
 	if err != nil {
 		return nil, writeOut{}, err
 	}
 	return nil, writeOut{Key: in.Key, SHA256: sum, Created: in.SHA256 == "",
-		Warnings: warnings(in.Key, []byte(in.Content)), URI: noteURI(ws.Repo, in.Key)}, nil
+		Warnings: warnings(in.Key, []byte(in.Content)), URI: noteURI(sp.Repo(), in.Key)}, nil
 }
 
 // warnings are the guards' findings on a note written.
@@ -57,43 +56,13 @@ type deleteOut struct {
 	Deleted bool   `json:"deleted"`
 }
 
-func (s *Server) remove(ctx context.Context, req *mcp.CallToolRequest, in deleteIn) (*mcp.CallToolResult, deleteOut, error) {
-	ws, err := s.space(ctx, req.Session, in.Repo)
+func (t *tools) remove(ctx context.Context, req *mcp.CallToolRequest, in deleteIn) (*mcp.CallToolResult, deleteOut, error) {
+	sp, err := t.b.Space(ctx, req, in.Repo)
 	if err != nil {
 		return nil, deleteOut{}, err
 	}
-	if err := s.del(ctx, ws, in.Key, in.SHA256); err != nil {
+	if err := sp.Delete(ctx, in.Key, in.SHA256); err != nil {
 		return nil, deleteOut{}, err
 	}
 	return nil, deleteOut{Key: in.Key, Deleted: true}, nil
-}
-
-// put writes key's note through ws's notes (secret scan, precondition,
-// atomic swap), then indexes it at once, ahead of the watcher.
-func (s *Server) put(ctx context.Context, ws *workspace, key string, data []byte, ifMatch string) (string, error) {
-	sum, err := ws.notes.Write(ctx, key, data, ifMatch)
-	if err != nil {
-		return "", err
-	}
-	var ch memindex.Changes
-	switch added, changed := ws.index.Put(key, data, s.opts.Now()); {
-	case added:
-		ch.Added = []string{key}
-	case changed:
-		ch.Changed = []string{key}
-	}
-	s.announce(ctx, ws, ch)
-	return sum, nil
-}
-
-// del deletes key's note when it is the version ifMatch, and drops it
-// from the index at once.
-func (s *Server) del(ctx context.Context, ws *workspace, key, ifMatch string) error {
-	if err := ws.notes.Delete(key, ifMatch); err != nil {
-		return err
-	}
-	if ws.index.Remove(key) {
-		s.announce(ctx, ws, memindex.Changes{Removed: []string{key}})
-	}
-	return nil
 }
