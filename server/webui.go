@@ -57,34 +57,71 @@ func (noHeaders) Write(b []byte) (int, error) { return len(b), nil }
 func (noHeaders) WriteHeader(int)             {}
 
 // Write implements webui.Backend: a PUT of one entry, checked and stored
-// as the API's put does.
-func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value string) (store.Result, error) {
+// as the API's put does; in a repo under review, a proposal as the API's
+// put makes one.
+func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value string) (store.Result, int64, error) {
 	s := b.s
 	if !p.Allows(repo, store.LevelWrite) {
-		return store.Result{}, denied(p, repo, store.LevelWrite)
+		return store.Result{}, 0, denied(p, repo, store.LevelWrite)
 	}
 	if err := api.ValidateKey(key, s.limits); err != nil {
-		return store.Result{}, err
+		return store.Result{}, 0, err
 	}
 	if len(value) > s.limits.MaxEntryBytes {
-		return store.Result{}, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
+		return store.Result{}, 0, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
 			"the content is over the server's limit for one entry")
 	}
 	req := api.PutRequest{Entries: map[string]string{key: value}}
 	if err := s.scan(ctx, req); err != nil {
-		return store.Result{}, err
+		return store.Result{}, 0, err
+	}
+	if s.ReviewRequired(repo) {
+		prop, _, err := s.Propose(ctx, p, repo, "", req)
+		return store.Result{}, prop.ID, err
 	}
 	res, err := s.store.Apply(ctx, store.Write{
 		Repo: repo, Entries: req.Entries, Subject: p.Subject, Time: s.now().UTC(),
 		MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
 	})
 	if err != nil {
-		return store.Result{}, applyError(repo, err)
+		return store.Result{}, 0, applyError(repo, err)
 	}
 	if len(res.Changed) > 0 {
 		s.waker.Publish(repo)
 	}
-	return res, nil
+	return res, 0, nil
+}
+
+// ReviewRequired implements webui.Reviews.
+func (b uiBackend) ReviewRequired(repo string) bool { return b.s.ReviewRequired(repo) }
+
+// Proposals implements webui.Reviews.
+func (b uiBackend) Proposals(ctx context.Context, p auth.Principal, q store.ProposalQuery) ([]store.Proposal, error) {
+	return b.s.Proposals(ctx, p, q)
+}
+
+// ShowProposal implements webui.Reviews.
+func (b uiBackend) ShowProposal(ctx context.Context, p auth.Principal, id int64) (webui.ProposalView, error) {
+	v, err := b.s.ShowProposal(ctx, p, id)
+	return webui.ProposalView(v), err
+}
+
+// Approve implements webui.Reviews.
+func (b uiBackend) Approve(ctx context.Context, p auth.Principal, id int64, edit api.ApproveRequest) (webui.ProposalView, error) {
+	v, err := b.s.Approve(ctx, p, id, edit)
+	return webui.ProposalView(v), err
+}
+
+// Reject implements webui.Reviews.
+func (b uiBackend) Reject(ctx context.Context, p auth.Principal, id int64, reason string) (webui.ProposalView, error) {
+	v, err := b.s.Reject(ctx, p, id, reason)
+	return webui.ProposalView(v), err
+}
+
+// PurgeProposal implements webui.Reviews.
+func (b uiBackend) PurgeProposal(ctx context.Context, p auth.Principal, id int64) (webui.ProposalView, error) {
+	v, err := b.s.PurgeProposal(ctx, p, id)
+	return webui.ProposalView(v), err
 }
 
 // HistoryPage implements webui.Backend with the API's history page: at
