@@ -153,6 +153,9 @@ func TestReviewConflict(t *testing.T) {
 	second := propose(t, team.srv, team.bob, "acme/app", map[string]string{"oncall.md": "Page the primary, then the manager.\n"})
 	carol := signedIn(t, team.srv, "carol", grant("acme/app", store.LevelReview))
 	stale := carol.get(proposalURL(first)).ifMatch(t)
+	if p := carol.get("/ui/review?repo=acme/app"); strings.Contains(p.body, "changed on the server since") {
+		t.Errorf("review page before any approval = %q, want no conflict marked", p.body)
+	}
 	if p := carol.decide("approve", second, nil); p.status != http.StatusOK {
 		t.Fatalf("approve %d = %d %q", second, p.status, p.body)
 	}
