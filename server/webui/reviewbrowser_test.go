@@ -72,3 +72,33 @@ func TestBrowserReview(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserReviewConflict approves one of two proposals to a note in
+// the browser: the other then shows the conflict, and the reviewer's
+// edit of it, typed in the page's text box, lands as typed.
+func TestBrowserReviewConflict(t *testing.T) {
+	c := startChrome(t)
+	team := startReviewTeam(t)
+	first := propose(t, team.srv, team.alice, "acme/app", map[string]string{"oncall.md": "Page the secondary first.\n"})
+	second := propose(t, team.srv, team.bob, "acme/app", map[string]string{"oncall.md": "Page the primary, then the manager.\n"})
+	c.signInByToken(team.srv.URL, team.carol)
+	c.run("approve bob's", chromedp.Navigate(team.srv.URL+proposalURL(second)),
+		chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#decision")))
+	c.run("open alice's", chromedp.Navigate(team.srv.URL+proposalURL(first)), chromedp.WaitVisible(chromedp.CSS("#conflict")))
+	if got := c.text("#conflict"); !strings.Contains(got, "oncall.md") {
+		t.Errorf("conflict = %q, want oncall.md named", got)
+	}
+	if n := eval[int](c, `document.querySelectorAll("#approve").length`); n != 0 {
+		t.Errorf("a conflicting proposal offers %d plain approvals, want none", n)
+	}
+	c.shot("review-conflict")
+	merged := "Page the secondary first,\nthen the manager.\n"
+	c.run("edit and approve", chromedp.SetValue(chromedp.CSS(`textarea[name="content:oncall.md"]`), merged),
+		chromedp.Click(chromedp.CSS("#approve-edited")), chromedp.WaitVisible(chromedp.CSS("#decision")))
+	if got := c.text("#decision"); !strings.Contains(got, "with the reviewer's edits") {
+		t.Errorf("decision = %q, want approved with edits", got)
+	}
+	if got := entries(t, team.srv, "acme/app")["oncall.md"]; got != merged {
+		t.Errorf("oncall.md after the edited approval = %q, want %q as typed", got, merged)
+	}
+}
