@@ -58,16 +58,56 @@ func (noHeaders) WriteHeader(int)             {}
 
 // Write implements webui.Backend: a PUT of one entry, checked and stored
 // (or, on a repo under review, proposed) as the API's put does.
-func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value string) (api.PutResponse, error) {
+func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value string) (store.Result, int64, error) {
 	s := b.s
 	if err := api.ValidateKey(key, s.limits); err != nil {
-		return api.PutResponse{}, err
+		return store.Result{}, 0, err
 	}
 	if len(value) > s.limits.MaxEntryBytes {
-		return api.PutResponse{}, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
+		return store.Result{}, 0, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
 			"the content is over the server's limit for one entry")
 	}
-	return s.write(ctx, p, repo, api.PutRequest{Entries: map[string]string{key: value}}, "")
+	resp, err := s.write(ctx, p, repo, api.PutRequest{Entries: map[string]string{key: value}}, "")
+	if err != nil || resp.Review != nil {
+		var id int64
+		if resp.Review != nil {
+			id = resp.Review.Proposal
+		}
+		return store.Result{}, id, err
+	}
+	return store.Result{Version: resp.Version, Checksum: resp.Checksum, LastModified: resp.LastModified}, 0, nil
+}
+
+// ReviewRequired implements webui.Reviews.
+func (b uiBackend) ReviewRequired(repo string) bool { return b.s.ReviewRequired(repo) }
+
+// Proposals implements webui.Reviews.
+func (b uiBackend) Proposals(ctx context.Context, p auth.Principal, q store.ProposalQuery) ([]store.Proposal, error) {
+	return b.s.Proposals(ctx, p, q)
+}
+
+// ShowProposal implements webui.Reviews.
+func (b uiBackend) ShowProposal(ctx context.Context, p auth.Principal, id int64) (webui.ProposalView, error) {
+	v, err := b.s.ShowProposal(ctx, p, id)
+	return webui.ProposalView(v), err
+}
+
+// Approve implements webui.Reviews.
+func (b uiBackend) Approve(ctx context.Context, p auth.Principal, id int64, edit api.ApproveRequest) (webui.ProposalView, error) {
+	v, err := b.s.Approve(ctx, p, id, edit)
+	return webui.ProposalView(v), err
+}
+
+// Reject implements webui.Reviews.
+func (b uiBackend) Reject(ctx context.Context, p auth.Principal, id int64, reason string) (webui.ProposalView, error) {
+	v, err := b.s.Reject(ctx, p, id, reason)
+	return webui.ProposalView(v), err
+}
+
+// PurgeProposal implements webui.Reviews.
+func (b uiBackend) PurgeProposal(ctx context.Context, p auth.Principal, id int64) (webui.ProposalView, error) {
+	v, err := b.s.PurgeProposal(ctx, p, id)
+	return webui.ProposalView(v), err
 }
 
 // HistoryPage implements webui.Backend with the API's history page: at

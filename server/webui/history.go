@@ -147,14 +147,7 @@ func (u *UI) serveDiff(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 	}
 	page.Lines = diffLines(*page.From.Content, *page.To.Content)
-	for _, l := range page.Lines {
-		switch l.Op {
-		case opAdd:
-			page.Added++
-		case opRemove:
-			page.Removed++
-		}
-	}
+	page.Added, page.Removed = countDiff(page.Lines)
 	u.page(w, r, s, "diff", "Changes to "+key, page)
 }
 
@@ -177,17 +170,18 @@ func (u *UI) serveRestore(w http.ResponseWriter, r *http.Request, s *session) {
 		u.fail(w, r, s, err)
 		return
 	}
-	res, err := u.backend.Write(r.Context(), s.principal(), repo, key, *rev.Content)
+	res, proposal, err := u.backend.Write(r.Context(), s.principal(), repo, key, *rev.Content)
 	if err != nil {
 		u.fail(w, r, s, err)
 		return
 	}
-	if res.Review != nil {
-		u.log.InfoContext(r.Context(), "web restore proposed for review", "subject", s.Subject, "repo", repo, "key", key,
-			"from", version, "proposal", res.Review.Proposal)
-	} else {
-		u.log.InfoContext(r.Context(), "web restore", "subject", s.Subject, "repo", repo, "key", key,
-			"from", version, "version", res.Version)
+	if proposal != 0 {
+		u.log.InfoContext(r.Context(), "web restore proposed", "subject", s.Subject, "repo", repo, "key", key,
+			"from", version, "proposal", proposal)
+		http.Redirect(w, r, proposalPath(proposal), http.StatusSeeOther)
+		return
 	}
+	u.log.InfoContext(r.Context(), "web restore", "subject", s.Subject, "repo", repo, "key", key,
+		"from", version, "version", res.Version)
 	http.Redirect(w, r, Prefix+"/history?repo="+url.QueryEscape(repo)+"&key="+url.QueryEscape(key), http.StatusSeeOther)
 }

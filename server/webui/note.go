@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -25,6 +26,10 @@ type notePage struct {
 	MaxBytes int
 	CanWrite bool
 	Admin    bool
+	// Proposals are the pending proposals that change the note, as the
+	// person may see them: every one to a reviewer, their own to anyone
+	// else.
+	Proposals []store.Proposal
 }
 
 func (u *UI) serveNote(w http.ResponseWriter, r *http.Request, s *session) {
@@ -47,7 +52,21 @@ func (u *UI) serveNote(w http.ResponseWriter, r *http.Request, s *session) {
 	if !page.Last.Time.IsZero() {
 		page.Age, page.Stale = u.age(page.Last.Time)
 	}
+	if page.Proposals, err = u.pendingFor(r.Context(), s, repo, key); err != nil {
+		u.fail(w, r, s, err)
+		return
+	}
 	u.page(w, r, s, "note", key+" · "+repo, page)
+}
+
+// pendingFor lists the pending proposals to repo that change key and s
+// may see.
+func (u *UI) pendingFor(ctx context.Context, s *session, repo, key string) ([]store.Proposal, error) {
+	list, err := u.backend.Proposals(ctx, s.principal(), store.ProposalQuery{Repo: repo, State: store.ProposalPending})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(p store.Proposal) bool { _, ok := p.Base[key]; return !ok }), nil
 }
 
 // noteParams returns the repo and key a request names and the note's

@@ -60,7 +60,7 @@ func (u *UI) snapshot(ctx context.Context, repo string) (store.Snapshot, error) 
 
 // reposPage lists the readable repos.
 type reposPage struct {
-	Repos []string
+	Repos []repoLine
 }
 
 func (u *UI) serveRepos(w http.ResponseWriter, r *http.Request, s *session) {
@@ -69,7 +69,12 @@ func (u *UI) serveRepos(w http.ResponseWriter, r *http.Request, s *session) {
 		u.fail(w, r, s, err)
 		return
 	}
-	u.page(w, r, s, "repos", "Repos", reposPage{Repos: repos})
+	lines, err := u.repoLines(r.Context(), s, repos)
+	if err != nil {
+		u.fail(w, r, s, err)
+		return
+	}
+	u.page(w, r, s, "repos", "Repos", reposPage{Repos: lines})
 }
 
 // noteSummary is one note of a repo's list.
@@ -88,6 +93,9 @@ type repoPage struct {
 	Stale      int
 	StaleAfter string
 	Version    int64
+	// Review is set when writes to the repo are held for review; Reviewer
+	// when the person may decide them.
+	Review, Reviewer bool
 }
 
 func (u *UI) serveRepo(w http.ResponseWriter, r *http.Request, s *session) {
@@ -106,7 +114,8 @@ func (u *UI) serveRepo(w http.ResponseWriter, r *http.Request, s *session) {
 		u.fail(w, r, s, err)
 		return
 	}
-	page := repoPage{Repo: repo, StaleAfter: days(u.cfg.StaleAfter), Version: snap.Version}
+	page := repoPage{Repo: repo, StaleAfter: days(u.cfg.StaleAfter), Version: snap.Version,
+		Review: u.backend.ReviewRequired(repo), Reviewer: s.principal().Allows(repo, store.LevelReview)}
 	for _, key := range sortedKeys(snap.Entries) {
 		n := u.summarise(key, snap.Entries[key], last[key])
 		if n.Stale {

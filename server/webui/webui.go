@@ -3,8 +3,9 @@
 // note rendered (frontmatter as fields, Markdown as sanitised HTML) with
 // its age and who last changed it, full-text search, each note's history
 // with diffs and restore, what Claude Code will load of a repo's notes,
-// and for admins the audit and purge. Pages are rendered on the server
-// from embedded templates and need no JavaScript. A browser signs in with
+// the review of proposals to repos under review, and for admins the audit
+// and purge. Pages are rendered on the server from embedded templates and
+// need no JavaScript. A browser signs in with
 // the organisation's OpenID Connect provider (authorization code flow with
 // PKCE) or by pasting an API token once; its session lives in the store,
 // so any replica sharing the database serves it.
@@ -23,7 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -59,13 +59,16 @@ type Backend interface {
 	SignIn(r *http.Request, credential string) (auth.Principal, error)
 	// Write stores value under key in repo as p's PUT would: the access
 	// check, the secret scan and the limits, then the store and the change
-	// waits.
-	Write(ctx context.Context, p auth.Principal, repo, key, value string) (api.PutResponse, error)
+	// waits. In a repo under review it makes a proposal instead, as a PUT
+	// does, and returns its id with the zero Result.
+	Write(ctx context.Context, p auth.Principal, repo, key, value string) (res store.Result, proposal int64, err error)
 	// HistoryPage reads a page of key's revisions, newest first, before
 	// version before (0: from the newest), with their content, bounded as
 	// the API bounds its pages; next is the cursor of the next page, 0 at
 	// the end.
 	HistoryPage(ctx context.Context, repo, key string, before int64) (revs []store.Revision, next int64, err error)
+	// Reviews is the review lane, as the API offers it.
+	Reviews
 	// Limit spends one request of subject's rate limit, the API's; an
 	// *api.Error when none is left.
 	Limit(subject string) error
@@ -160,6 +163,13 @@ func (u *UI) routes() http.Handler {
 	mux.HandleFunc("GET "+Prefix+"/diff", u.signedIn(u.serveDiff))
 	mux.HandleFunc("POST "+Prefix+"/restore", u.signedIn(u.serveRestore))
 	mux.HandleFunc("GET "+Prefix+"/loads", u.signedIn(u.serveLoads))
+	mux.HandleFunc("GET "+Prefix+"/review", u.signedIn(u.serveReview))
+	mux.HandleFunc("GET "+Prefix+"/proposals", u.signedIn(u.serveOwnProposals))
+	mux.HandleFunc("GET "+Prefix+"/proposal", u.signedIn(u.serveProposal))
+	mux.HandleFunc("POST "+Prefix+"/proposal/approve", u.signedIn(u.serveApprove))
+	mux.HandleFunc("POST "+Prefix+"/proposal/edit", u.signedIn(u.serveApproveEdited))
+	mux.HandleFunc("POST "+Prefix+"/proposal/reject", u.signedIn(u.serveReject))
+	mux.HandleFunc("POST "+Prefix+"/proposal/purge", u.signedIn(u.servePurgeProposal))
 	mux.HandleFunc("GET "+Prefix+"/audit", u.signedIn(u.admin(u.serveAudit)))
 	mux.HandleFunc("GET "+Prefix+"/purge", u.signedIn(u.admin(u.servePurgeForm)))
 	mux.HandleFunc("POST "+Prefix+"/purge", u.signedIn(u.admin(u.servePurge)))
