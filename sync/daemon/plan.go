@@ -60,7 +60,7 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 		for _, f := range projects {
 			if s := withDefaults(f.spec, def); f.needsTeam && s.Server != "" {
 				if err := createTeam(s, def); err != nil {
-					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error()})
+					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error(), project: true})
 					continue
 				}
 			}
@@ -126,15 +126,25 @@ func discovered(def Defaults) ([]found, []Skipped) {
 	}
 	var skipped []Skipped
 	for _, u := range unmapped {
-		skipped = append(skipped, Skipped{Source: "claude project " + u.Dir, Reason: u.Err.Error()})
+		skipped = append(skipped, Skipped{Source: projectSource + u.Dir, Reason: u.Err.Error(), project: true})
 	}
 	out := make([]found, 0, len(projects))
 	for _, p := range projects {
-		spec := Spec{Repo: p.Repo.Slug, Dir: p.Repo.Dir, Source: "claude project " + p.Dir}
+		spec := Spec{Repo: p.Repo.Slug, Dir: p.Repo.Dir, Source: projectSource + p.Dir}
 		out = append(out, found{spec: spec, needsTeam: !p.TeamExists})
 	}
 	return out, skipped
 }
+
+// projectSource begins the Source of every discovered project's spec, and
+// of every skip of one.
+const projectSource = "claude project "
+
+// DiscoveredProject reports whether s is a Claude Code project discovery
+// found and left out: one whose checkout is gone or has no remote, or
+// whose team directory does not exist yet. These are the ordinary state of
+// a machine, not a mistake in the config.
+func (s Skipped) DiscoveredProject() bool { return s.project }
 
 // found is a discovered project: its spec, and whether its team directory
 // is still to be created.

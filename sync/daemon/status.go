@@ -27,6 +27,8 @@ type Status struct {
 type Skipped struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+	// project marks a Claude Code project discovery left out (not sent).
+	project bool
 }
 
 // RepoStatus is the state of one synced repo.
@@ -145,6 +147,8 @@ type Warning struct {
 type Held struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// project marks a Claude Code project discovery left out (not sent).
+	project bool
 }
 
 // statusBox holds one repo's status for readers on other goroutines.
