@@ -26,8 +26,7 @@ func runLint(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f.repo = "-" // lint needs no slug: only the directory is discovered
-	dir, _, err := syncTarget(f)
+	dir, err := lintDir(f, cfg)
 	if err != nil {
 		return err
 	}
@@ -43,4 +42,15 @@ func runLint(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s: no findings\n", api.Printable(dir))
 	return err
+}
+
+// lintDir is the team directory lint checks: --dir, or the one repo the
+// checkout in the current directory or the config names, as "conflicts
+// resolve" finds it. lint needs no slug and has no --repo.
+func lintDir(f syncFlags, cfg Config) (string, error) {
+	if f.dir != "" {
+		f.repo = "-" // only the directory is used
+	}
+	t, err := findTarget(f, cfg, "pass --dir")
+	return t.dir, err
 }
