@@ -110,3 +110,49 @@ func TestSystemdCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// With no service installed and a daemon started by hand, service status
+// says the service is not installed and not running, and that a daemon
+// runs outside the service manager, with its pid and socket; exit 3.
+func TestServiceStatusHandRunDaemon(t *testing.T) {
+	srv := servertest.Start(t)
+	serviceHome(t)
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n", srv.URL, t.TempDir()))
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 100)}
+	done := make(chan error, 1)
+	go func() {
+		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
+	}()
+	awaitLog(t, logs.lines, done, "watching team directory")
+
+	// An uninstalled unit is "inactive" to systemctl, and a unit of
+	// another installation may even be "active": neither is this one.
+	for _, active := range []string{"inactive", "active"} {
+		rec := &cmdRecorder{answers: map[string]string{
+			"systemctl --user is-enabled teammemd.service": "disabled\n",
+			"systemctl --user is-active teammemd.service":  active + "\n",
+		}}
+		stdout, stderr, code := serviceCLI(t, systemdUser{}, rec, "", "status", "--socket", sock)
+		if code != exitDaemonDown {
+			t.Errorf("service status, not installed, systemctl %s: exit %d, want %d\n%s%s", active, code, exitDaemonDown, stdout, stderr)
+		}
+		for _, w := range []string{
+			"installed: no\n",
+			"running:   no (not installed)\n",
+			fmt.Sprintf("a daemon started by hand runs outside the service manager: pid %d, socket %s\n", os.Getpid(), sock),
+			"teammemd daemon " + version + " running",
+		} {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("service status, not installed, systemctl %s, lacks %q:\n%s", active, w, stdout)
+			}
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v", err)
+	}
+}
