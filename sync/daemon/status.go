@@ -106,8 +106,7 @@ const (
 	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
 	StateStarting = "starting" // no pull has finished yet
 	StateFailed   = "failed"   // the last pull or push failed, no retry is due
-	// StateConflict: a conflict copy waits to be settled; see Conflict.
-	StateConflict = "conflict"
+	StateConflict = "conflict" // a conflict copy waits to be settled; see Conflict
 	StatePending  = "pending"  // files wait to be pushed; see Pending
 	StateHeld     = "held"     // files or deletions are held back
 	StateIdle     = "idle"     // in sync, waiting for changes
