@@ -240,8 +240,8 @@ func (e *Engine) openDir(st *State) (*teamDir, error) {
 	case errors.Is(err, fs.ErrNotExist) && len(st.Base) > 0:
 		return nil, &DirMissingError{Dir: e.cfg.Dir, Synced: len(st.Base)}
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(e.cfg.Dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create team directory: %w", err)
+		if err := createTeamDir(e.cfg.Dir); err != nil {
+			return nil, err
 		}
 	}
 	return openTeamDir(e.cfg.Dir)

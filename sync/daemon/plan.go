@@ -175,7 +175,7 @@ func createTeam(s Spec, def Defaults) error {
 	if !has {
 		return fmt.Errorf("%s does not exist yet and the server holds no notes for %s: create it to share this project's notes", s.Dir, s.Repo)
 	}
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	if err := os.MkdirAll(s.Dir, memsync.TeamDirMode); err != nil {
 		return fmt.Errorf("create the team directory of %s, which the server holds: %w", s.Repo, err)
 	}
 	return nil
