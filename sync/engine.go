@@ -89,6 +89,9 @@ type Engine struct {
 	leftovers atomic.Bool
 	// guards are the guards' verdicts by key (under mu).
 	guards map[string]guardEntry
+	// secretsWarned is the sha256 of the content of each file last logged
+	// as holding a secret, by key (under mu): warnSecretOnce.
+	secretsWarned map[string][32]byte
 	// provenance is this repo's provenance file (RefreshProvenance).
 	provenance string
 }
