@@ -72,7 +72,7 @@ func TestServiceStatus(t *testing.T) {
 func TestServiceUnitVerifies(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
-		t.Skip("systemd-analyze not installed; install systemd to verify the unit")
+		t.Skip("systemd-analyze not installed; install systemd to verify the unit (.ci/run does)")
 	}
 	home, _ := serviceHome(t)
 	bin := filepath.Join(home, "my tools", "tea%mem$d")
