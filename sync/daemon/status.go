@@ -27,7 +27,8 @@ type Status struct {
 type Skipped struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
-	// project marks a Claude Code project discovery left out (not sent).
+	// project marks a Claude Code project that discovery left out (see
+	// DiscoveredProject); it is not part of the JSON.
 	project bool
 }
 
@@ -149,8 +150,6 @@ type Warning struct {
 type Held struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
-	// project marks a Claude Code project discovery left out (not sent).
-	project bool
 }
 
 // statusBox holds one repo's status for readers on other goroutines.
