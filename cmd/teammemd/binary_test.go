@@ -1,17 +1,11 @@
 package main
 
 import (
-	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
-
-	"github.com/teammemd/teammemd/scan"
 )
 
 // builtBinary is the teammemd binary one test built for all, removed by
@@ -60,17 +54,13 @@ func buildTeammemd(t *testing.T, flags ...string) string {
 }
 
 // goBuild builds this package into dir/teammemd, with dir opened to every
-// user (mode 0755), as the build under test: with -tags gore2regex when
-// the tests run with it, so the RE2 build's run tests an RE2 binary.
+// user (mode 0755).
 func goBuild(dir string, flags ...string) (string, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "teammemd")
 	args := append([]string{"build", "-o", path}, flags...)
-	if scan.Engine() == "re2" {
-		args = append(args, "-tags", "gore2regex")
-	}
 	cmd := exec.Command("go", append(args, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", &buildError{err: err, out: string(out)}
@@ -84,20 +74,3 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-// The binary the tests build is the build under test: the RE2 build in a
-// run with -tags gore2regex, the default build otherwise.
-func TestBuiltBinaryIsTheBuildUnderTest(t *testing.T) {
-	info, err := buildinfo.ReadFile(teammemdBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(info.Settings, func(s debug.BuildSetting) bool { return s.Key == "-tags" })
-	tags := ""
-	if i >= 0 {
-		tags = info.Settings[i].Value
-	}
-	if got, want := strings.Contains(tags, "gore2regex"), scan.Engine() == "re2"; got != want {
-		t.Errorf("built binary's tags %q, want gore2regex %v as the tests' scan engine is %s", tags, want, scan.Engine())
-	}
-}
