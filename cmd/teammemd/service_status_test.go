@@ -25,9 +25,6 @@ func TestServiceStatus(t *testing.T) {
 	}
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n",
 		srv.URL, tokenFile, t.TempDir()))
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
-		t.Fatalf("install: exit %d %s", code, stderr)
-	}
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -37,6 +34,10 @@ func TestServiceStatus(t *testing.T) {
 		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
 	}()
 	awaitLog(t, logs.lines, done, "watching team directory")
+	checkHandRunDaemon(t, sock)
+	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
+		t.Fatalf("install: exit %d %s", code, stderr)
+	}
 
 	tests := []struct {
 		active string
@@ -111,26 +112,13 @@ func TestSystemdCommandLine(t *testing.T) {
 	}
 }
 
-// With no service installed and a daemon started by hand, service status
-// says the service is not installed and not running, and that a daemon
-// runs outside the service manager, with its pid and socket; exit 3.
-func TestServiceStatusHandRunDaemon(t *testing.T) {
-	srv := servertest.Start(t)
-	serviceHome(t)
-	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
-	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n", srv.URL, t.TempDir()))
-	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 100)}
-	done := make(chan error, 1)
-	go func() {
-		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
-	}()
-	awaitLog(t, logs.lines, done, "watching team directory")
-
-	// An uninstalled unit is "inactive" to systemctl, and a unit of
-	// another installation may even be "active": neither is this one.
+// checkHandRunDaemon runs service status with no service installed and the
+// daemon on sock started by hand: the service is not installed and not
+// running, and a daemon runs outside the service manager, with its pid and
+// socket; exit 3. An uninstalled unit is "inactive" to systemctl, and a
+// unit of another installation may even be "active": neither is this one.
+func checkHandRunDaemon(t *testing.T, sock string) {
+	t.Helper()
 	for _, active := range []string{"inactive", "active"} {
 		rec := &cmdRecorder{answers: map[string]string{
 			"systemctl --user is-enabled teammemd.service": "disabled\n",
@@ -150,9 +138,5 @@ func TestServiceStatusHandRunDaemon(t *testing.T) {
 				t.Errorf("service status, not installed, systemctl %s, lacks %q:\n%s", active, w, stdout)
 			}
 		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v", err)
 	}
 }
