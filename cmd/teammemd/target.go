@@ -40,7 +40,7 @@ func findTarget(f syncFlags, cfg Config, flagHint string) (repoTarget, error) {
 	if gitErr == nil {
 		return specTarget(daemon.SpecFor(cfg.Daemon, def, found)), nil
 	}
-	specs := daemon.BuildPlan(cfg.Daemon, def).Specs
+	specs := daemon.LocalSpecs(cfg.Daemon, def)
 	if len(specs) == 1 {
 		return specTarget(specs[0]), nil
 	}

@@ -89,6 +89,37 @@ func SpecFor(cfg Config, def Defaults, r claude.Repo) Spec {
 	return withDefaults(Spec{Repo: r.Slug, Dir: r.Dir, Source: "git checkout " + r.Root}, def)
 }
 
+// LocalSpecs lists the repos BuildPlan would run, as far as the disk
+// tells, for a command that works on one of them in place: the configured
+// repos that resolve and, when discovery is on, the Claude Code projects
+// whose team directory exists, each directory once, with the defaults. A
+// repo with no server is listed too, and no server is asked and no
+// directory created.
+func LocalSpecs(cfg Config, def Defaults) []Spec {
+	var specs []Spec
+	seen := map[string]bool{}
+	add := func(s Spec) {
+		if dir := filepath.Clean(s.Dir); !seen[dir] {
+			seen[dir] = true
+			specs = append(specs, withDefaults(s, def))
+		}
+	}
+	for _, rc := range cfg.Repos {
+		if s, err := configuredSpec(rc); err == nil {
+			add(s)
+		}
+	}
+	if cfg.DiscoverClaudeProjects {
+		projects, _ := discovered(def)
+		for _, f := range projects {
+			if !f.needsTeam {
+				add(f.spec)
+			}
+		}
+	}
+	return specs
+}
+
 // configuredSpec turns one [[daemon.repo]] into a spec.
 func configuredSpec(rc RepoConfig) (Spec, error) {
 	s := Spec{Repo: rc.Repo, Dir: rc.Dir, Server: rc.Server, TokenFile: rc.TokenFile, Source: "config dir " + rc.Dir}
