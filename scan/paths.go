@@ -22,6 +22,13 @@ import (
 // (a file given alone: its base name) is scanned too, as Key scans a key;
 // a file whose name holds a secret is reported under that name redacted.
 func (s *Scanner) Paths(ctx context.Context, paths []string) ([]Finding, error) {
+	found, _, err := s.CountedPaths(ctx, paths)
+	return found, err
+}
+
+// CountedPaths is Paths that also says how many files it scanned, for a
+// summary of a scan that found nothing.
+func (s *Scanner) CountedPaths(ctx context.Context, paths []string) ([]Finding, int, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	files := make(chan walked)
 	g.Go(func() error {
@@ -34,8 +41,9 @@ func (s *Scanner) Paths(ctx context.Context, paths []string) ([]Finding, error) 
 		return nil
 	})
 	var (
-		mu  sync.Mutex
-		all []Finding
+		mu      sync.Mutex
+		all     []Finding
+		scanned int
 	)
 	for range s.parallelism() {
 		g.Go(func() error {
@@ -46,19 +54,20 @@ func (s *Scanner) Paths(ctx context.Context, paths []string) ([]Finding, error) 
 				}
 				mu.Lock()
 				all = append(all, found...)
+				scanned++
 				mu.Unlock()
 			}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	slices.SortFunc(all, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Column, b.Column), cmp.Compare(a.RuleID, b.RuleID))
 	})
-	return all, nil
+	return all, scanned, nil
 }
 
 // walked is one file found by walk: its path and its name below the

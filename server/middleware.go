@@ -89,10 +89,25 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 func (s *Server) logRequest(ctx context.Context, method string, info *reqInfo, status int, bytes int64, elapsed time.Duration) {
 	s.metrics.requests.WithLabelValues(info.route, strconv.Itoa(status)).Inc()
 	s.metrics.latency.WithLabelValues(info.route).Observe(elapsed.Seconds())
-	s.log.LogAttrs(ctx, accessLevel(status), "request",
-		slog.String("method", method), slog.String("route", info.route), slog.String("repo", info.repo),
-		slog.Int("status", status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000),
-		slog.String("subject", info.subject), slog.String("mode", info.mode), slog.Int64("bytes", bytes))
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.String("method", method), slog.String("route", info.route))
+	attrs = appendKnown(attrs, "repo", info.repo)
+	attrs = append(attrs, slog.Int("status", status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000))
+	attrs = appendKnown(attrs, "subject", info.subject)
+	attrs = appendKnown(attrs, "mode", info.mode)
+	attrs = append(attrs, slog.Int64("bytes", bytes))
+	s.log.LogAttrs(ctx, accessLevel(status), "request", attrs...)
+}
+
+// appendKnown adds key only when the request made it known: a request
+// refused before its repo was read (a 401, a 429) or its caller was
+// authenticated has no repo, subject or mode, and its line leaves them out
+// rather than log them empty.
+func appendKnown(attrs []slog.Attr, key, value string) []slog.Attr {
+	if value == "" {
+		return attrs
+	}
+	return append(attrs, slog.String(key, value))
 }
 
 // accessLevel logs server faults as warnings, everything else as info.

@@ -18,10 +18,10 @@ import (
 func smallTmpfs(t *testing.T, size string) string {
 	t.Helper()
 	if os.Getenv("TEAMMEMD_FS_TESTS") != "1" {
-		t.Skip("mounts a small tmpfs: set TEAMMEMD_FS_TESTS=1 and run as root")
+		t.Skip("mounts a small tmpfs: set TEAMMEMD_FS_TESTS=1 and run as root (see RELIABILITY.md)")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
+		t.Skip("mounting a tmpfs needs root: run as root with TEAMMEMD_FS_TESTS=1")
 	}
 	dir := t.TempDir()
 	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {

@@ -89,6 +89,9 @@ type Engine struct {
 	leftovers atomic.Bool
 	// guards are the guards' verdicts by key (under mu).
 	guards map[string]guardEntry
+	// secretsWarned is the sha256 of the content of each file last logged
+	// as holding a secret, by key (under mu): warnSecretOnce.
+	secretsWarned map[string][32]byte
 	// provenance is this repo's provenance file (RefreshProvenance).
 	provenance string
 }
@@ -241,8 +244,8 @@ func (e *Engine) openDir(st *State) (*teamDir, error) {
 	case errors.Is(err, fs.ErrNotExist) && len(st.Base) > 0:
 		return nil, &DirMissingError{Dir: e.cfg.Dir, Synced: len(st.Base)}
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(e.cfg.Dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create team directory: %w", err)
+		if err := createTeamDir(e.cfg.Dir); err != nil {
+			return nil, err
 		}
 	}
 	return openTeamDir(e.cfg.Dir)

@@ -121,9 +121,17 @@ func NoteSum(s string) (string, error) {
 	return api.ChecksumPrefix + hex, nil
 }
 
-// createTeamDir creates a missing team directory for a first note.
+// TeamDirMode is the mode of a team directory teammemd creates, and of
+// the parents it creates for it: the notes are the user's own until they
+// are shared, so no other user of the machine may list or read them. A
+// configured checkout's team directory, a discovered project's and one
+// made for a first note alike.
+const TeamDirMode = 0o700
+
+// createTeamDir creates a missing team directory, for a first sync or a
+// first note.
 func createTeamDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, TeamDirMode); err != nil {
 		return fmt.Errorf("create team directory: %w", err)
 	}
 	return nil

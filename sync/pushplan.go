@@ -141,6 +141,7 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 		s.block(k, c)
 		return upload{}, false
 	}
+	s.forgetSecret(k)
 	v := string(c.data)
 	sum := api.EntryChecksum(v)
 	if s.holdPersonal(k, sum, c.data) {
@@ -152,6 +153,7 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 // block adds a Blocked entry for k, once per push, under the redacted key
 // when k's name holds the secret.
 func (s *session) block(k string, c checkedFile) {
+	key := k
 	if c.named {
 		k = api.RedactKey(k)
 	}
@@ -165,5 +167,5 @@ func (s *session) block(k string, c checkedFile) {
 		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
 	}
 	s.rep.Blocked = append(s.rep.Blocked, b)
-	s.log.Warn("secret found; file not pushed", "key", k, "rules", b.RuleIDs, "line", b.Line)
+	s.warnSecretOnce(key, c.data, b)
 }

@@ -96,7 +96,7 @@ func (r *retryReport) backoff(minWait, maxWait time.Duration, attempt int, resp 
 	rt := Retry{Op: r.op, Repo: r.repo, Attempt: attempt + 1, Attempts: r.attempts, Cause: r.cause, Status: r.status,
 		Unreached: answerOutcome(r.status, "", r.op) == Unreachable, Wait: wait}
 	r.log.Warn("request failed; retrying", "repo", rt.Repo, "op", rt.Op, "attempt", rt.Attempt,
-		"attempts", rt.Attempts, "cause", rt.Cause, "retryIn", rt.Wait)
+		"attempts", rt.Attempts, "cause", rt.Cause, RetryInAttr(rt.Wait))
 	if r.trace != nil {
 		r.trace(rt)
 	}
@@ -168,3 +168,10 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return min(d, maxRetryAfter), true
 }
+
+// RetryInAttr is the log attribute that says how long until a retry:
+// retryInMs, whole milliseconds. A duration logged as such is nanoseconds
+// in a JSON log, which reads as a wait a million times too long; the
+// attribute was once retryIn, in those nanoseconds, and has a new name so
+// that no reader of the old one takes milliseconds for nanoseconds.
+func RetryInAttr(d time.Duration) slog.Attr { return slog.Int64("retryInMs", d.Milliseconds()) }

@@ -55,8 +55,11 @@ func TestRetryReportsCause(t *testing.T) {
 			t.Fatal(err)
 		}
 		cause, _ := rec["cause"].(string)
-		if rec["level"] != "WARN" || rec["repo"] != testRepo || rec["op"] != OpProbe || !strings.Contains(cause, wantCause[i]) || rec["retryIn"] == nil {
-			t.Errorf("retry log %d = %s, want WARN with repo %s, op %s, a cause with %q and retryIn", i, line, testRepo, OpProbe, wantCause[i])
+		if rec["level"] != "WARN" || rec["repo"] != testRepo || rec["op"] != OpProbe || !strings.Contains(cause, wantCause[i]) || rec["retryInMs"] == nil {
+			t.Errorf("retry log %d = %s, want WARN with repo %s, op %s, a cause with %q and retryInMs", i, line, testRepo, OpProbe, wantCause[i])
+		}
+		if ms, _ := rec["retryInMs"].(float64); int64(ms) != traced[i].Wait.Milliseconds() {
+			t.Errorf("retry log %d: retryInMs %v, want the wait %s in milliseconds, %d", i, rec["retryInMs"], traced[i].Wait, traced[i].Wait.Milliseconds())
 		}
 		if tr := traced[i]; tr.Attempt != i+1 || tr.Attempts != 4 || tr.Repo != testRepo || !strings.Contains(tr.Cause, wantCause[i]) {
 			t.Errorf("trace %d = %+v, want attempt %d of 4 for %s with a cause with %q", i, tr, i+1, testRepo, wantCause[i])

@@ -182,3 +182,28 @@ func TestMassDeletionHeldBackOthersSync(t *testing.T) {
 		t.Errorf("server holds %v after the allowed deletion, want d.md, e.md and new.md", keysOf(got))
 	}
 }
+
+// A team directory the engine creates on a first sync, and one created
+// for a first note, are the user's alone (0700), as is the directory
+// discovery creates for a Claude Code project.
+func TestCreatedTeamDirIsPrivate(t *testing.T) {
+	srv := servertest.Start(t)
+	synced := filepath.Join(t.TempDir(), "memory", "team")
+	eng := newTestEngine(t, srv.URL, srv.Token, synced, t.TempDir(), nil)
+	if _, err := eng.Sync(context.Background()); err != nil {
+		t.Fatalf("Sync into a team directory that does not exist: %v", err)
+	}
+	noted := filepath.Join(t.TempDir(), "memory", "team")
+	if _, err := NewNotes(noted, realScanner(t)).Write(context.Background(), "a.md", []byte("a\n"), ""); err != nil {
+		t.Fatalf("Write into a team directory that does not exist: %v", err)
+	}
+	for _, dir := range []string{synced, filepath.Dir(synced), noted, filepath.Dir(noted)} {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != TeamDirMode {
+			t.Errorf("mode of created %s = %04o, want %04o", dir, got, TeamDirMode)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func TestWatcherWaitsForMissingRoot(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "memory", "team")
 	log := make(logged, 16)
 	w := runWatcher(t, root, log)
-	log.await(t, "team directory missing; waiting for it")
+	log.await(t, "team directory does not exist yet; waiting for it")
 	untilRescanWith(t, w, func() { writeFile(t, filepath.Join(root, "a.md"), "x") })
 	writeFile(t, filepath.Join(root, "b.md"), "x")
 	if ok, got := collectUntil(t, w, within(10*time.Second), "b.md"); !ok {
@@ -210,4 +210,63 @@ func TestWatcherRecheckFindsLinkTargetGone(t *testing.T) {
 	if ok, got := collectUntil(t, w, within(10*time.Second), "back.md"); !ok {
 		t.Fatalf("batches = %v, want to contain back.md", got)
 	}
+}
+
+// leveled is a slog handler that signals each record's level and message.
+type leveled chan slog.Record
+
+func (l leveled) Enabled(context.Context, slog.Level) bool { return true }
+func (l leveled) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l leveled) WithGroup(string) slog.Handler            { return l }
+
+func (l leveled) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case l <- r:
+	default:
+	}
+	return nil
+}
+
+// await waits until msg is logged, at most 10s, and fails on any warning
+// or any report of the root's return before it.
+func (l leveled) await(t *testing.T, msg string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case r := <-l:
+			if r.Level >= slog.LevelWarn || r.Message == "team directory is back" {
+				t.Errorf("logged %s %q for a team directory created after the watch began, want no warning and no return", r.Level, r.Message)
+			}
+			if r.Message == msg {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%q not logged within 10s", msg)
+		}
+	}
+}
+
+// A team directory that does not exist when the watch begins is about to
+// be created by the first sync: no warning that it is missing, and its
+// creation is not reported as its return.
+func TestWatcherRootCreatedAfterStartIsNoWarning(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "memory", "team")
+	log := make(leveled, 16)
+	w, err := New(root, Options{Debounce: 20 * time.Millisecond, Rescan: time.Hour, Logger: slog.New(log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- w.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("Run() = %v, want nil", err)
+		}
+	}()
+	log.await(t, "team directory does not exist yet; waiting for it")
+	untilRescanWith(t, w, func() { writeFile(t, filepath.Join(root, "a.md"), "x") })
+	log.await(t, "team directory created")
 }

@@ -29,6 +29,10 @@ type tree struct {
 	// one); rootInfo is the directory it resolved to when last watched.
 	missing  bool
 	rootInfo os.FileInfo
+	// unborn is set while the root has not existed since the watch began:
+	// on a first sync the engine is about to create it, which is no cause
+	// for a warning.
+	unborn bool
 }
 
 // send hands ev to the aggregator unless ctx is done first.
@@ -72,8 +76,8 @@ func (t *tree) attach(ctx context.Context) error {
 	t.watchParent()
 	fi, err := os.Stat(t.root)
 	if err != nil || !fi.IsDir() {
-		t.missing = true
-		t.log.Warn("team directory missing; waiting for it", "dir", t.root)
+		t.missing, t.unborn = true, true
+		t.log.Info("team directory does not exist yet; waiting for it", "dir", t.root)
 		return nil
 	}
 	t.rootInfo = fi
@@ -116,9 +120,13 @@ func (t *tree) reattach(ctx context.Context) {
 	if err := t.addTree(ctx, t.root, false); err != nil {
 		t.log.Warn("cannot watch team directory", "dir", t.root, "err", err)
 	}
-	if back {
+	switch {
+	case back && t.unborn:
+		t.log.Info("team directory created", "dir", t.root)
+	case back:
 		t.log.Info("team directory is back", "dir", t.root)
 	}
+	t.unborn = false
 	t.send(ctx, event{rescan: true})
 }
 

@@ -128,7 +128,7 @@ func pgTool(t *testing.T, name string) string {
 		if os.Getenv(pgtest.RequireEnv) == "1" {
 			t.Fatalf("%s not found, and %s=1: %v", name, pgtest.RequireEnv, err)
 		}
-		t.Skipf("%s not found: %v", name, err)
+		t.Skipf("%s not found: %v; install the PostgreSQL client tools (.ci/run does) to run this test", name, err)
 	}
 	return path
 }

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -126,12 +124,7 @@ func decodeFile(path string, data []byte) (Config, error) {
 		return cfg, inConfig(path, err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		keys := make([]string, len(undecoded))
-		for i, k := range undecoded {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return cfg, inConfig(path, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", ")))
+		return cfg, inConfig(path, unknownKeysError(string(data), undecoded))
 	}
 	return cfg, nil
 }

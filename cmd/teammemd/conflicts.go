@@ -77,7 +77,7 @@ func printConflicts(w io.Writer, repos []memsync.RepoConflicts) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nSettle one with: teammemd conflicts resolve KEY --keep local|server|FILE (in its checkout, or with --repo and --dir)")
+	_, err := fmt.Fprintln(w, "\nSettle one with: teammemd conflicts resolve KEY --keep local|server|FILE (in its checkout or team directory, anywhere when the config names one repo, or with --dir and --repo)")
 	return err
 }
 

@@ -44,7 +44,7 @@ func runAsMain() {
 
 func TestDemo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a server and two daemons")
+		t.Skip("starts a server and two daemons: runs without -short")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -20,7 +20,7 @@ import (
 // server.
 func TestRunPicksUpNewClaudeProject(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		t.Skip("git not installed: install git to run the tests on git checkouts (.ci/run does)")
 	}
 	srv := servertest.Start(t)
 	base, home := claudetest.Home(t)

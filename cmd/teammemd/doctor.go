@@ -34,6 +34,8 @@ const (
 	checkOK   = "ok"
 	checkFail = "FAIL"
 	checkSkip = "skip"
+	// checkInfo is a state worth knowing that needs nothing done.
+	checkInfo = "info"
 )
 
 // doctor runs the checks in order; later checks use what earlier ones
@@ -57,6 +59,9 @@ type doctor struct {
 	identity bool      // ... as a teammemd server
 	date     time.Time // the server's Date header
 	failed   int
+	// badConfig is set when the config file does not load: the checks
+	// that read it are skipped, not failed one by one.
+	badConfig bool
 }
 
 // report prints one check's line: its outcome, name and detail, and for a
@@ -128,4 +133,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// skipForConfig reports the check name as skipped when the config file
+// does not load, and says so.
+func (d *doctor) skipForConfig(name string) bool {
+	if d.badConfig {
+		d.report(checkSkip, name, "needs a config that loads", "")
+	}
+	return d.badConfig
 }

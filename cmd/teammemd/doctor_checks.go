@@ -29,6 +29,7 @@ func (d *doctor) checkConfig(context.Context) {
 	switch _, serr := os.Stat(path); {
 	case err != nil:
 		cfg = Config{}
+		d.badConfig = true
 		d.report(checkFail, "config", err.Error(), "correct the file as the message says; configs/daemon.toml documents every key")
 	case serr != nil:
 		d.report(checkOK, "config", "none at "+path+"; flags and environment only", "")
@@ -42,6 +43,9 @@ func (d *doctor) checkConfig(context.Context) {
 }
 
 func (d *doctor) checkServer(context.Context) {
+	if d.skipForConfig("server") {
+		return
+	}
 	if d.client.Server == "" {
 		d.report(checkFail, "server", "none set", "pass --server URL, set "+envServer+", or set [client] server in the config")
 		return
@@ -55,6 +59,9 @@ func (d *doctor) checkServer(context.Context) {
 }
 
 func (d *doctor) checkToken(context.Context) {
+	if d.skipForConfig("token") {
+		return
+	}
 	file := d.client.TokenFile
 	explicit := d.rule.explicit(file)
 	tok, err := credential(d.client.Server, file, explicit)

@@ -17,6 +17,9 @@ import (
 )
 
 func (d *doctor) checkRepos(ctx context.Context) {
+	if d.skipForConfig("repos") {
+		return
+	}
 	plan, err := planFor(runFlags{config: d.config, client: d.flags}, d.cfg)
 	if err != nil {
 		d.report(checkFail, "repos", err.Error(), "list repos as [[daemon.repo]] in the config, or run teammemd doctor inside the git checkout to sync")
@@ -24,13 +27,19 @@ func (d *doctor) checkRepos(ctx context.Context) {
 	}
 	d.plan = plan
 	for _, s := range plan.Skipped {
-		d.report(checkFail, "repo", s.Source+": "+s.Reason, "correct that [[daemon.repo]] entry, or make it a git checkout with a remote")
+		d.reportSkipped(s)
 	}
 	for _, s := range plan.Specs {
 		d.checkRepoAccess(ctx, s.Repo, s.Dir, s.Source, s.Server, s.TokenFile)
 	}
-	if len(plan.Specs)+len(plan.Skipped) == 0 {
-		d.report(checkFail, "repos", "nothing to sync", "list repos as [[daemon.repo]] in the config")
+	switch {
+	case len(plan.Specs)+len(plan.Skipped) > 0:
+	case d.cfg.Daemon.DiscoverClaudeProjects:
+		d.report(checkInfo, "repos", "no Claude Code project found yet (discover_claude_projects in [daemon]); "+
+			"the daemon picks one up when Claude Code opens a checkout", "")
+	default:
+		d.report(checkFail, "repos", "nothing to sync", "list repos as [[daemon.repo]] in the config, "+
+			"or set discover_claude_projects = true in [daemon]")
 	}
 }
 
@@ -102,6 +111,9 @@ func existingParent(dir string) string {
 }
 
 func (d *doctor) checkInotify(context.Context) {
+	if d.skipForConfig("inotify") {
+		return
+	}
 	if d.env.inotifyDir == "" {
 		d.report(checkSkip, "inotify", "not Linux", "")
 		return

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,15 +20,29 @@ func checkDurationForms(data string) error {
 		return nil // decoding into Config reports the syntax error
 	}
 	for _, key := range md.Keys() {
-		typ := md.Type(key...)
-		if typ != "Integer" && typ != "Float" || !isDurationKey(reflect.TypeFor[Config](), key) {
+		if !isDurationKey(reflect.TypeFor[Config](), key) {
 			continue
 		}
-		num := fmt.Sprint(lookupRaw(raw, key))
-		return fmt.Errorf("%s = %s has no unit (a bare number is read as nanoseconds): write a duration string such as %q",
-			key.String(), num, num+"s")
+		switch v := lookupRaw(raw, key); md.Type(key...) {
+		case "Integer", "Float":
+			num := fmt.Sprint(v)
+			return fmt.Errorf("%s = %s has no unit (a bare number is read as nanoseconds): write a duration string such as %q",
+				key.String(), num, num+"s")
+		case "String":
+			if str, _ := v.(string); isBareNumber(str) {
+				return fmt.Errorf("%s = %q has no unit: write a duration string such as %q", key.String(), str, strings.TrimSpace(str)+"s")
+			}
+		}
 	}
 	return nil
+}
+
+// isBareNumber reports whether s is a number with no unit, such as "5"
+// or "0.5", which a duration string must not be (but "0" may).
+func isBareNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil && s != "0"
 }
 
 // isDurationKey reports whether key names a time.Duration field of t, by

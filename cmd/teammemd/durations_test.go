@@ -18,6 +18,10 @@ func TestConfigDurationNeedsUnit(t *testing.T) {
 		{"[server.history]\nkeep_for = 720\n", `server.history.keep_for = 720 has no unit`},
 		{"[server.history]\nprune_interval = 3600\n", `"3600s"`},
 		{"[server.limits]\nmax_wait = 60\n", `"60s"`},
+		{"[daemon]\ndebounce = \"5\"\n", `daemon.debounce = "5" has no unit: write a duration string such as "5s"`},
+		{"[daemon]\nmax_wait = \"0.5\"\n", `"0.5s"`},
+		{"[server.history]\nkeep_for = \"720\"\n", `server.history.keep_for = "720" has no unit`},
+		{"[[daemon.repo]]\ncheckout = \".\"\n[daemon]\nrescan = \"300\"\n", `daemon.rescan = "300" has no unit`},
 	}
 	for _, tt := range tests {
 		_, err := loadConfig(writeConfig(t, tt.config))

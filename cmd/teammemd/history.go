@@ -42,11 +42,11 @@ func (c *repoCommand) engine(stderr io.Writer) (*memsync.Engine, *scan.Scanner, 
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, repo, err := syncTarget(c.f)
+	t, err := findTarget(c.f, cfg, "pass --dir and --repo")
 	if err != nil {
 		return nil, nil, err
 	}
-	return buildSyncEngine(c.f, cfg, dir, repo, stderr)
+	return buildSyncEngine(t.withTarget(c.f, cfg), cfg, t.dir, t.repo, stderr)
 }
 
 // newHistoryCmd lists the revisions of one key, or of the whole repo.

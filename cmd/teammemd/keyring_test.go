@@ -17,7 +17,7 @@ import (
 // it asks anyone to approve a login it could not keep.
 func TestLoginWithoutKeyring(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("the OS keyring is the Secret Service on the session bus only on Linux")
+		t.Skip("the OS keyring is the Secret Service on the session bus only on Linux: runs on Linux")
 	}
 	w := newLoginWorld(t)
 	bin := teammemdBinary(t)

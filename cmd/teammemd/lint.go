@@ -40,8 +40,7 @@ func runLint(_ context.Context, f syncFlags, asJSON bool, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	f.repo = "-" // lint needs no slug: only the directory is discovered
-	dir, _, err := syncTarget(f)
+	dir, err := lintDir(f, cfg)
 	if err != nil {
 		return err
 	}
@@ -60,4 +59,15 @@ func runLint(_ context.Context, f syncFlags, asJSON bool, stdout io.Writer) erro
 	}
 	_, err = fmt.Fprintf(stdout, "%s: no findings\n", api.Printable(dir))
 	return err
+}
+
+// lintDir is the team directory lint checks: --dir, or the one repo the
+// checkout in the current directory or the config names, as "conflicts
+// resolve" finds it. lint needs no slug and has no --repo.
+func lintDir(f syncFlags, cfg Config) (string, error) {
+	if f.dir != "" {
+		f.repo = "-" // only the directory is used
+	}
+	t, err := findTarget(f, cfg, "pass --dir")
+	return t.dir, err
 }

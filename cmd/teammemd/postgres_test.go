@@ -223,7 +223,7 @@ func startReplica(t *testing.T, db string) *replica {
 // through the other.
 func TestTwoReplicas(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts two servers")
+		t.Skip("starts two servers: runs without -short")
 	}
 	isolateConfig(t)
 	db := pgtest.Database(t)

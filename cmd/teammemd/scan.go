@@ -62,7 +62,7 @@ func runScan(ctx context.Context, configPath, format, cacheFile *string, args []
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
-	findings, err := s.Paths(ctx, args)
+	findings, files, err := s.CountedPaths(ctx, args)
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
@@ -75,7 +75,15 @@ func runScan(ctx context.Context, configPath, format, cacheFile *string, args []
 	if len(findings) > 0 {
 		return exitError{code: 1, err: fmt.Errorf("scan: %d secret(s) found", len(findings))}
 	}
-	return nil
+	return scanSummary(stderr, files)
+}
+
+// scanSummary says on stderr that a scan found nothing, and in how many
+// files, so a clean scan is not silent; stdout stays the report alone, as
+// clean to a reader of JSON or SARIF as to a terminal.
+func scanSummary(stderr io.Writer, files int) error {
+	_, err := fmt.Fprintf(stderr, "scanned %d %s, no secrets found\n", files, plural(files, "file", "files"))
+	return err
 }
 
 // scanCacheFile is where the sync engine and the daemon keep scan verdicts,

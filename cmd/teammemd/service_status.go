@@ -108,7 +108,7 @@ func serviceStatus(ctx context.Context, env serviceEnv, socket *string, asJSON b
 	fmt.Fprintf(stdout, "%-10s %s %s\n", "service:", plan.name, plan.unit.path)
 	fmt.Fprintf(stdout, "%-10s %s\n", "installed:", yesNo(installed))
 	fmt.Fprintf(stdout, "%-10s %s\n", "enabled:", yesNo(installed && st.enabled))
-	fmt.Fprintf(stdout, "%-10s %s (%s)\n\n", "running:", yesNo(st.running), st.detail)
+	fmt.Fprintf(stdout, "%-10s %s\n\n", "running:", serviceRunning(installed, st))
 	path := cmp.Or(*socket, daemon.SocketPath(runtimeDir()))
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -119,6 +119,7 @@ func serviceStatus(ctx context.Context, env serviceEnv, socket *string, asJSON b
 	case err != nil:
 		fmt.Fprintf(stdout, "the daemon's status: %v\n", err)
 	default:
+		printByHand(stdout, installed && st.running, ds.PID, path)
 		if err := printStatus(stdout, ds, time.Now()); err != nil {
 			return err
 		}
@@ -134,4 +135,25 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// serviceRunning says whether the service manager runs the service: a
+// unit that is not installed is not running under it, whatever the
+// manager answers for its name.
+func serviceRunning(installed bool, st serviceState) string {
+	if !installed {
+		return "no (not installed)"
+	}
+	return yesNo(st.running) + " (" + st.detail + ")"
+}
+
+// printByHand says that the daemon answering on the socket was started by
+// hand, outside the service manager, when the service itself does not run:
+// its status follows, and it stops when its terminal or session ends.
+func printByHand(w io.Writer, serviceRuns bool, pid int, socket string) {
+	if serviceRuns {
+		return
+	}
+	fmt.Fprintf(w, "a daemon started by hand runs outside the service manager: pid %d, socket %s\n", pid, socket)
+	fmt.Fprintln(w, "(stop it and run teammemd service install to have the service manager run it)")
 }

@@ -25,9 +25,6 @@ func TestServiceStatus(t *testing.T) {
 	}
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n",
 		srv.URL, tokenFile, t.TempDir()))
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
-		t.Fatalf("install: exit %d %s", code, stderr)
-	}
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -37,6 +34,10 @@ func TestServiceStatus(t *testing.T) {
 		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
 	}()
 	awaitLog(t, logs.lines, done, "watching team directory")
+	checkHandRunDaemon(t, sock)
+	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
+		t.Fatalf("install: exit %d %s", code, stderr)
+	}
 
 	tests := []struct {
 		active string
@@ -72,7 +73,7 @@ func TestServiceStatus(t *testing.T) {
 func TestServiceUnitVerifies(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
-		t.Skip("systemd-analyze not installed; install systemd to verify the unit")
+		t.Skip("systemd-analyze not installed; install systemd to verify the unit (.ci/run does)")
 	}
 	home, _ := serviceHome(t)
 	bin := filepath.Join(home, "my tools", "tea%mem$d")
@@ -107,6 +108,35 @@ func TestSystemdCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		if got, err := systemdCommandLine(tt.args...); got != tt.want || err != nil {
 			t.Errorf("systemdCommandLine(%q) = %s, %v, want %s", tt.args, got, err, tt.want)
+		}
+	}
+}
+
+// checkHandRunDaemon runs service status with no service installed and the
+// daemon on sock started by hand: the service is not installed and not
+// running, and a daemon runs outside the service manager, with its pid and
+// socket; exit 3. An uninstalled unit is "inactive" to systemctl, and a
+// unit of another installation may even be "active": neither is this one.
+func checkHandRunDaemon(t *testing.T, sock string) {
+	t.Helper()
+	for _, active := range []string{"inactive", "active"} {
+		rec := &cmdRecorder{answers: map[string]string{
+			"systemctl --user is-enabled teammemd.service": "disabled\n",
+			"systemctl --user is-active teammemd.service":  active + "\n",
+		}}
+		stdout, stderr, code := serviceCLI(t, systemdUser{}, rec, "", "status", "--socket", sock)
+		if code != exitDaemonDown {
+			t.Errorf("service status, not installed, systemctl %s: exit %d, want %d\n%s%s", active, code, exitDaemonDown, stdout, stderr)
+		}
+		for _, w := range []string{
+			"installed: no\n",
+			"running:   no (not installed)\n",
+			fmt.Sprintf("a daemon started by hand runs outside the service manager: pid %d, socket %s\n", os.Getpid(), sock),
+			"teammemd daemon " + version + " running",
+		} {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("service status, not installed, systemctl %s, lacks %q:\n%s", active, w, stdout)
+			}
 		}
 	}
 }

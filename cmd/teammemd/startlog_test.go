@@ -69,11 +69,11 @@ func TestStartupErrorsAreLogRecords(t *testing.T) {
 		args   []string
 		want   string
 	}{
-		{"json", []string{"run", "--log-format", "json", "--socket", sock, "--config", bad}, "unknown keys: client.sever"},
-		{"text", []string{"run", "--log-format", "text", "--socket", sock, "--config", bad}, "unknown keys: client.sever"},
+		{"json", []string{"run", "--log-format", "json", "--socket", sock, "--config", bad}, "line 2: unknown key client.sever"},
+		{"text", []string{"run", "--log-format", "text", "--socket", sock, "--config", bad}, "line 2: unknown key client.sever"},
 		{"json", []string{"run", "--log-format", "json", "--socket", sock}, "nothing to sync"},
 		{"json", []string{"run", "--log-format", "json", "--socket", sock, "--dir", "x"}, "--dir and --repo go together"},
-		{"json", []string{"serve", "--config", bad}, "unknown keys: client.sever"},
+		{"json", []string{"serve", "--config", bad}, "line 2: unknown key client.sever"},
 		{"json", []string{"serve", "--data", t.TempDir(), "--listen", busy.Addr().String()}, "address already in use"},
 	}
 	for _, tt := range tests {

@@ -169,6 +169,7 @@ var stateHints = map[string]string{
 	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
 	daemon.StateStopped:      "pushes are stopped; see pushes stopped",
 	daemon.StateFailed:       "the last pull or push failed; edit a file or reload the config to try again",
+	daemon.StateConflict:     "a conflict copy waits: teammemd conflicts lists it; teammemd conflicts resolve KEY --keep local|server|FILE settles it",
 	daemon.StatePending:      "changes wait to be pushed",
 	daemon.StateHeld:         "in sync but for what is held back; see held back",
 }

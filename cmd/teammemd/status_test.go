@@ -77,6 +77,10 @@ func TestPrintStatusStuckStates(t *testing.T) {
 			[]string{"state:      unauthorized (the server rejected the token: syncing resumes when the token file changes or the config is reloaded)",
 				"stopped:    the server rejected the token (bad token): run teammemd login\n"},
 			`"halted":"the server rejected the token (bad token): run teammemd login"`},
+		{"conflict", daemon.RepoStatus{State: daemon.StateConflict, LastPull: ok, Conflict: []string{"/s/deploy.conflict-1.md"}},
+			[]string{"state:      conflict (a conflict copy waits: teammemd conflicts lists it; teammemd conflicts resolve KEY --keep local|server|FILE settles it)",
+				"conflict copy: /s/deploy.conflict-1.md\n"},
+			`"state":"conflict"`},
 		{"idle", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok},
 			[]string{"state:      idle\n"}, `"state":"idle"`},
 	}

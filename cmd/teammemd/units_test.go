@@ -91,7 +91,7 @@ func (u unitFile) headerMode(t *testing.T, path string) os.FileMode {
 func TestUnitsVerify(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
-		t.Skip("systemd-analyze not installed; install systemd to verify the units")
+		t.Skip("systemd-analyze not installed; install systemd to verify the units (.ci/run does)")
 	}
 	bin := teammemdBinary(t)
 	dir := t.TempDir()
@@ -144,7 +144,7 @@ func verifyUnit(t *testing.T, analyze, unit string, flags []string, env ...strin
 // serves HTTPS from the credentials systemd would hand it.
 func TestServerUnitRunsUnprivileged(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to start the server as another user")
+		t.Skip("needs root to start the server as another user: run as root, as .ci/run does in CI")
 	}
 	u := readUnit(t, "../../systemd/teammemd-server.service")
 	if u.value("Service", "DynamicUser") != "yes" {
@@ -442,7 +442,7 @@ func (s *syncBuffer) String() string {
 func TestServerUnitSecurityScore(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
-		t.Skip("systemd-analyze not installed; install systemd to rate the server unit's sandbox")
+		t.Skip("systemd-analyze not installed; install systemd to rate the server unit's sandbox (.ci/run does)")
 	}
 	out, err := exec.Command(analyze, "security", "--offline=true", "../../systemd/teammemd-server.service").CombinedOutput()
 	if err != nil {

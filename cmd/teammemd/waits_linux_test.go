@@ -135,7 +135,7 @@ func raiseFileLimit(b *testing.B, n uint64) {
 	}
 	want := syscall.Rlimit{Cur: n, Max: max(lim.Max, n)}
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want); err != nil {
-		b.Skipf("cannot raise the open file limit from %d to %d: %v", lim.Cur, n, err)
+		b.Skipf("cannot raise the open file limit from %d to %d: %v; raise the hard limit (ulimit -Hn) to run this benchmark", lim.Cur, n, err)
 	}
 	b.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) })
 }

@@ -24,7 +24,7 @@ func TestInstallAndVersion(t *testing.T) {
 	}
 
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node on PATH for the Node.js build")
+		t.Skip("no node on PATH for the Node.js build: install Node.js (.ci/run does) to run this test")
 	}
 	cli := "if (process.argv[2] === '--version') console.log('2.1.88 (Claude Code)');\n"
 	if err := os.WriteFile(filepath.Join(pkg, "cli.js"), []byte(cli), 0o644); err != nil {

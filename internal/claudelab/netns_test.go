@@ -16,7 +16,7 @@ const helperEnv = "TEAMMEMD_CLAUDELAB_HELPER"
 // it, and reaches nothing else.
 func TestIsolate(t *testing.T) {
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("a network namespace of its own needs Linux and root")
+		t.Skip("a network namespace of its own needs Linux and root: run as root on Linux, as .ci/run does in CI")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIsolatedHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), helperEnv+"=1")
@@ -31,7 +31,7 @@ func TestIsolate(t *testing.T) {
 
 func TestIsolatedHelper(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
-		t.Skip("runs only in the process TestIsolate starts")
+		t.Skip("a helper: runs only in the process TestIsolate starts, with " + helperEnv + "=1")
 	}
 	if !Isolated() {
 		t.Fatalf("Isolated() = false in the isolated process, want true")

@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"time"
+
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // live holds a change wait on the server with the engine's checksum and
@@ -36,7 +38,7 @@ func (r *repo) live(ctx context.Context) error {
 			failing = true
 			r.setLive(false)
 			d := bo.next()
-			r.log.Warn("change wait failed; reconnecting", "err", err, "retryIn", d)
+			r.log.Warn("change wait failed; reconnecting", "err", err, memsync.RetryInAttr(d))
 			r.status.setRetry(retryWait, time.Now().Add(d), err.Error())
 			if !sleep(ctx, d) {
 				return nil

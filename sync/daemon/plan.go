@@ -60,7 +60,7 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 		for _, f := range projects {
 			if s := withDefaults(f.spec, def); f.needsTeam && s.Server != "" {
 				if err := createTeam(s, def); err != nil {
-					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error()})
+					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error(), project: true})
 					continue
 				}
 			}
@@ -87,6 +87,37 @@ func SpecFor(cfg Config, def Defaults, r claude.Repo) Spec {
 		}
 	}
 	return withDefaults(Spec{Repo: r.Slug, Dir: r.Dir, Source: "git checkout " + r.Root}, def)
+}
+
+// LocalSpecs lists the repos BuildPlan would run, as far as the disk
+// tells, for a command that works on one of them in place: the configured
+// repos that resolve and, when discovery is on, the Claude Code projects
+// whose team directory exists, each directory once, with the defaults. A
+// repo with no server is listed too, and no server is asked and no
+// directory created.
+func LocalSpecs(cfg Config, def Defaults) []Spec {
+	var specs []Spec
+	seen := map[string]bool{}
+	add := func(s Spec) {
+		if dir := filepath.Clean(s.Dir); !seen[dir] {
+			seen[dir] = true
+			specs = append(specs, withDefaults(s, def))
+		}
+	}
+	for _, rc := range cfg.Repos {
+		if s, err := configuredSpec(rc); err == nil {
+			add(s)
+		}
+	}
+	if cfg.DiscoverClaudeProjects {
+		projects, _ := discovered(def)
+		for _, f := range projects {
+			if !f.needsTeam {
+				add(f.spec)
+			}
+		}
+	}
+	return specs
 }
 
 // configuredSpec turns one [[daemon.repo]] into a spec.
@@ -126,15 +157,25 @@ func discovered(def Defaults) ([]found, []Skipped) {
 	}
 	var skipped []Skipped
 	for _, u := range unmapped {
-		skipped = append(skipped, Skipped{Source: "claude project " + u.Dir, Reason: u.Err.Error()})
+		skipped = append(skipped, Skipped{Source: projectSource + u.Dir, Reason: u.Err.Error(), project: true})
 	}
 	out := make([]found, 0, len(projects))
 	for _, p := range projects {
-		spec := Spec{Repo: p.Repo.Slug, Dir: p.Repo.Dir, Source: "claude project " + p.Dir}
+		spec := Spec{Repo: p.Repo.Slug, Dir: p.Repo.Dir, Source: projectSource + p.Dir}
 		out = append(out, found{spec: spec, needsTeam: !p.TeamExists})
 	}
 	return out, skipped
 }
+
+// projectSource begins the Source of every discovered project's spec, and
+// of every skip of one.
+const projectSource = "claude project "
+
+// DiscoveredProject reports whether s is a Claude Code project discovery
+// found and left out: one whose checkout is gone or has no remote, or
+// whose team directory does not exist yet. These are the ordinary state of
+// a machine, not a mistake in the config.
+func (s Skipped) DiscoveredProject() bool { return s.project }
 
 // found is a discovered project: its spec, and whether its team directory
 // is still to be created.
@@ -165,7 +206,7 @@ func createTeam(s Spec, def Defaults) error {
 	if !has {
 		return fmt.Errorf("%s does not exist yet and the server holds no notes for %s: create it to share this project's notes", s.Dir, s.Repo)
 	}
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	if err := os.MkdirAll(s.Dir, memsync.TeamDirMode); err != nil {
 		return fmt.Errorf("create the team directory of %s, which the server holds: %w", s.Repo, err)
 	}
 	return nil

@@ -139,3 +139,17 @@ func TestSpecFor(t *testing.T) {
 		}
 	}
 }
+
+// LocalSpecs lists what is on disk with or without a server, each
+// directory once, where BuildPlan skips a repo with no server.
+func TestLocalSpecsNeedNoServer(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	cfg := Config{Repos: []RepoConfig{{Dir: a, Repo: "acme/a"}, {Dir: b, Repo: "acme/b"}, {Dir: a, Repo: "acme/again"}}}
+	specs := LocalSpecs(cfg, Defaults{})
+	if len(specs) != 2 || specs[0].Dir != a || specs[0].Repo != "acme/a" || specs[1].Dir != b {
+		t.Errorf("LocalSpecs(two dirs, one twice, no server) = %+v, want acme/a in %s and acme/b in %s", specs, a, b)
+	}
+	if p := BuildPlan(cfg, Defaults{}); len(p.Specs) != 0 {
+		t.Errorf("BuildPlan(no server) runs %+v, want nothing", p.Specs)
+	}
+}

@@ -24,6 +24,9 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 		if !done {
 			return
 		}
+		if pulled := pushPulled(rep); pulled != "" {
+			s.LastPull = &OpResult{Time: now, OK: true, Result: pulled}
+		}
 		s.Missing = ""
 		s.Pending = nil
 		s.Review = reviewFiles(rep.Review)
@@ -101,12 +104,20 @@ func pushSummary(rep memsync.Report, err error, done bool) string {
 	if !done {
 		return "failed: " + err.Error()
 	}
-	parts := counts(map[string]int{"pulled": len(rep.Pulled), "pushed": len(rep.Pushed), "proposed": len(rep.Proposed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked),
+	parts := counts(map[string]int{"pushed": len(rep.Pushed), "proposed": len(rep.Proposed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked),
 		"held back": len(rep.Held) + len(rep.HeldDeletions), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
 	if parts == "" {
 		return "up to date"
 	}
 	return parts
+}
+
+// pushPulled is what a push brought in from the server before it sent
+// anything (the files and deletions of its pull round), as the last pull
+// shows it; "" when it brought nothing. The push's own line counts only
+// what it sent.
+func pushPulled(rep memsync.Report) string {
+	return counts(map[string]int{"pulled": len(rep.Pulled), "deleted": len(rep.Deleted)})
 }
 
 func pullSummary(rep memsync.Report, err error) string {

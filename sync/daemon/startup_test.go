@@ -67,7 +67,7 @@ func TestStartupFailureRetried(t *testing.T) {
 // small tmpfs, so it runs only as root with TEAMMEMD_FS_TESTS=1.
 func TestStartupOnFullDisk(t *testing.T) {
 	if os.Getenv("TEAMMEMD_FS_TESTS") != "1" || os.Geteuid() != 0 {
-		t.Skip("mounts a tmpfs: runs only as root with TEAMMEMD_FS_TESTS=1; TestStartupFailureRetried covers the same without it")
+		t.Skip("mounts a tmpfs: set TEAMMEMD_FS_TESTS=1 and run as root (see RELIABILITY.md); TestStartupFailureRetried covers the same without it")
 	}
 	mnt := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,nr_inodes=64", "tmpfs", mnt).CombinedOutput(); err != nil {

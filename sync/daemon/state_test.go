@@ -31,6 +31,9 @@ func TestStateFromWhatIsTrue(t *testing.T) {
 		{"files pending", "", false, RepoStatus{LastPull: ok, LastPush: ok, Pending: []string{"a.md"}}, StatePending},
 		{"a secret held back", "", false, RepoStatus{LastPull: ok, LastPush: ok, Blocked: []Blocked{{Path: "a.md", RuleID: "aws"}}}, StateHeld},
 		{"deletions held back", "", false, RepoStatus{LastPull: ok, LastPush: ok, HeldDeletions: []string{"a.md"}}, StateHeld},
+		{"a conflict copy unresolved", "", false, RepoStatus{LastPull: ok, LastPush: ok, Conflict: []string{"/state/a.md.conflict"}}, StateConflict},
+		{"a secret held back, listed unsent after a failure", "", false,
+			RepoStatus{LastPull: ok, LastPush: ok, Pending: []string{"a.md"}, Blocked: []Blocked{{Path: "a.md", RuleID: "aws"}}}, StateHeld},
 		{"in sync", "", false, RepoStatus{LastPull: ok, LastPush: ok}, StateIdle},
 	}
 	for _, tt := range tests {
@@ -50,5 +53,21 @@ func TestStateFromWhatIsTrue(t *testing.T) {
 	b.setHeld(retryPull, nil)
 	if got := b.snapshot().State; got != StateIdle {
 		t.Errorf("state(the file readable again) = %s, want %s", got, StateIdle)
+	}
+}
+
+// A file held back is listed under its own label with the reason, never
+// as pending; the files that do wait stay pending.
+func TestHeldFilesAreNotPending(t *testing.T) {
+	ok := &OpResult{Time: time.Now(), OK: true, Result: "up to date"}
+	b := &statusBox{s: RepoStatus{LastPull: ok, LastPush: ok, Pending: []string{"a.md", "b.md", "c.md", "d.md"},
+		Blocked: []Blocked{{Path: "a.md", RuleID: "aws"}}, HeldDeletions: []string{"c.md"}}}
+	b.setHeld(retryPush, []memsync.Held{{Key: "b.md", Reason: "too large"}})
+	s := b.snapshot()
+	if len(s.Pending) != 1 || s.Pending[0] != "d.md" || s.State != StatePending {
+		t.Errorf("snapshot() pending %q, state %s, want [d.md], %s", s.Pending, s.State, StatePending)
+	}
+	if b.s.Pending[0] != "a.md" || len(b.s.Pending) != 4 {
+		t.Errorf("snapshot() changed the box's own pending list to %q", b.s.Pending)
 	}
 }

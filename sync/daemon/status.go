@@ -27,6 +27,9 @@ type Status struct {
 type Skipped struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+	// project marks a Claude Code project that discovery left out (see
+	// DiscoveredProject); it is not part of the JSON.
+	project bool
 }
 
 // RepoStatus is the state of one synced repo.
@@ -87,7 +90,8 @@ type RepoStatus struct {
 
 // The values of RepoStatus.State, in the order they take precedence: each
 // is derived from what is true of the repo, not from the last operation
-// alone, so idle means nothing is pending, held back or failing.
+// alone, so idle means nothing is pending, held back, in conflict or
+// failing.
 const (
 	StatePulling = "pulling" // a pull runs (and may be retrying)
 	StatePushing = "pushing" // a push runs (and may be retrying)
@@ -107,6 +111,7 @@ const (
 	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
 	StateStarting = "starting" // no pull has finished yet
 	StateFailed   = "failed"   // the last pull or push failed, no retry is due
+	StateConflict = "conflict" // a conflict copy waits to be settled; see Conflict
 	StatePending  = "pending"  // files wait to be pushed; see Pending
 	StateHeld     = "held"     // files or deletions are held back
 	StateIdle     = "idle"     // in sync, waiting for changes
@@ -302,6 +307,7 @@ func (b *statusBox) snapshot() RepoStatus {
 	s.Warnings = slices.Clone(s.Warnings)
 	s.HeldDeletions = slices.Clone(s.HeldDeletions)
 	s.Held = b.heldFiles()
+	s.Pending = notHeld(s)
 	if s.LastPull != nil {
 		p := *s.LastPull
 		s.LastPull = &p
@@ -368,6 +374,8 @@ func (b *statusBox) state(s RepoStatus) string {
 		return StateStarting
 	case !latest(s.LastPull, s.LastPush).OK:
 		return StateFailed
+	case len(s.Conflict) > 0:
+		return StateConflict
 	case len(s.Pending) > 0:
 		return StatePending
 	case len(s.Held) > 0 || len(s.Blocked) > 0 || len(s.HeldDeletions) > 0:
@@ -405,4 +413,17 @@ func (r *repo) noteConflicts(s *RepoStatus) {
 	for _, c := range cs {
 		s.Conflict = append(s.Conflict, c.Path)
 	}
+}
+
+// notHeld is s.Pending without the files held back: a file the scanner or
+// the server held back, or a deletion held back, is listed as held back
+// with its reason, not as waiting to be pushed. The engine lists it as
+// unsent after every failed attempt; an edit to it shows as held back
+// until the next push scans it again.
+func notHeld(s RepoStatus) []string {
+	return slices.DeleteFunc(s.Pending, func(p string) bool {
+		return slices.ContainsFunc(s.Blocked, func(b Blocked) bool { return b.Path == p }) ||
+			slices.ContainsFunc(s.Held, func(h Held) bool { return h.Path == p }) ||
+			slices.Contains(s.HeldDeletions, p)
+	})
 }

@@ -217,9 +217,9 @@ func (w *worker) failed(ctx context.Context, source string, err error) {
 	}
 	d := w.bo.next()
 	if source == retryPull {
-		w.log.Warn("pull failed; will retry", "err", err, "retryIn", d)
+		w.log.Warn("pull failed; will retry", "err", err, memsync.RetryInAttr(d))
 	} else {
-		w.log.Warn("push failed; will retry", "err", err, "retryIn", d)
+		w.log.Warn("push failed; will retry", "err", err, memsync.RetryInAttr(d))
 	}
 	w.status.setRetry(source, time.Now().Add(d), err.Error())
 	if ctx.Err() == nil {

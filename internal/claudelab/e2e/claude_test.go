@@ -85,7 +85,7 @@ type scenario struct {
 func TestTeamNoteReachesTeammate(t *testing.T) {
 	if os.Getenv(gateEnv) != "1" {
 		t.Skipf("set %s=1 to run the shipped Claude Code clients (fetched from the npm registry, about 400 MB) "+
-			"in a network namespace of their own (needs root)", gateEnv)
+			"in a network namespace of their own (needs root; see .ci/run)", gateEnv)
 	}
 	if err := claudelab.OnlyLoopback(); err != nil {
 		t.Fatalf("the test must run in a network namespace with nothing but loopback: %v", err)

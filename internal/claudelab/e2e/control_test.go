@@ -15,7 +15,7 @@ import (
 // proxy's count of none there means the client tried nothing.
 func TestProxySeesClientTraffic(t *testing.T) {
 	if os.Getenv(gateEnv) != "1" {
-		t.Skipf("set %s=1 to run the shipped Claude Code clients", gateEnv)
+		t.Skipf("set %s=1 as root to run the shipped Claude Code clients (see .ci/run)", gateEnv)
 	}
 	for _, b := range builds {
 		t.Run(b.Version, func(t *testing.T) {

@@ -110,7 +110,9 @@ func (w *Waker) Run(ctx context.Context) error {
 		if connected {
 			delay = minRetry
 		}
-		w.log.Warn("change listener disconnected; reconnecting", "store", w.redacted, "error", err, "retryIn", delay)
+		w.log.Warn("change listener disconnected; reconnecting", "store", w.redacted, "error", err,
+			// In milliseconds, as the client's retries log it (memsync.RetryInAttr).
+			"retryInMs", delay.Milliseconds())
 		select {
 		case <-ctx.Done():
 			return nil

@@ -33,7 +33,7 @@ func Git(t testing.TB, dir string, args ...string) {
 func Checkout(t testing.TB, dir, remote string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		t.Skip("git not installed: install git to run the tests on git checkouts (.ci/run does)")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

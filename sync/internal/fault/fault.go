@@ -71,7 +71,7 @@ func Denials() []Denial {
 	}
 	var skip string
 	if os.Geteuid() == 0 {
-		skip = "running as root, which reads a mode 000 file: the read fault covers this"
+		skip = "running as root, which reads a mode 000 file: the read fault covers this; run as another user to test a real permission"
 	}
 	return []Denial{{Name: "read fault", Deny: withFault}, {Name: "real permission", Skip: skip, Deny: byMode}}
 }

@@ -23,7 +23,7 @@ const EnvKeyring = "TEAMMEMD_TEST_KEYRING"
 func Keyring(t testing.TB) login.Keyring {
 	t.Helper()
 	if os.Getenv(EnvKeyring) != "1" {
-		t.Skip("set " + EnvKeyring + "=1 to test the OS keyring (CI runs a private Secret Service)")
+		t.Skip("set " + EnvKeyring + "=1 with a Secret Service on the session bus to test the OS keyring (see .ci/run, which starts a private one)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

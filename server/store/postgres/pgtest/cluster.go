@@ -44,7 +44,8 @@ func LocalCluster(t testing.TB, dbURL string) *Cluster {
 		if os.Getenv(RequireEnv) == "1" {
 			t.Fatalf("pgtest: %s=1 but the cluster's files cannot be reached: %v", RequireEnv, err)
 		}
-		t.Skipf("pgtest: the cluster's files cannot be reached: %v", err)
+		t.Skipf("pgtest: the cluster's files cannot be reached: %v; run on the machine of the cluster %s names, "+
+			"as .ci/run does, to run this test", err, URLEnv)
 	}
 	return c
 }

@@ -64,7 +64,8 @@ func adminURL(t testing.TB) (string, *url.URL) {
 		if os.Getenv(RequireEnv) == "1" {
 			t.Fatalf("pgtest: %s=1 but %s is not set: the PostgreSQL tests must run", RequireEnv, URLEnv)
 		}
-		t.Skipf("pgtest: set %s=postgres://user:password@127.0.0.1:port/db to run the PostgreSQL tests", URLEnv)
+		t.Skipf("pgtest: set %s=postgres://user:password@127.0.0.1:port/db to run the PostgreSQL tests "+
+			"(see .ci/run, which starts a throwaway cluster)", URLEnv)
 	}
 	u, err := url.Parse(admin)
 	if err != nil {

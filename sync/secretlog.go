@@ -1,0 +1,26 @@
+package memsync
+
+import "crypto/sha256"
+
+// warnSecretOnce logs that key's file holds a secret, once per content: a
+// push retried, or one for an edit to another file, finds the same file
+// again and would repeat the same warning on every attempt. The file is
+// logged again once its content changes. data is the content the scan
+// read; the secret itself is never logged.
+func (s *session) warnSecretOnce(key string, data []byte, b Blocked) {
+	sum := sha256.Sum256(data)
+	if s.secretsWarned == nil {
+		s.secretsWarned = map[string][sha256.Size]byte{}
+	}
+	if last, ok := s.secretsWarned[key]; ok && last == sum {
+		return
+	}
+	s.secretsWarned[key] = sum
+	s.log.Warn("secret found; file not pushed", "key", b.Key, "rules", b.RuleIDs, "line", b.Line)
+}
+
+// forgetSecret drops key's logged content once the file holds no secret,
+// so that a secret written into it again is logged again.
+func (s *session) forgetSecret(key string) {
+	delete(s.secretsWarned, key)
+}

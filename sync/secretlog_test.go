@@ -1,0 +1,43 @@
+package memsync
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/teammemd/teammemd/scan/scantest"
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// A file holding a secret is logged once per content: syncs that find it
+// unchanged say nothing more, a change to it is logged again, and so is
+// the secret written back after the file was clean.
+func TestSecretLoggedOncePerContent(t *testing.T) {
+	srv := servertest.Start(t)
+	var logs bytes.Buffer
+	a := newPeer(t, srv.URL, srv.Token, realScanner(t))
+	a.eng.log = slog.New(slog.NewTextHandler(&logs, nil))
+	warnings := func() int { return strings.Count(logs.String(), `msg="secret found; file not pushed"`) }
+	steps := []struct {
+		what    string
+		content string // keys.md's content, "" to leave it
+		want    int    // warnings logged so far
+	}{
+		{"first sync", scantest.AWSNote(scantest.AWSKey()), 1},
+		{"unchanged", "", 1},
+		{"unchanged again", "", 1},
+		{"another secret", scantest.AWSNote(scantest.AWSKey()) + "more\n", 2},
+		{"cleaned", "no secret now\n", 2},
+		{"the secret back", scantest.AWSNote(scantest.AWSKey()), 3},
+	}
+	for _, st := range steps {
+		if st.content != "" {
+			a.write(t, "keys.md", st.content)
+		}
+		a.sync(t)
+		if got := warnings(); got != st.want {
+			t.Errorf("after %s: %d secret warnings logged, want %d\n%s", st.what, got, st.want, logs.String())
+		}
+	}
+}
