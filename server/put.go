@@ -39,7 +39,8 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	}
 	now := s.now().UTC()
 	res, err := s.apply(r.Context(), store.Write{
-		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject, Time: now,
+		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject,
+		Client: writeClient(p, r.Header), Time: now,
 	})
 	if err != nil {
 		return err

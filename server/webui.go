@@ -75,8 +75,8 @@ func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value
 		return store.Result{}, err
 	}
 	res, err := s.store.Apply(ctx, store.Write{
-		Repo: repo, Entries: req.Entries, Subject: p.Subject, Time: s.now().UTC(),
-		MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
+		Repo: repo, Entries: req.Entries, Subject: p.Subject, Client: api.DescribeClient(credential(p), webViewAgent, ""),
+		Time: s.now().UTC(), MaxEntries: s.limits.MaxEntries, Deletions: s.deletions,
 	})
 	if err != nil {
 		return store.Result{}, applyError(repo, err)
