@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
@@ -63,7 +64,7 @@ func TestHistoryRecordsTheClient(t *testing.T) {
 			t.Errorf("content=%s: client of an oversized request = %q (%d bytes), want at most %d bytes naming %s and the machine",
 				content, long, len(long), api.MaxClientBytes, cred)
 		}
-		if strings.ContainsAny(long, "\t\u202e\xff") {
+		if strings.ContainsAny(long, "\t\u202e") || !utf8.ValidString(long) {
 			t.Errorf("content=%s: client = %q keeps a control character or invalid UTF-8", content, long)
 		}
 	}
