@@ -135,7 +135,7 @@ func (hw *historyWriter) revision(rev store.Revision, withKey bool) bool {
 	hw.n++
 	out := api.Revision{
 		Version: rev.Version, Checksum: rev.Checksum, Deleted: rev.Deleted,
-		Subject: rev.Subject, Time: rev.Time.UTC(), Size: rev.Size, Content: rev.Content,
+		Subject: rev.Subject, Client: rev.Client, Time: rev.Time.UTC(), Size: rev.Size, Content: rev.Content,
 	}
 	if withKey {
 		out.Key = rev.Key

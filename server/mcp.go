@@ -50,7 +50,7 @@ func (s *Server) mcpRoute(next http.Handler) http.Handler {
 			return
 		}
 		bearer, _ := bearerToken(r.Header.Get("Authorization"))
-		c := &Caller{s: s, p: p, bearer: bearer}
+		c := &Caller{s: s, p: p, bearer: bearer, client: writeClient(p, r.Header)}
 		r.Body = http.MaxBytesReader(w, r.Body, mcpBodyBytes(s.limits))
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 	})
@@ -106,6 +106,7 @@ type Caller struct {
 	s      *Server
 	p      auth.Principal
 	bearer string
+	client string // who writes, for history: the credential and the HTTP client
 }
 
 // Subject names the caller, as in history and the access log.

@@ -171,7 +171,11 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (auth.Principal, 
 // admitCredential checks bearer, the credential r carries, within the
 // client address's budget of failed authentications, as admit does.
 func (s *Server) admitCredential(w http.ResponseWriter, r *http.Request, bearer string) (auth.Principal, error) {
-	h, wait, ok := s.failedAuth.reserve(s.proxies.clientKey(r), time.Now())
+	reserve := s.failedAuth.reserve
+	if auth.FormOf(bearer) == auth.ModeToken {
+		reserve = s.failedAuth.admitLocal
+	}
+	h, wait, ok := reserve(s.proxies.clientKey(r), time.Now())
 	if !ok {
 		setRetryAfter(w, wait)
 		return auth.Principal{}, api.NewError(http.StatusTooManyRequests, api.CodeRateLimited,

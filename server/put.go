@@ -27,7 +27,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
-	resp, err := s.write(r.Context(), p, repo, req, ifMatch)
+	resp, err := s.write(r.Context(), p, repo, req, ifMatch, writeClient(p, r.Header))
 	if err != nil {
 		return err
 	}
@@ -42,8 +42,8 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 // write is every write a client asks for, through the API's PUT, the MCP
 // tools or the web view: access (403), the secret scan (422), then on a
 // repo under review a proposal, else the store's precondition (412) and
-// entry count (413), atomically.
-func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch string) (api.PutResponse, error) {
+// entry count (413), atomically. client describes who wrote, for history.
+func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch, client string) (api.PutResponse, error) {
 	if !p.Allows(repo, store.LevelWrite) {
 		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
 	}
@@ -55,7 +55,8 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 	}
 	now := s.now().UTC()
 	res, err := s.apply(ctx, store.Write{
-		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject, Time: now,
+		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject,
+		Client: client, Time: now,
 	})
 	if err != nil {
 		return api.PutResponse{}, err

@@ -9,6 +9,8 @@ import "time"
 type hold struct {
 	l *keyLimiter
 	b *bucket
+	// open is a hold that keeps no token aside: see admitLocal.
+	open bool
 }
 
 // reserve holds one token of key's bucket; tokens already held count as
@@ -29,6 +31,26 @@ func (l *keyLimiter) reserve(key string, now time.Time) (hold, time.Duration, bo
 	return hold{l: l, b: b}, 0, true
 }
 
+// admitLocal is reserve for a credential the server checks itself (an API
+// token: a hash looked up in its store, no identity service asked): it
+// needs a token free, as reserve does, but keeps none aside while the
+// check runs, so that many requests of one address checked at once (a
+// team behind one NAT, a replica's load test) are not refused for being
+// at once; a failure still spends a token.
+func (l *keyLimiter) admitLocal(key string, now time.Time) (hold, time.Duration, bool) {
+	if l == nil {
+		return hold{}, 0, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.bucketOf(key, now)
+	free := b.lim.TokensAt(now) - float64(b.held)
+	if free < 1 {
+		return hold{}, time.Duration((1 - free) / float64(l.limit) * float64(time.Second)), false
+	}
+	return hold{l: l, b: b, open: true}, 0, true
+}
+
 // spend takes the held token from the bucket.
 func (h hold) spend(now time.Time) {
 	if h.l == nil {
@@ -36,13 +58,15 @@ func (h hold) spend(now time.Time) {
 	}
 	h.l.mu.Lock()
 	defer h.l.mu.Unlock()
-	h.b.held--
+	if !h.open {
+		h.b.held--
+	}
 	h.b.lim.ReserveN(now, 1)
 }
 
 // release gives the held token back.
 func (h hold) release() {
-	if h.l == nil {
+	if h.l == nil || h.open {
 		return
 	}
 	h.l.mu.Lock()

@@ -67,7 +67,8 @@ func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value
 		return store.Result{}, 0, api.NewError(http.StatusRequestEntityTooLarge, api.CodeEntryTooLarge,
 			"the content is over the server's limit for one entry")
 	}
-	resp, err := s.write(ctx, p, repo, api.PutRequest{Entries: map[string]string{key: value}}, "")
+	resp, err := s.write(ctx, p, repo, api.PutRequest{Entries: map[string]string{key: value}}, "",
+		api.DescribeClient(credential(p), webViewAgent, ""))
 	if err != nil || resp.Review != nil {
 		var id int64
 		if resp.Review != nil {
@@ -108,6 +109,7 @@ func (b uiBackend) Reject(ctx context.Context, p auth.Principal, id int64, reaso
 func (b uiBackend) PurgeProposal(ctx context.Context, p auth.Principal, id int64) (webui.ProposalView, error) {
 	v, err := b.s.PurgeProposal(ctx, p, id)
 	return webui.ProposalView(v), err
+
 }
 
 // HistoryPage implements webui.Backend with the API's history page: at

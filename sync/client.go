@@ -36,6 +36,7 @@ type Client struct {
 	base      *url.URL
 	ts        oauth2.TokenSource
 	userAgent string
+	machine   string
 	log       *slog.Logger
 	transport http.RoundTripper
 	retryMax  int
@@ -48,8 +49,17 @@ type Client struct {
 // ClientOption configures a Client.
 type ClientOption func(*Client)
 
-// WithUserAgent sets the User-Agent header (default "teammemd/dev").
-func WithUserAgent(ua string) ClientOption { return func(c *Client) { c.userAgent = ua } }
+// WithUserAgent sets the product the User-Agent header names, such as
+// "teammemd/1.4.0" (default "teammemd/dev"); the client adds its platform,
+// as in "teammemd/1.4.0 (linux/amd64)".
+func WithUserAgent(product string) ClientOption {
+	return func(c *Client) { c.userAgent = userAgent(product) }
+}
+
+// WithMachine sets the machine name sent in the Teammemd-Client header,
+// which the server records in history (default: this machine's host name
+// up to its first dot); an empty name sends no header.
+func WithMachine(name string) ClientOption { return func(c *Client) { c.machine = machineName(name) } }
 
 // WithLogger sets the logger used to report retries. Each line names the
 // repo itself, so l should not carry a repo attribute.
@@ -76,7 +86,7 @@ func NewClient(baseURL string, ts oauth2.TokenSource, opts ...ClientOption) (*Cl
 		return nil, errors.New("no token source: set TEAMMEMD_TOKEN or token_file")
 	}
 	c := &Client{
-		base: u, ts: ts, userAgent: "teammemd/dev", log: slog.New(slog.DiscardHandler),
+		base: u, ts: ts, userAgent: userAgent("teammemd/dev"), machine: hostMachine(), log: slog.New(slog.DiscardHandler),
 		retryMax: 4, waitMin: time.Second, waitMax: 30 * time.Second,
 	}
 	for _, o := range opts {
@@ -306,6 +316,9 @@ func (c *Client) authorize(ctx context.Context, req *retryablehttp.Request) erro
 	}
 	tok.SetAuthHeader(req.Request)
 	req.Header.Set("User-Agent", c.userAgent)
+	if c.machine != "" {
+		req.Header.Set(api.HeaderClient, c.machine)
+	}
 	req.Header.Set("Accept", "application/json")
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,21 +89,22 @@ The repo is the git checkout in the current directory, or --repo and --dir.`,
 }
 
 // printHistory writes one line per revision, newest first: version, time,
-// author, size or "deleted", checksum, and the key for a whole repo.
+// author, size or "deleted", checksum, the key for a whole repo, and the
+// client that wrote it ("-" when the server recorded none).
 func printHistory(w io.Writer, revs []api.Revision, withKey bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := "VERSION\tTIME\tAUTHOR\tSIZE\tCHECKSUM"
 	if withKey {
 		head += "\tKEY"
 	}
-	fmt.Fprintln(tw, head)
+	fmt.Fprintln(tw, head+"\tCLIENT")
 	for _, r := range revs {
 		line := fmt.Sprintf("%d\t%s\t%s\t%s\t%s", r.Version, r.Time.UTC().Format("2006-01-02 15:04:05Z"),
 			api.Printable(r.Subject), revSize(r), shortSum(r.Checksum))
 		if withKey {
 			line += "\t" + api.Printable(r.Key)
 		}
-		fmt.Fprintln(tw, line)
+		fmt.Fprintln(tw, line+"\t"+cmp.Or(api.Printable(r.Client), "-"))
 	}
 	return tw.Flush()
 }

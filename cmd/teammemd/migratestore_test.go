@@ -17,8 +17,8 @@ import (
 var migrateBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // seedSQLite writes repos with live entries, tombstones (one compacted),
-// history (some of it pruned) and tokens, one revoked, into a SQLite
-// database in dir.
+// history (some of it pruned, some with its client) and tokens, one
+// revoked, into a SQLite database in dir.
 func seedSQLite(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
@@ -38,6 +38,9 @@ func seedSQLite(t *testing.T, dir string) {
 		{Repo: "acme/compacted", Deletes: []string{"b.md"}, Deletions: store.DeletionBound{Max: 1}}, // compacts a.md's tombstone
 	} {
 		w.Subject, w.Time = "ann", migrateBase.Add(time.Duration(i)*time.Second+time.Duration(i)*1234567)
+		if i%2 == 0 {
+			w.Client = "token:tok1 via teammemd/1.4.0 (linux/amd64) on ann-laptop"
+		}
 		if _, err := st.Apply(ctx, w); err != nil {
 			t.Fatal(err)
 		}

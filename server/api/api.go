@@ -90,12 +90,17 @@ type PutResponse struct {
 // Revision is one recorded change of one entry (extension).
 type Revision struct {
 	// Key is set in the history of a whole repo.
-	Key      string    `json:"key,omitempty"`
-	Version  int64     `json:"version"`
-	Checksum string    `json:"checksum,omitempty"`
-	Deleted  bool      `json:"deleted,omitempty"`
-	Subject  string    `json:"subject"`
-	Time     time.Time `json:"time"`
+	Key      string `json:"key,omitempty"`
+	Version  int64  `json:"version"`
+	Checksum string `json:"checksum,omitempty"`
+	Deleted  bool   `json:"deleted,omitempty"`
+	Subject  string `json:"subject"`
+	// Client describes the credential and the client that wrote the
+	// revision (extension, PROTOCOL.md section 10): what the server
+	// verified, then what the client claimed. Absent when the server did
+	// not record one.
+	Client string    `json:"client,omitempty"`
+	Time   time.Time `json:"time"`
 	// Size is the length of the value in bytes while the server keeps it,
 	// also on a page without content (extension); absent for a deletion,
 	// once pruned or purged, and from a server without the extension.

@@ -69,7 +69,7 @@ func (l Limits) FullBodyBytes() int64 {
 // MaxHistoryPageBytes, or one revision's when that alone is larger.
 func (l Limits) HistoryBodyBytes(limit int, content bool) int64 {
 	l = l.orDefaults()
-	perRevision := quotedBytes(l.MaxKeyBytes) + quotedBytes(maxSubjectBytes) + checksumBytes + memberBytes
+	perRevision := quotedBytes(l.MaxKeyBytes) + quotedBytes(maxSubjectBytes) + quotedBytes(MaxClientBytes) + checksumBytes + memberBytes
 	n := SmallBodyBytes + int64(limit)*perRevision
 	if !content {
 		return n

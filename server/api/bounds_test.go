@@ -17,7 +17,7 @@ func worstRevision(lim Limits, content int) Revision {
 	v := worst(content)
 	return Revision{
 		Key: worst(lim.MaxKeyBytes), Version: math.MaxInt64, Checksum: EntryChecksum(v),
-		Subject: worst(maxSubjectBytes), Time: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -1)),
+		Subject: worst(maxSubjectBytes), Client: worst(MaxClientBytes), Time: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -1)),
 		Size: &size, Content: &v,
 	}
 }

@@ -35,8 +35,10 @@ type Principal struct {
 	// a token's subject, or "oidc:", "github:" or "claude:" and who.
 	Subject string
 	// Mode is the auth mode that vouched for the caller.
-	Mode   string
-	Grants []store.Grant
+	Mode string
+	// TokenID is the ID of the API token presented, in ModeToken.
+	TokenID string
+	Grants  []store.Grant
 }
 
 func (p Principal) clone() Principal {

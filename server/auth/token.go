@@ -80,7 +80,7 @@ func (a *TokenAuthenticator) lookup(ctx context.Context, hash string, now time.T
 	if !tok.RevokedAt.IsZero() {
 		return Principal{}, ErrUnauthenticated
 	}
-	p := Principal{Subject: tok.Subject, Mode: ModeToken, Grants: slices.Clone(tok.Grants)}
+	p := Principal{Subject: tok.Subject, Mode: ModeToken, TokenID: tok.ID, Grants: slices.Clone(tok.Grants)}
 	a.cache.put(hash, p.clone(), now.Add(CacheTTL), now)
 	return p, nil
 }

@@ -70,6 +70,10 @@ type Write struct {
 	Deletes []string
 	// Subject is the authenticated writer recorded in history.
 	Subject string
+	// Client describes the credential and client that made the write,
+	// recorded in history beside Subject: at most api.MaxClientBytes of
+	// printable text, empty when unknown. The store keeps it as given.
+	Client string
 	// Time is the write's time, recorded as lastModified, in history and
 	// in tombstones.
 	Time time.Time
@@ -98,7 +102,10 @@ type Revision struct {
 	Checksum  string // empty for a deletion
 	Deleted   bool
 	Subject   string
-	Time      time.Time
+	// Client is the Write's Client, empty for a revision recorded before
+	// stores kept it.
+	Client string
+	Time   time.Time
 	// Content is the value written, nil for a deletion, once pruned, or
 	// when the query asked for no content.
 	Content *string

@@ -166,7 +166,8 @@ func (s *Store) compareCopy(ctx context.Context, tx pgx.Tx, id, version int64, c
 }
 
 // sameRecords reports whether have is exactly the records of want up to
-// version upTo: the same keys, versions, checksums, authors and times.
+// version upTo: the same keys, versions, checksums, authors, clients and
+// times.
 // Content is not compared: either side may have pruned it.
 func sameRecords(have, want []store.RevisionDump, upTo int64) bool {
 	i := 0
@@ -179,7 +180,7 @@ func sameRecords(have, want []store.RevisionDump, upTo int64) bool {
 		}
 		h := have[i]
 		if h.Key != w.Key || h.Version != w.Version || h.Checksum != w.Checksum || h.Deleted != w.Deleted ||
-			h.Subject != w.Subject || !h.Time.Equal(w.Time) {
+			h.Subject != w.Subject || h.Client != w.Client || !h.Time.Equal(w.Time) {
 			return false
 		}
 		i++
@@ -210,9 +211,9 @@ func writeDump(ctx context.Context, tx pgx.Tx, id int64, d store.RepoDump) error
 		if r.Content != nil {
 			content = []byte(*r.Content)
 		}
-		revs[i] = []any{id, r.Key, r.Version, sum, r.Subject, r.Time.UnixNano(), content}
+		revs[i] = []any{id, r.Key, r.Version, sum, r.Subject, r.Client, r.Time.UnixNano(), content}
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"revisions"}, []string{"repo_id", "key", "version", "checksum", "subject", "time", "content"},
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"revisions"}, []string{"repo_id", "key", "version", "checksum", "subject", "client", "time", "content"},
 		pgx.CopyFromRows(revs)); err != nil {
 		return fmt.Errorf("write history: %w", err)
 	}

@@ -91,7 +91,7 @@ func exportEntries(ctx context.Context, q querier, id int64) ([]store.EntryDump,
 }
 
 func exportRevisions(ctx context.Context, q querier, id int64) ([]store.RevisionDump, error) {
-	rows, err := q.Query(ctx, `SELECT key, version, checksum, subject, time, content FROM revisions
+	rows, err := q.Query(ctx, `SELECT key, version, checksum, subject, client, time, content FROM revisions
 		WHERE repo_id = $1 ORDER BY key, version`, id)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func exportRevisions(ctx context.Context, q querier, id int64) ([]store.Revision
 		var sum *string
 		var ns int64
 		var content []byte
-		if err := rows.Scan(&r.Key, &r.Version, &sum, &r.Subject, &ns, &content); err != nil {
+		if err := rows.Scan(&r.Key, &r.Version, &sum, &r.Subject, &r.Client, &ns, &content); err != nil {
 			return nil, err
 		}
 		r.Deleted = sum == nil

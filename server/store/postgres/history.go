@@ -51,7 +51,7 @@ func (a *queryArgs) add(v any) string {
 }
 
 // historyQuery builds the statement that reads q's revisions: repo, key,
-// version, checksum, subject, time, content and the content's size, which
+// version, checksum, subject, client, time, content and the content's size, which
 // octet_length reads from a stored value's header without the value.
 func (s *Store) historyQuery(ctx context.Context, q store.HistoryQuery) (string, []any, error) {
 	content := "v.content"
@@ -75,7 +75,7 @@ func (s *Store) historyQuery(ctx context.Context, q store.HistoryQuery) (string,
 	if q.Limit > 0 {
 		limit = " LIMIT " + args.add(int64(q.Limit))
 	}
-	return `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, ` + content + `, octet_length(v.content)
+	return `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.client, v.time, ` + content + `, octet_length(v.content)
 		FROM revisions v JOIN repos r ON r.id = v.repo_id WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY ` + order + limit, args, nil
 }
@@ -112,7 +112,7 @@ func scanRevision(rows pgx.Rows) (store.Revision, error) {
 	var sum *string
 	var ns int64
 	var content []byte
-	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &ns, &content, &rev.Size); err != nil {
+	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &rev.Client, &ns, &content, &rev.Size); err != nil {
 		return rev, err
 	}
 	rev.Deleted = sum == nil

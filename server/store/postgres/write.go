@@ -36,7 +36,7 @@ const (
 	upsertEntry = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES ($1, $2, $3, $4, NULL)
 		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
 	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $1 WHERE repo_id = $2 AND key = $3`
-	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 	updateRepo     = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3, compacted_through = $4 WHERE id = $5`
 	dropMarkers    = `DELETE FROM entries WHERE repo_id = $1 AND key = ANY($2) AND checksum IS NULL`
 	notifyChange   = `SELECT pg_notify($1, $2)`
@@ -57,14 +57,14 @@ func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState 
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
 	for _, k := range p.deletes {
 		b.Queue(tombstoneEntry, ms, next.id, k)
-		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, ns, nil)
+		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, w.Client, ns, nil)
 		delete(next.live, k)
 		next.deleted[k] = ms
 	}
 	for k, u := range p.upserts {
 		value := []byte(u.value)
 		b.Queue(upsertEntry, next.id, k, u.sum, value)
-		b.Queue(insertRevision, next.id, k, next.version, u.sum, w.Subject, ns, value)
+		b.Queue(insertRevision, next.id, k, next.version, u.sum, w.Subject, w.Client, ns, value)
 		next.live[k] = u.sum
 		delete(next.deleted, k)
 	}

@@ -74,7 +74,7 @@ func exportEntries(ctx context.Context, tx *sql.Tx, id int64) ([]store.EntryDump
 }
 
 func exportRevisions(ctx context.Context, tx *sql.Tx, id int64) ([]store.RevisionDump, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT key, version, checksum, subject, time, content FROM revisions
+	rows, err := tx.QueryContext(ctx, `SELECT key, version, checksum, subject, client, time, content FROM revisions
 		WHERE repo_id = ? ORDER BY key, version`, id)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func exportRevisions(ctx context.Context, tx *sql.Tx, id int64) ([]store.Revisio
 		var ns int64
 		var content []byte
 		var rev store.Revision
-		if err := rows.Scan(&key, &rev.Version, &sum, &rev.Subject, &ns, &content); err != nil {
+		if err := rows.Scan(&key, &rev.Version, &sum, &rev.Subject, &rev.Client, &ns, &content); err != nil {
 			return nil, err
 		}
 		fillRevision(&rev, sum, ns, content)

@@ -45,7 +45,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery, yield func(st
 }
 
 // historyQuery builds the statement that reads q's revisions: repo, key,
-// version, checksum, subject, time, content and the content's size, which
+// version, checksum, subject, client, time, content and the content's size, which
 // octet_length reads without the value.
 func historyQuery(ctx context.Context, tx *sql.Tx, q store.HistoryQuery) (string, []any, error) {
 	content := "v.content"
@@ -71,7 +71,7 @@ func historyQuery(ctx context.Context, tx *sql.Tx, q store.HistoryQuery) (string
 	if len(where) > 0 {
 		filter = " WHERE " + strings.Join(where, " AND ")
 	}
-	return `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.time, ` + content + `, octet_length(v.content)
+	return `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.client, v.time, ` + content + `, octet_length(v.content)
 		FROM revisions v JOIN repos r ON r.id = v.repo_id` + filter + ` ORDER BY ` + order + ` LIMIT ?`,
 		append(args, limitArg(q.Limit)), nil
 }
@@ -108,7 +108,7 @@ func scanRevision(rows *sql.Rows) (store.Revision, error) {
 	var ns int64
 	var content []byte
 	var size sql.NullInt64
-	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &ns, &content, &size); err != nil {
+	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &rev.Client, &ns, &content, &size); err != nil {
 		return rev, fmt.Errorf("read history: %w", err)
 	}
 	fillRevision(&rev, sum, ns, content)

@@ -82,6 +82,7 @@ var migrations = []string{
 		purged    INTEGER NOT NULL DEFAULT 0  -- Unix ns
 	);
 	CREATE INDEX proposals_repo ON proposals (repo, state, id);`,
+	`ALTER TABLE revisions ADD COLUMN client TEXT NOT NULL DEFAULT ''; -- the credential and client that wrote it, as described at the write`,
 }
 
 // SchemaVersion is the schema version this build writes.

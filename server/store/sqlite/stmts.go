@@ -20,7 +20,7 @@ const (
 	upsertEntry  = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES (?, ?, ?, ?, NULL)
 		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
 	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = ? WHERE repo_id = ? AND key = ?`
-	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	dropMarker     = `DELETE FROM entries WHERE repo_id = ? AND key = ? AND checksum IS NULL`
 )
 

@@ -29,7 +29,7 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 	}
 	changes := make([]entryLine, 0, len(p.changed))
 	for _, k := range p.changed {
-		l, err := writeKey(ctx, tx, next, k, p, w.Subject)
+		l, err := writeKey(ctx, tx, next, k, p, w)
 		if err != nil {
 			return nil, err
 		}
@@ -51,9 +51,9 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 	return next, nil
 }
 
-// writeKey writes the change p makes to key, records it in history and
-// returns the key's new line.
-func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p plan, subject string) (entryLine, error) {
+// writeKey writes the change p makes to key, records it in history with
+// w's subject and client, and returns the key's new line.
+func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p plan, w store.Write) (entryLine, error) {
 	ns := next.lastModified.UnixNano()
 	u, ok := p.upserts[key]
 	if !ok {
@@ -61,7 +61,7 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p p
 		if _, err := tx.ExecContext(ctx, tombstoneEntry, ms, next.id, key); err != nil {
 			return entryLine{}, fmt.Errorf("delete entry: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, nil, subject, ns, nil); err != nil {
+		if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, nil, w.Subject, w.Client, ns, nil); err != nil {
 			return entryLine{}, fmt.Errorf("record revision: %w", err)
 		}
 		return entryLine{key: key, deletedAt: ms}, nil
@@ -70,7 +70,7 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p p
 	if _, err := tx.ExecContext(ctx, upsertEntry, next.id, key, u.sum, value); err != nil {
 		return entryLine{}, fmt.Errorf("write entry: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, u.sum, subject, ns, value); err != nil {
+	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, u.sum, w.Subject, w.Client, ns, value); err != nil {
 		return entryLine{}, fmt.Errorf("record revision: %w", err)
 	}
 	return entryLine{key: key, sum: u.sum}, nil

@@ -51,6 +51,7 @@ func Run(t *testing.T, open Opener) {
 		{"HistoryNoContent", testHistoryNoContent},
 		{"HistorySince", testHistorySince},
 		{"HistoryStops", testHistoryStops},
+		{"RevisionClient", testRevisionClient},
 		{"PruneHistory", testPruneHistory},
 		{"PurgeVersion", testPurgeVersion},
 		{"PurgeAllKeepsLive", testPurgeAllKeepsLive},
