@@ -17,18 +17,7 @@ type hold struct {
 // taken, so requests judged at once cannot spend more than the bucket has.
 // When none is free it returns false and how long until one is.
 func (l *keyLimiter) reserve(key string, now time.Time) (hold, time.Duration, bool) {
-	if l == nil {
-		return hold{}, 0, true
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.bucketOf(key, now)
-	free := b.lim.TokensAt(now) - float64(b.held)
-	if free < 1 {
-		return hold{}, time.Duration((1 - free) / float64(l.limit) * float64(time.Second)), false
-	}
-	b.held++
-	return hold{l: l, b: b}, 0, true
+	return l.take(key, now, true)
 }
 
 // admitLocal is reserve for a credential the server checks itself (an API
@@ -38,6 +27,12 @@ func (l *keyLimiter) reserve(key string, now time.Time) (hold, time.Duration, bo
 // team behind one NAT, a replica's load test) are not refused for being
 // at once; a failure still spends a token.
 func (l *keyLimiter) admitLocal(key string, now time.Time) (hold, time.Duration, bool) {
+	return l.take(key, now, false)
+}
+
+// take admits a request when key's bucket has a token free, holding it
+// aside while the request is judged when keep is set.
+func (l *keyLimiter) take(key string, now time.Time, keep bool) (hold, time.Duration, bool) {
 	if l == nil {
 		return hold{}, 0, true
 	}
@@ -48,7 +43,10 @@ func (l *keyLimiter) admitLocal(key string, now time.Time) (hold, time.Duration,
 	if free < 1 {
 		return hold{}, time.Duration((1 - free) / float64(l.limit) * float64(time.Second)), false
 	}
-	return hold{l: l, b: b, open: true}, 0, true
+	if keep {
+		b.held++
+	}
+	return hold{l: l, b: b, open: !keep}, 0, true
 }
 
 // spend takes the held token from the bucket.
