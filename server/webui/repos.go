@@ -27,10 +27,19 @@ func (u *UI) readableRepos(ctx context.Context, s *session) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list repos: %w", err)
 	}
+	// A repo under review whose every write so far waits for a reviewer
+	// holds no note yet, and is listed by its proposals.
+	pending, err := u.store.ListProposals(ctx, store.ProposalQuery{State: store.ProposalPending, NoContent: true})
+	if err != nil {
+		return nil, fmt.Errorf("list proposals: %w", err)
+	}
+	for _, prop := range pending {
+		all = append(all, prop.Repo)
+	}
 	p := s.principal()
 	out := slices.DeleteFunc(slices.Clone(all), func(repo string) bool { return !p.Allows(repo, store.LevelRead) })
 	slices.Sort(out)
-	return out, nil
+	return slices.Compact(out), nil
 }
 
 // repoParam returns the repo a request names when s may act on it at
@@ -105,7 +114,7 @@ func (u *UI) serveRepo(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	snap, err := u.snapshot(r.Context(), repo)
-	if err != nil {
+	if err != nil && !(isNotFound(err) && u.backend.ReviewRequired(repo)) {
 		u.fail(w, r, s, err)
 		return
 	}
@@ -195,4 +204,11 @@ func trimmed(s string, max int) string {
 // sortedKeys returns m's keys in byte order.
 func sortedKeys(m map[string]string) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// isNotFound reports whether err is the page of a repo or note that does
+// not exist.
+func isNotFound(err error) bool {
+	var pe *pageError
+	return errors.As(err, &pe) && pe.status == http.StatusNotFound
 }

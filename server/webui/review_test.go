@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -261,5 +263,28 @@ func TestRestoreUnderReviewProposes(t *testing.T) {
 	}
 	if got := entries(t, team.srv, "acme/app")["oncall.md"]; got != "Page anyone.\n" {
 		t.Errorf("oncall.md after a restore under review = %q, want it unchanged until approved", got)
+	}
+}
+
+// A repo under review whose first write still waits for a reviewer holds
+// no note, yet its reviewer finds it in the repos list and its page opens;
+// a person without a grant on it still sees nothing of it.
+func TestReviewNewRepoListed(t *testing.T) {
+	srv := startServer(t, servertest.WithConfig(func(c *server.Config) {
+		c.Repos = []server.RepoConfig{{Name: "acme/fresh", Review: server.ReviewRequired}}
+	}))
+	seed(t, srv, "other/lib", map[string]string{"a.md": "other notes"})
+	alice := srv.CreateToken(t, "alice", grant("acme/fresh", store.LevelWrite))
+	propose(t, srv, alice, "acme/fresh", map[string]string{"MEMORY.md": "# Fresh\n"})
+	carol := signedIn(t, srv, "carol", grant("acme/fresh", store.LevelReview))
+	if p := carol.get("/ui/"); !strings.Contains(p.body, "acme/fresh") || !strings.Contains(p.body, "1 pending") {
+		t.Errorf("repos list = %q, want acme/fresh with 1 pending", p.body)
+	}
+	if p := carol.get("/ui/repo?repo=acme/fresh"); p.status != http.StatusOK {
+		t.Errorf("page of the repo whose first write waits = %d %q, want 200", p.status, p.body)
+	}
+	eve := signedIn(t, srv, "eve", grant("other/lib", store.LevelRead))
+	if p := eve.get("/ui/"); strings.Contains(p.body, "acme/fresh") {
+		t.Errorf("repos list of a person without a grant names acme/fresh: %q", p.body)
 	}
 }
