@@ -152,7 +152,7 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 		case <-hup:
 		}
 		notify(log, "RELOADING=1")
-		err := reload(ctx, d, f, rules)
+		err := reload(ctx, d, f, rules, log, false)
 		if ctx.Err() == nil {
 			d.NoteReload(err)
 		}
@@ -165,8 +165,10 @@ func reloadOnSignal(ctx context.Context, hup <-chan os.Signal, d *daemon.Daemon,
 	}
 }
 
-// reload rereads the config and applies it to the running daemon.
-func reload(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules) error {
+// reload rereads the config and applies its plan to the running daemon.
+// rediscovered marks a plan made because Claude Code's projects changed:
+// the daemon then leaves the repos it keeps alone.
+func reload(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules, log *slog.Logger, rediscovered bool) error {
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return err
@@ -176,6 +178,10 @@ func reload(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules
 		return err
 	}
 	rules.set(newTokenRule(f.client, cfg.Client))
+	if rediscovered {
+		plan.Rediscovered = true
+		log.Info("claude projects changed; discovering repos", "repos", len(plan.Specs))
+	}
 	return d.Reload(ctx, plan)
 }
 
@@ -348,21 +354,11 @@ func credentialFile(server, file string, explicit bool) string {
 const rediscoverTimeout = time.Minute
 
 // rediscover returns what WatchProjects calls when Claude Code's projects
-// changed: the config is read again and the plan applied, leaving the
-// repos kept alone. A failure is logged and the running repos kept.
+// changed: a reload that leaves the repos kept alone. A failure is logged
+// and the running repos kept.
 func rediscover(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenRules, log *slog.Logger) func() {
 	return func() {
-		cfg, err := loadConfig(f.config)
-		if err == nil {
-			var plan daemon.Plan
-			if plan, err = daemonPlan(ctx, f, cfg); err == nil {
-				plan.Rediscovered = true
-				rules.set(newTokenRule(f.client, cfg.Client))
-				log.Info("claude projects changed; discovering repos", "repos", len(plan.Specs))
-				err = d.Reload(ctx, plan)
-			}
-		}
-		if err != nil && ctx.Err() == nil {
+		if err := reload(ctx, d, f, rules, log, true); err != nil && ctx.Err() == nil {
 			log.Error("discovery failed; keeping the running repos", "err", err)
 		}
 	}
