@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -51,7 +52,7 @@ type doctor struct {
 
 	cfg      Config
 	client   memsync.ClientConfig // resolved server, token file, state dir
-	rule     tokenRule
+	rule     credential.Rule
 	token    string
 	plan     daemon.Plan
 	http     *http.Client

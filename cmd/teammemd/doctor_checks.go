@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/credential"
 )
 
 // doctorProbeRepo is a valid slug the doctor reads when it has no repo of
@@ -63,18 +64,18 @@ func (d *doctor) checkToken(context.Context) {
 		return
 	}
 	file := d.client.TokenFile
-	explicit := d.rule.explicit(file)
-	tok, err := credential(d.client.Server, file, explicit)
+	cred := d.rule.For(d.client.Server, file)
+	tok, err := cred.Bearer()
 	switch {
 	case err != nil:
 		d.report(checkFail, "token", err.Error(), "run teammemd login --server URL, or put the token in a file of mode 0600 "+
 			"and name it with --token-file or [client] token_file, or set "+envToken)
 		return
-	case usesLogin(d.client.Server, file, explicit):
+	case cred.Kind == credential.Login:
 		d.token = tok
 		d.report(checkOK, "token", "the login to "+d.client.Server+" (teammemd login"+loginKept(d.client.Server)+")", "")
 		return
-	case !explicit && os.Getenv(envToken) != "":
+	case cred.Kind == credential.Env:
 		d.token = tok
 		d.report(checkOK, "token", "from $"+envToken+" (not shown)", "")
 		return
@@ -85,20 +86,6 @@ func (d *doctor) checkToken(context.Context) {
 	}
 	d.token = tok
 	d.report(checkOK, "token", "from "+file+" (not shown)", "")
-}
-
-// credential is the bearer token the daemon would send to server: from the
-// token file, $TEAMMEMD_TOKEN or the login, as tokenSource picks.
-func credential(server, file string, explicit bool) (string, error) {
-	ts, err := tokenSource(server, file, explicit)
-	if err != nil {
-		return "", err
-	}
-	tok, err := ts.Token()
-	if err != nil {
-		return "", fmt.Errorf("token: %w", err)
-	}
-	return tok.AccessToken, nil
 }
 
 func (d *doctor) checkReachable(ctx context.Context) {

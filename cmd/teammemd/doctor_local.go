@@ -47,7 +47,7 @@ func (d *doctor) checkRepos(ctx context.Context) {
 // may read it.
 func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server, tokenFile string) {
 	detail := fmt.Sprintf("%s in %s (%s)", repo, dir, source)
-	tok, err := credential(server, tokenFile, d.rule.explicit(tokenFile))
+	tok, err := d.rule.For(server, tokenFile).Bearer()
 	if !d.reached || !d.identity || err != nil {
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return

@@ -279,40 +279,6 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestLoginPrecedence: $TEAMMEMD_TOKEN and an explicit token file win over
-// a login to the repo's server, which wins over the general token file.
-func TestLoginPrecedence(t *testing.T) {
-	isolateConfig(t)
-	const server = "https://mem.acme.com"
-	if err := loginStore("").Save(login.Record{Server: server, IDToken: "from-login"}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, env, server string
-		explicit          bool
-		want              string
-	}{
-		{"login beats the general file", "", server, false, "from-login"},
-		{"env beats the login", "from-env", server, false, "from-env"},
-		{"an explicit file beats the login", "", server, true, "from-file"},
-		{"no login for another server", "", "https://other.acme.com", false, "from-file"},
-	}
-	for _, tt := range tests {
-		t.Setenv(envToken, tt.env)
-		ts, err := tokenSource(tt.server, file, tt.explicit)
-		if err != nil {
-			t.Fatalf("%s: tokenSource() error = %v", tt.name, err)
-		}
-		if tok, err := ts.Token(); err != nil || tok.AccessToken != tt.want {
-			t.Errorf("%s: token = %v, %v, want %s", tt.name, tok, err, tt.want)
-		}
-	}
-}
-
 // TestTokenSaysAuthModes: the token commands say which modes the config
 // turns on, and warn when static tokens are off.
 func TestTokenSaysAuthModes(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/mcpserver"
 )
@@ -99,7 +100,7 @@ func mcpOptions(f syncFlags, stderr io.Writer) (mcpserver.Options, error) {
 type mcpTargets struct {
 	cfg    Config
 	client memsync.ClientConfig
-	rule   tokenRule
+	rule   credential.Rule
 }
 
 func (t mcpTargets) defaults() daemon.Defaults {
@@ -140,7 +141,7 @@ func (t mcpTargets) history(server, tokenFile string) mcpserver.HistorySource {
 		if err := t.cfg.Client.CheckServer(server); err != nil {
 			return nil, err
 		}
-		ts, err := tokenSource(server, tokenFile, t.rule.explicit(tokenFile))
+		ts, err := t.rule.For(server, tokenFile).Source()
 		if err != nil {
 			return nil, err
 		}

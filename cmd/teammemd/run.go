@@ -20,6 +20,7 @@ import (
 	"github.com/teammemd/teammemd/scan"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/watch"
 )
@@ -198,7 +199,7 @@ func notify(log *slog.Logger, state string) {
 // creates it when the server holds the repo.
 func daemonPlan(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
 	rule := newTokenRule(f.client, cfg.Client)
-	return planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.explicit(s.TokenFile)) })
+	return planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.For(s.Server, s.TokenFile)) })
 }
 
 // planFor lists the repos to run without asking a server: a discovered
@@ -217,10 +218,9 @@ func planWith(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 	timing := watchOptions(cfg.Daemon)
 	plan.Watch = &timing
 	rule := newTokenRule(f.client, cfg.Client)
-	for i := range plan.Specs {
-		file := plan.Specs[i].TokenFile
-		plan.Specs[i].TokenID = tokenID(plan.Specs[i].Server, file, rule.explicit(file))
-		plan.Specs[i].CredentialFile = credentialFile(plan.Specs[i].Server, file, rule.explicit(file))
+	for i, s := range plan.Specs {
+		c := rule.For(s.Server, s.TokenFile)
+		plan.Specs[i].TokenID, plan.Specs[i].CredentialFile = c.ID(), c.File
 	}
 	return plan, nil
 }
@@ -273,7 +273,7 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 // shared. shareUserNotes is [client] share_user_notes at start-up.
 func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
 	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
-		ts, err := tokenSource(s.Server, s.TokenFile, rules.explicit(s.TokenFile))
+		ts, err := rules.For(s.Server, s.TokenFile).Source()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -336,20 +336,6 @@ func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duratio
 	}
 }
 
-// credentialFile is the file a repo's token comes from, whose change may
-// fix a token the server rejected: the login's or the token file; "" when
-// the token is $TEAMMEMD_TOKEN itself.
-func credentialFile(server, file string, explicit bool) string {
-	if usesLogin(server, file, explicit) {
-		path, _ := loginPath(server)
-		return path
-	}
-	if !explicit && os.Getenv(envToken) != "" {
-		return ""
-	}
-	return file
-}
-
 // rediscoverTimeout bounds the hash probe discovery makes for one project.
 const rediscoverTimeout = time.Minute
 
@@ -364,9 +350,10 @@ func rediscover(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenR
 	}
 }
 
-// serverHasRepo asks s's server whether it holds s.Repo, with one retry.
-func serverHasRepo(ctx context.Context, s daemon.Spec, explicit bool) (bool, error) {
-	ts, err := tokenSource(s.Server, s.TokenFile, explicit)
+// serverHasRepo asks s's server whether it holds s.Repo, with one retry,
+// authenticated with cred.
+func serverHasRepo(ctx context.Context, s daemon.Spec, cred credential.Choice) (bool, error) {
+	ts, err := cred.Source()
 	if err != nil {
 		return false, err
 	}

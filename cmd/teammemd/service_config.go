@@ -17,6 +17,7 @@ import (
 
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -316,16 +317,9 @@ func everyRepo(cfg Config, ok func(daemon.RepoConfig) bool) bool {
 	return len(cfg.Daemon.Repos) > 0 && !slices.ContainsFunc(cfg.Daemon.Repos, func(r daemon.RepoConfig) bool { return !ok(r) })
 }
 
-// hasLogin reports whether teammemd login keeps a login to server, which
-// the daemon then authenticates with.
+// hasLogin reports whether the daemon the service runs authenticates with
+// the login to server: the unit unsets $TEAMMEMD_TOKEN, so with no token
+// file of its own that is so when teammemd login keeps one.
 func hasLogin(server string) bool {
-	if server == "" {
-		return false
-	}
-	path, err := loginPath(server)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(path)
-	return err == nil
+	return credential.Rule{Logins: loginStore("")}.For(server, "").Kind == credential.Login
 }

@@ -118,7 +118,7 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	if err := cfg.Client.CheckServer(client.Server); err != nil {
 		return nil, nil, err
 	}
-	ts, err := tokenSource(client.Server, client.TokenFile, newTokenRule(f.client, cfg.Client).explicit(client.TokenFile))
+	ts, err := newTokenRule(f.client, cfg.Client).For(client.Server, client.TokenFile).Source()
 	if err != nil {
 		return nil, nil, err
 	}

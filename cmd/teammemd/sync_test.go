@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
-	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
@@ -143,40 +142,6 @@ func TestSyncDiscoversCheckout(t *testing.T) {
 	}
 	if want := "acme/app  " + team + "\npushed    MEMORY.md\n"; stdout != want {
 		t.Errorf("sync in a checkout printed %q, want %q", stdout, want)
-	}
-}
-
-// A token file given with --token-file or named for one repo wins over
-// $TEAMMEMD_TOKEN; the general token file loses to it.
-func TestTokenPrecedence(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, tok string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(tok+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	flagFile, generalFile, repoFile := write("flag", "from-flag"), write("general", "from-general"), write("repo", "from-repo")
-	tests := []struct {
-		name, env, file string
-		flags           clientFlags
-		want            string
-	}{
-		{"flag file beats env", "from-env", flagFile, clientFlags{tokenFile: flagFile}, "from-flag"},
-		{"env beats the general file", "from-env", generalFile, clientFlags{}, "from-env"},
-		{"general file without env", "", generalFile, clientFlags{}, "from-general"},
-		{"a repo's own file beats env", "from-env", repoFile, clientFlags{}, "from-repo"},
-		{"env alone", "from-env", "", clientFlags{}, "from-env"},
-	}
-	for _, tc := range tests {
-		t.Setenv("TEAMMEMD_TOKEN", tc.env)
-		t.Setenv("TEAMMEMD_TOKEN_FILE", "")
-		rule := newTokenRule(tc.flags, memsync.ClientConfig{TokenFile: generalFile})
-		got, err := readToken(tc.file, rule.explicit(tc.file))
-		if err != nil || got != tc.want {
-			t.Errorf("%s: readToken = %q, %v, want %q", tc.name, got, err, tc.want)
-		}
 	}
 }
 
