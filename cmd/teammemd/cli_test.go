@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+
+	"github.com/teammemd/teammemd/service"
 )
 
 // The tests run a command the way main does, through runWith, with parts
@@ -22,14 +24,14 @@ func runDoctorWith(ctx context.Context, env doctorEnv, args []string, stdout, st
 	return runWith(ctx, d, append([]string{"doctor"}, args...), stdout, stderr)
 }
 
-func runServiceWith(ctx context.Context, newEnv func() (serviceEnv, error), args []string, stdout, stderr io.Writer) error {
+func runServiceWith(ctx context.Context, newEnv func() (service.Machine, error), args []string, stdout, stderr io.Writer) error {
 	d := realDeps()
-	d.serviceEnv = newEnv
+	d.machine = newEnv
 	return runWith(ctx, d, append([]string{"service"}, args...), stdout, stderr)
 }
 
-func runSetupWith(ctx context.Context, newEnv func() (serviceEnv, error), args []string, stdout, stderr io.Writer) error {
+func runSetupWith(ctx context.Context, newEnv func() (service.Machine, error), args []string, stdout, stderr io.Writer) error {
 	d := realDeps()
-	d.serviceEnv = newEnv
+	d.machine = newEnv
 	return runWith(ctx, d, append([]string{"setup"}, args...), stdout, stderr)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/service"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
@@ -258,33 +259,20 @@ type serviceStatusJSON struct {
 	DaemonError string         `json:"daemonError,omitempty"`
 }
 
-// writeServiceStatusJSON prints serviceStatusJSON and exits 3 unless the
-// service runs, as the text does.
-func writeServiceStatusJSON(ctx context.Context, plan servicePlan, installed bool, st serviceState, socket string, w io.Writer) error {
-	out := serviceStatusJSON{Service: plan.name, Unit: plan.unit.path, Installed: installed,
-		Enabled: installed && st.enabled, Running: installed && st.running, Detail: st.detail}
-	path := socket
-	if path == "" {
-		path = daemon.SocketPath(runtimeDir())
-	}
-	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	ds, err := daemon.FetchStatus(sctx, path)
+// writeServiceStatusJSON prints serviceStatusJSON: the report, and the
+// daemon's status on socket or why there is none.
+func writeServiceStatusJSON(r service.Report, socket string, ds daemon.Status, err error, w io.Writer) error {
+	out := serviceStatusJSON{Service: r.Name, Unit: r.Unit, Installed: r.Installed,
+		Enabled: r.State.Enabled, Running: r.Runs(), Detail: r.State.Detail}
 	switch {
 	case errors.Is(err, daemon.ErrNotRunning):
-		out.DaemonError = "the daemon does not answer on " + path
+		out.DaemonError = "the daemon does not answer on " + socket
 	case err != nil:
 		out.DaemonError = err.Error()
 	default:
 		out.Daemon = &ds
 	}
-	if err := writeJSON(w, out); err != nil {
-		return err
-	}
-	if !out.Running {
-		return exitError{code: exitDaemonDown}
-	}
-	return nil
+	return writeJSON(w, out)
 }
 
 // jsonFlag registers --json, to print what instead of text.

@@ -17,6 +17,7 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -148,7 +149,7 @@ func TestStatusJSON(t *testing.T) {
 	}
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n",
 		srv.URL, tokenFile, t.TempDir()))
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
+	if _, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
 	}
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
@@ -171,7 +172,7 @@ func TestStatusJSON(t *testing.T) {
 		"systemctl --user is-enabled teammemd.service": "enabled\n",
 		"systemctl --user is-active teammemd.service":  "active\n",
 	}}
-	stdout, stderr, code := serviceCLI(t, systemdUser{}, rec, "", "status", "--json", "--socket", sock)
+	stdout, stderr, code := serviceCLI(t, service.Systemd{}, rec, "", "status", "--json", "--socket", sock)
 	var ss serviceStatusJSON
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	dec.DisallowUnknownFields()

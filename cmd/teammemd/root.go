@@ -8,17 +8,19 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/teammemd/teammemd/service"
 )
 
 // deps are the parts of this machine the commands use that tests replace.
 type deps struct {
-	doctorEnv  func() doctorEnv
-	serviceEnv func() (serviceEnv, error)
+	doctorEnv func() doctorEnv
+	machine   func() (service.Machine, error) // the service manager, the user, the terminal
 }
 
 // realDeps are this machine's.
 func realDeps() deps {
-	return deps{doctorEnv: realDoctorEnv, serviceEnv: realServiceEnv}
+	return deps{doctorEnv: realDoctorEnv, machine: service.ThisMachine}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,116 +1,26 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/user"
-	"runtime"
-	"strings"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
+	"github.com/spf13/pflag"
 
-	"github.com/teammemd/teammemd/internal/shell"
+	"github.com/teammemd/teammemd/service"
+	"github.com/teammemd/teammemd/sync/claude"
+	"github.com/teammemd/teammemd/sync/claude/route"
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
-// serviceManager is a platform's service manager, running the sync daemon
-// as the user's service: a systemd user unit on Linux, a launchd agent on
-// macOS.
-type serviceManager interface {
-	// plan returns the unit file for s and the commands that install and
-	// uninstall it.
-	plan(s serviceSpec) (servicePlan, error)
-	// state asks the manager whether the service is enabled and running.
-	state(ctx context.Context, run commandRunner, s serviceSpec) serviceState
-}
-
-// serviceSpec is what a unit is written for.
-type serviceSpec struct {
-	home   string // the user's home directory
-	uid    int    // the user's id (launchd's gui/<uid> domain)
-	binary string // absolute path of the teammemd binary
-	config string // absolute path of the config file
-}
-
-// servicePlan is how a manager installs and removes the daemon's service.
-type servicePlan struct {
-	name   string // what the service is, for the user: "systemd user unit"
-	unit   fileWrite
-	reload string // the command that makes the daemon reread its config
-	// probe is a command that succeeds only when the manager answers for
-	// this user; noManager says what to do when it does not.
-	probe     []string
-	noManager string
-	// install runs after the unit is written; uninstall before it is
-	// removed, afterUninstall after.
-	install, uninstall, afterUninstall []serviceCmd
-}
-
-// serviceCmd is one command of a plan. A command that may fail, such as
-// stopping an agent that is not loaded, does not stop the others.
-type serviceCmd struct {
-	argv    []string
-	mayFail bool
-}
-
-// serviceState is what the manager says of the service.
-type serviceState struct {
-	enabled, running bool
-	detail           string // the manager's own word, e.g. "failed"
-}
-
-// commandRunner runs a command and returns its combined output.
-type commandRunner interface {
-	run(ctx context.Context, argv []string) (string, error)
-}
-
-// execRunner runs commands for real.
-type execRunner struct{}
-
-func (execRunner) run(ctx context.Context, argv []string) (string, error) {
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
-	return string(out), err
-}
-
-// serviceEnv is what "teammemd service" works with; the tests give it a
-// manager of their choice, a runner that records commands, and a stdin.
-type serviceEnv struct {
-	manager     serviceManager
-	runner      commandRunner
-	uid         int
-	stdin       io.Reader
-	interactive bool                   // stdin is a terminal: ask for what is missing
-	readSecret  func() (string, error) // reads the token without echo
-}
-
-// realServiceEnv is the environment of this machine.
-func realServiceEnv() (serviceEnv, error) {
-	env := serviceEnv{runner: execRunner{}, uid: os.Getuid(), stdin: os.Stdin}
-	switch runtime.GOOS {
-	case "linux":
-		env.manager = systemdUser{}
-	case "darwin":
-		env.manager = launchdAgent{}
-	default:
-		return env, fmt.Errorf("teammemd service supports Linux (systemd) and macOS (launchd), not %s; run teammemd run under your own service manager", runtime.GOOS)
-	}
-	fd := int(os.Stdin.Fd())
-	env.interactive = term.IsTerminal(fd)
-	env.readSecret = func() (string, error) {
-		b, err := term.ReadPassword(fd)
-		return string(b), err
-	}
-	return env, nil
-}
-
 // newServiceCmd installs, checks or removes the sync daemon as the user's
-// service, in the environment d makes.
+// service, on the machine d gives.
 func newServiceCmd(d deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "service",
@@ -125,88 +35,194 @@ service: a systemd user unit on Linux, a launchd agent on macOS.`,
 	return cmd
 }
 
-// withServiceEnv is the body of a service subcommand: f runs in the
-// environment d makes.
-func withServiceEnv(d deps, f func(ctx context.Context, env serviceEnv, stdout, stderr io.Writer) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
-		env, err := d.serviceEnv()
+// registerInstallFlags adds the flags of "teammemd service install" to fs.
+func registerInstallFlags(fs *pflag.FlagSet, o *service.Options) {
+	fs.StringVar(&o.Server, "server", "", "server `URL`, e.g. https://teammemd.example.com")
+	fs.StringVar(&o.TokenFile, "token-file", "", "`file` holding the API token (mode 0600); the config names it")
+	fs.BoolVar(&o.TokenStdin, "token-stdin", false, "read the API token from stdin and keep it in a 0600 token file")
+	fs.Func("checkout", "a git `directory` (checkout with a remote) to sync; repeat it for more", func(s string) error {
+		o.Checkouts = append(o.Checkouts, s)
+		return nil
+	})
+	fs.BoolVar(&o.AllowInsecure, "allow-insecure", false, "allow a plain http:// server that is not loopback (sets [client] allow_insecure)")
+	fs.StringVar(&o.Binary, "binary", "", "the teammemd `binary` the service runs (default: this one)")
+	fs.StringVar(&o.Config, "config", "", "config `file` to use or write (default $TEAMMEMD_CONFIG, then "+filepath.Join(configDir(), "config.toml")+")")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print every file and command instead of writing and running them")
+}
+
+// newServiceInstallCmd is "teammemd service install".
+func newServiceInstallCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Write, enable and start the sync daemon's service",
+		Long: `Write the config (asking for what it lacks: the server, the token, the
+checkouts to sync), the token file and the unit (a systemd user unit on
+Linux, a launchd agent on macOS), then enable and start the service. With
+--dry-run it prints every file and command instead.`,
+		Example: `  teammemd service install --server https://teammemd.example.com --token-stdin --checkout ~/src/app
+  teammemd service install --dry-run`,
+		Args: noArgs,
+	}
+	var o service.Options
+	registerInstallFlags(cmd.Flags(), &o)
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		env, err := serviceEnv(d)
 		if err != nil {
 			return err
 		}
-		return f(cmd.Context(), env, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	}
+		if err := service.Install(ctx, env, o, stdout, stderr); err != nil {
+			return serviceError(err)
+		}
+		if !o.DryRun {
+			offerSetup(ctx, stdout)
+		}
+		return nil
+	})
+	return cmd
 }
 
-// runCommands runs cmds in order, printing each; dry only prints them.
-func runCommands(ctx context.Context, env serviceEnv, cmds []serviceCmd, dry bool, w io.Writer) error {
-	for _, c := range cmds {
-		line := shell.Join(c.argv...)
-		note := ""
-		if c.mayFail {
-			note = "    # fails harmlessly when it is not loaded"
+// newServiceUninstallCmd is "teammemd service uninstall".
+func newServiceUninstallCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop and remove the service (config, token and data stay)",
+		Long: `Stop and disable the sync daemon's service and remove its unit; the
+config, the token file and the state stay.`,
+		Example: `  teammemd service uninstall
+  teammemd service uninstall --dry-run`,
+		Args: noArgs,
+	}
+	dry := cmd.Flags().Bool("dry-run", false, "print every command and file removal instead of running it")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		env, err := serviceEnv(d)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "$ %s%s\n", line, note)
-		if dry {
-			continue
+		return serviceError(service.Uninstall(ctx, env, *dry, stdout))
+	})
+	return cmd
+}
+
+// newServiceStatusCmd is "teammemd service status".
+func newServiceStatusCmd(d deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show whether the service is installed, enabled and running, and the daemon's status",
+		Long: `Show whether the sync daemon's service is installed, enabled and running,
+then what the daemon itself reports on its control socket. Exits 3 unless
+the service runs.`,
+		Example: `  teammemd service status
+  teammemd service status --json`,
+		Args: noArgs,
+	}
+	socket := cmd.Flags().String("socket", "", "the daemon's control socket (default "+daemon.SocketPath(runtimeDir())+")")
+	asJSON := jsonFlag(cmd.Flags(), "the service's and the daemon's status")
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+		env, err := serviceEnv(d)
+		if err != nil {
+			return err
 		}
-		out, err := env.runner.run(ctx, c.argv)
-		if err != nil && !c.mayFail {
-			return fmt.Errorf("%s: %w: %s", line, err, strings.TrimSpace(out))
+		r, err := service.Status(ctx, env)
+		if err != nil {
+			return serviceError(err)
 		}
+		return serviceStatus(ctx, r, cmp.Or(*socket, daemon.SocketPath(runtimeDir())), *asJSON, stdout)
+	})
+	return cmd
+}
+
+// serviceEnv is what the service commands work with: the machine d gives,
+// teammemd's directories and config, and its logins.
+func serviceEnv(d deps) (service.Env, error) {
+	m, err := d.machine()
+	if err != nil {
+		return service.Env{}, err
+	}
+	return service.Env{
+		Machine:    m,
+		Dirs:       service.Dirs{ConfigHome: xdgDir("XDG_CONFIG_HOME", ".config"), Config: configDir(), State: stateDir()},
+		ConfigFile: cmp.Or(os.Getenv("TEAMMEMD_CONFIG"), filepath.Join(configDir(), "config.toml")),
+		Decode:     decodeServiceConfig,
+		Logins:     loginStore(""),
+	}, nil
+}
+
+// decodeServiceConfig decodes and validates the whole config file, and
+// returns the sections install reads.
+func decodeServiceConfig(path string, data []byte) (service.Config, error) {
+	cfg, err := decodeConfig(path, data)
+	return service.Config{Client: cfg.Client, Daemon: cfg.Daemon}, err
+}
+
+// serviceError makes bad input to the service commands a usage error.
+func serviceError(err error) error {
+	var in service.InputError
+	if errors.As(err, &in) {
+		return usageError{err}
+	}
+	return err
+}
+
+// serviceStatus prints the service's report, then what the daemon on
+// socket reports. It exits 3 unless the service runs.
+func serviceStatus(ctx context.Context, r service.Report, socket string, asJSON bool, stdout io.Writer) error {
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ds, err := daemon.FetchStatus(sctx, socket)
+	if asJSON {
+		if err := writeServiceStatusJSON(r, socket, ds, err, stdout); err != nil {
+			return err
+		}
+	} else if err := printServiceStatus(r, socket, ds, err, stdout); err != nil {
+		return err
+	}
+	if !r.Runs() {
+		return exitError{code: exitDaemonDown}
 	}
 	return nil
 }
 
-// prompter asks the user for what is missing, one line at a time.
-type prompter struct {
-	in     *bufio.Reader
-	out    io.Writer
-	secret func() (string, error)
+// printServiceStatus prints the report and the daemon's status, or why
+// there is none.
+func printServiceStatus(r service.Report, socket string, ds daemon.Status, err error, stdout io.Writer) error {
+	r.Print(stdout)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		fmt.Fprintf(stdout, "the daemon does not answer on %s\n", socket)
+	case err != nil:
+		fmt.Fprintf(stdout, "the daemon's status: %v\n", err)
+	default:
+		printByHand(stdout, r.Runs(), ds.PID, socket)
+		return printStatus(stdout, ds, time.Now())
+	}
+	return nil
 }
 
-func newPrompter(env serviceEnv, out io.Writer) *prompter {
-	return &prompter{in: bufio.NewReader(env.stdin), out: out, secret: env.readSecret}
+// printByHand says that the daemon answering on the socket was started by
+// hand, outside the service manager, when the service itself does not run:
+// its status follows, and it stops when its terminal or session ends.
+func printByHand(w io.Writer, serviceRuns bool, pid int, socket string) {
+	if serviceRuns {
+		return
+	}
+	fmt.Fprintf(w, "a daemon started by hand runs outside the service manager: pid %d, socket %s\n", pid, socket)
+	fmt.Fprintln(w, "(stop it and run teammemd service install to have the service manager run it)")
 }
 
-// ask prints question and returns the answer, trimmed; def when it is
-// empty.
-func (p *prompter) ask(question, def string) (string, error) {
-	if def != "" {
-		question += " [" + def + "]"
+// offerSetup says, when a Claude Code client on PATH would not show the
+// team's notes to the model, that teammemd setup claude makes it.
+func offerSetup(ctx context.Context, w io.Writer) {
+	c := route.Find(ctx, "")
+	home, err := claude.Home()
+	if c.Path == "" || err != nil {
+		return
 	}
-	fmt.Fprint(p.out, question+": ")
-	line, err := p.in.ReadString('\n')
-	if err != nil && (!errors.Is(err, io.EOF) || line == "") {
-		return "", fmt.Errorf("read answer: %w", err)
+	v := route.Inspect(c, home, "", os.Getenv)
+	if !v.Loads() {
+		fmt.Fprintf(w, "%s will not show the synced notes to the model yet: %s.\n"+
+			"teammemd setup claude sets it up (add --dry-run to see what it changes first).\n", clientName(c), v.Why)
 	}
-	if ans := strings.TrimSpace(line); ans != "" {
-		return ans, nil
+	for _, warn := range v.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
-	return def, nil
-}
-
-// askSecret prints question and reads an answer that is not echoed.
-func (p *prompter) askSecret(question string) (string, error) {
-	fmt.Fprint(p.out, question+": ")
-	s, err := p.secret()
-	fmt.Fprintln(p.out)
-	if err != nil {
-		return "", fmt.Errorf("read token: %w", err)
-	}
-	return strings.TrimSpace(s), nil
-}
-
-// sameFile reports whether path holds exactly data.
-func sameFile(path string, data []byte) bool {
-	old, err := os.ReadFile(path)
-	return err == nil && bytes.Equal(old, data)
-}
-
-// userName is the current user's login name, or "$USER" when it is not
-// known, for the commands teammemd suggests.
-func userName() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return shell.Quote(u.Username)
-	}
-	return "$USER"
 }

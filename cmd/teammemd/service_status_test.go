@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/service"
 )
 
 // service status says installed, enabled and running, from the manager,
@@ -35,7 +36,7 @@ func TestServiceStatus(t *testing.T) {
 	}()
 	awaitLog(t, logs.lines, done, "watching team directory")
 	checkHandRunDaemon(t, sock)
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
+	if _, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
 	}
 
@@ -52,7 +53,7 @@ func TestServiceStatus(t *testing.T) {
 			"systemctl --user is-enabled teammemd.service": "enabled\n",
 			"systemctl --user is-active teammemd.service":  tt.active + "\n",
 		}}
-		stdout, stderr, code := serviceCLI(t, systemdUser{}, rec, "", "status", "--socket", sock)
+		stdout, stderr, code := serviceCLI(t, service.Systemd{}, rec, "", "status", "--socket", sock)
 		if code != tt.code {
 			t.Errorf("service status with the unit %s: exit %d, want %d\n%s%s", tt.active, code, tt.code, stdout, stderr)
 		}
@@ -84,32 +85,12 @@ func TestServiceUnitVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkout, _ := gitCheckout(t)
-	if _, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
+	if _, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
 	}
-	verifyUnit(t, analyze, systemdUnitPath(), []string{"--user"}, "HOME="+home, "XDG_RUNTIME_DIR="+t.TempDir())
-	for _, args := range [][]string{{"/a\nb"}, {`/a"b`}, {`/a\b`}, {"/bin/teammemd", "--config", "/a\rb"}} {
-		if line, err := systemdCommandLine(args...); err == nil {
-			t.Errorf("systemdCommandLine(%q) = %s, want an error", args, line)
-		}
-	}
-}
-
-func TestSystemdCommandLine(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"/usr/bin/teammemd", "run"}, "/usr/bin/teammemd run"},
-		{[]string{"/home/a b/teammemd", "--config", "/home/a b/c.toml"}, `"/home/a b/teammemd" --config "/home/a b/c.toml"`},
-		{[]string{"/opt/100%/tm$d", "--config", `/x/"q"\$HOME%h`}, `"/opt/100%%/tm$d" --config "/x/\"q\"\\$$HOME%%h"`},
-	}
-	for _, tt := range tests {
-		if got, err := systemdCommandLine(tt.args...); got != tt.want || err != nil {
-			t.Errorf("systemdCommandLine(%q) = %s, %v, want %s", tt.args, got, err, tt.want)
-		}
-	}
+	unit := filepath.Join(home, ".config", "systemd", "user", "teammemd.service")
+	verifyUnit(t, analyze, unit, []string{"--user"}, "HOME="+home, "XDG_RUNTIME_DIR="+t.TempDir())
 }
 
 // checkHandRunDaemon runs service status with no service installed and the
@@ -124,7 +105,7 @@ func checkHandRunDaemon(t *testing.T, sock string) {
 			"systemctl --user is-enabled teammemd.service": "disabled\n",
 			"systemctl --user is-active teammemd.service":  active + "\n",
 		}}
-		stdout, stderr, code := serviceCLI(t, systemdUser{}, rec, "", "status", "--socket", sock)
+		stdout, stderr, code := serviceCLI(t, service.Systemd{}, rec, "", "status", "--socket", sock)
 		if code != exitDaemonDown {
 			t.Errorf("service status, not installed, systemctl %s: exit %d, want %d\n%s%s", active, code, exitDaemonDown, stdout, stderr)
 		}

@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// cmdRecorder is a commandRunner that records each command instead of running
+// cmdRecorder is a service.Runner that records each command instead of running
 // it, and answers with the output set for it; there is no user systemd or
 // launchd to talk to in a test.
 type cmdRecorder struct {
@@ -26,7 +27,7 @@ type cmdRecorder struct {
 	fail    map[string]bool
 }
 
-func (r *cmdRecorder) run(_ context.Context, argv []string) (string, error) {
+func (r *cmdRecorder) Run(_ context.Context, argv []string) (string, error) {
 	r.calls = append(r.calls, slices.Clone(argv))
 	line := strings.Join(argv, " ")
 	if r.fail[line] {
@@ -56,48 +57,14 @@ func serviceHome(t *testing.T) (home, bin string) {
 
 // serviceCLI runs "teammemd service args..." with manager m, the cmdRecorder
 // rec and stdin; interactive says whether stdin is a terminal.
-func serviceCLI(t *testing.T, m serviceManager, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
+func serviceCLI(t *testing.T, m service.Manager, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := serviceEnv{manager: m, runner: rec, uid: 501, stdin: strings.NewReader(stdin)}
+	env := service.Machine{Manager: m, Runner: rec, UID: 501, Stdin: strings.NewReader(stdin)}
 	var out, errOut bytes.Buffer
 	ctx := context.Background()
-	err := runServiceWith(ctx, func() (serviceEnv, error) { return env, nil }, args, &out, &errOut)
+	err := runServiceWith(ctx, func() (service.Machine, error) { return env, nil }, args, &out, &errOut)
 	code = exitCode(ctx, err, &errOut)
 	return out.String(), errOut.String(), code
-}
-
-// argvs lists the commands of cmds.
-func argvs(cmds ...[]serviceCmd) [][]string {
-	var out [][]string
-	for _, cs := range cmds {
-		for _, c := range cs {
-			out = append(out, c.argv)
-		}
-	}
-	return out
-}
-
-// The shipped unit and plist are what install writes, for the binary and
-// home they show, below a header of their own.
-func TestShippedUnitsMatchInstall(t *testing.T) {
-	unit, err := os.ReadFile("../../systemd/teammemd.service")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, body, _ := strings.Cut(string(unit), "\n[Unit]\n")
-	want := strings.TrimPrefix(strings.Replace(systemdUnitBody, "%s", "%h/.local/bin/teammemd run --log-format json", 1), "[Unit]\n")
-	if body != want {
-		t.Errorf("systemd/teammemd.service differs from the unit install writes:\n%s\nwant:\n%s", body, want)
-	}
-	plist, err := os.ReadFile("../../systemd/com.teammemd.daemon.plist")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, body, _ = strings.Cut(string(plist), "-->\n")
-	want = launchdBody("/Users/you/Library/Logs/teammemd.log", "/usr/local/bin/teammemd", "run", "--log-format", "json")
-	if !strings.HasPrefix(string(plist), launchdPrologue) || body != want {
-		t.Errorf("systemd/com.teammemd.daemon.plist differs from the agent install writes:\n%s\nwant:\n%s", body, want)
-	}
 }
 
 // install --dry-run prints every file and command, writes and runs
@@ -105,8 +72,8 @@ func TestShippedUnitsMatchInstall(t *testing.T) {
 func TestServiceInstallDryRun(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		manager serviceManager
-	}{{"systemd", systemdUser{}}, {"launchd", launchdAgent{}}} {
+		manager service.Manager
+	}{{"systemd", service.Systemd{}}, {"launchd", service.Launchd{}}} {
 		t.Run(tt.name, func(t *testing.T) {
 			home, bin := serviceHome(t)
 			checkout, _ := gitCheckout(t)
@@ -151,123 +118,6 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
-// install writes the config, a 0600 token file and the unit into the home
-// directory and runs the manager's commands; again, it changes nothing;
-// uninstall removes the unit only.
-func TestServiceInstallRoundTrip(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		manager serviceManager
-	}{{"systemd", systemdUser{}}, {"launchd", launchdAgent{}}} {
-		t.Run(tt.name, func(t *testing.T) {
-			home, bin := serviceHome(t)
-			checkout, _ := gitCheckout(t)
-			spec := serviceSpec{home: home, uid: 501, binary: bin, config: filepath.Join(home, ".config", "teammemd", "config.toml")}
-			plan, err := tt.manager.plan(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			state := filepath.Join(home, ".local", "state", "teammemd", "repos", "kept")
-			if err := os.MkdirAll(state, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			args := []string{"install", "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout, "--binary", bin}
-
-			rec := &cmdRecorder{}
-			stdout, stderr, code := serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", args...)
-			if code != 0 {
-				t.Fatalf("service install exit %d\n%s%s", code, stdout, stderr)
-			}
-			if want := append([][]string{plan.probe}, argvs(plan.install)...); !slices.EqualFunc(rec.calls, want, slices.Equal) {
-				t.Errorf("install ran %q, want %q", rec.calls, want)
-			}
-			checkInstalled(t, spec, plan, checkout)
-
-			before := readAll(t, spec.config, plan.unit.path, filepath.Join(home, ".config", "teammemd", "token"))
-			for _, again := range [][]string{args, {"install", "--binary", bin}} {
-				rec = &cmdRecorder{}
-				stdout, stderr, code = serviceCLI(t, tt.manager, rec, "tmd_secret_token\n", again...)
-				if code != 0 || strings.Contains(stdout, "wrote ") {
-					t.Errorf("service %s: exit %d, want 0 and nothing written\n%s%s", strings.Join(again, " "), code, stdout, stderr)
-				}
-				if after := readAll(t, spec.config, plan.unit.path, filepath.Join(home, ".config", "teammemd", "token")); !slices.Equal(after, before) {
-					t.Errorf("service %s changed the files", strings.Join(again, " "))
-				}
-			}
-
-			rec = &cmdRecorder{}
-			stdout, stderr, code = serviceCLI(t, tt.manager, rec, "", "uninstall")
-			if code != 0 {
-				t.Fatalf("service uninstall exit %d\n%s%s", code, stdout, stderr)
-			}
-			if want := argvs(plan.uninstall, plan.afterUninstall); !slices.EqualFunc(rec.calls, want, slices.Equal) {
-				t.Errorf("uninstall ran %q, want %q", rec.calls, want)
-			}
-			if _, err := os.Stat(plan.unit.path); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("unit after uninstall: %v, want it gone", err)
-			}
-			for _, kept := range []string{spec.config, filepath.Join(home, ".config", "teammemd", "token"), state} {
-				if _, err := os.Stat(kept); err != nil {
-					t.Errorf("uninstall removed %s: %v", kept, err)
-				}
-			}
-			rec = &cmdRecorder{}
-			stdout, _, code = serviceCLI(t, tt.manager, rec, "", "uninstall")
-			if code != 0 || len(rec.calls) > 0 || !strings.Contains(stdout, "not installed") {
-				t.Errorf("second uninstall: exit %d, ran %q, said %q; want 0, nothing run, not installed", code, rec.calls, stdout)
-			}
-		})
-	}
-}
-
-// checkInstalled checks the files install wrote: a config the daemon runs
-// the checkout from, the token in a 0600 file and nowhere else, and the
-// unit running the binary with that config.
-func checkInstalled(t *testing.T, spec serviceSpec, plan servicePlan, checkout string) {
-	t.Helper()
-	cfg, err := loadConfig(spec.config)
-	if err != nil {
-		t.Fatalf("the config install wrote does not load: %v", err)
-	}
-	t.Setenv("TEAMMEMD_SERVER", "")
-	run, err := planFor(runFlags{}, cfg)
-	if err != nil || len(run.Specs) != 1 || run.Specs[0].Server != "https://teammemd.example.com" || run.Specs[0].Repo != "acme/app" {
-		t.Errorf("teammemd run would sync %+v, %v; want acme/app from %s on the server", run.Specs, err, checkout)
-	}
-	tokenFile := filepath.Join(spec.home, ".config", "teammemd", "token")
-	if cfg.Client.TokenFile != tokenFile {
-		t.Errorf("config token_file = %q, want %q", cfg.Client.TokenFile, tokenFile)
-	}
-	for path, mode := range map[string]os.FileMode{spec.config: 0o600, tokenFile: 0o600, plan.unit.path: 0o644} {
-		if info, err := os.Stat(path); err != nil || info.Mode().Perm() != mode {
-			t.Errorf("%s: %v, want mode %04o", path, err, mode)
-		}
-	}
-	files := readAll(t, spec.config, plan.unit.path, tokenFile)
-	if files[2] != "tmd_secret_token\n" {
-		t.Errorf("token file holds %q, want the token", files[2])
-	}
-	if strings.Contains(files[0]+files[1], "tmd_secret_token") {
-		t.Error("the token is in the config or the unit")
-	}
-	if !strings.Contains(files[1], spec.binary) || !strings.Contains(files[1], spec.config) {
-		t.Errorf("the unit does not run %s with %s:\n%s", spec.binary, spec.config, files[1])
-	}
-}
-
-func readAll(t *testing.T, paths ...string) []string {
-	t.Helper()
-	var out []string
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(data))
-	}
-	return out
-}
-
 // install refuses what would leave the service with nothing to do, or
 // send the token in the clear, naming the flag that fixes it; it writes and
 // runs nothing then.
@@ -309,7 +159,7 @@ func TestServiceInstallRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rec := &cmdRecorder{}
-		_, stderr, code := serviceCLI(t, systemdUser{}, rec, "", tt.args...)
+		_, stderr, code := serviceCLI(t, service.Systemd{}, rec, "", tt.args...)
 		if code == 0 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("service %s: exit %d, stderr %q, want a refusal saying %q", strings.Join(tt.args, " "), code, stderr, tt.want)
 		}
@@ -320,7 +170,7 @@ func TestServiceInstallRefuses(t *testing.T) {
 			t.Fatalf("service %s wrote into %s/.config", strings.Join(tt.args, " "), home)
 		}
 	}
-	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", cat([]string{"--server", "http://teammemd.example.com", "--allow-insecure"}, repo, token)...)
+	_, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", cat([]string{"--server", "http://teammemd.example.com", "--allow-insecure"}, repo, token)...)
 	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
 	if code != 0 || err != nil || !cfg.Client.AllowInsecure {
 		t.Errorf("install --allow-insecure: exit %d %s, config %+v %v; want allow_insecure = true", code, stderr, cfg.Client, err)
@@ -344,7 +194,7 @@ func TestServiceInstallKeepsConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(mine), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+	_, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-file", tokenFile, "--checkout", checkout)
 	data, _ := os.ReadFile(path)
 	cfg, err := loadConfig(path)
@@ -352,7 +202,7 @@ func TestServiceInstallKeepsConfig(t *testing.T) {
 		cfg.Client.Server != "https://teammemd.example.com" || len(cfg.Daemon.Repos) != 1 {
 		t.Errorf("install on an existing config: exit %d %s\n%s\n(%v); want the old text kept and the rest appended", code, stderr, data, err)
 	}
-	_, stderr, code = serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin, "--server", "https://other.example.com")
+	_, stderr, code = serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin, "--server", "https://other.example.com")
 	if code == 0 || !strings.Contains(stderr, "already sets [client] server") {
 		t.Errorf("install --server other: exit %d, stderr %q, want a refusal naming the config's server", code, stderr)
 	}
@@ -363,7 +213,7 @@ func TestServiceInstallKeepsConfig(t *testing.T) {
 	if err := os.WriteFile(other, []byte("tmd_y\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code = serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+	_, stderr, code = serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-file", other, "--checkout", checkout)
 	if code == 0 || !strings.Contains(stderr, "add to the [client] section of "+path) || !strings.Contains(stderr, `token_file = "`+other+`"`) {
 		t.Errorf("install into a [client] table: exit %d, stderr %q, want the lines to add", code, stderr)
@@ -376,12 +226,12 @@ func TestServiceInstallAsks(t *testing.T) {
 	home, bin := serviceHome(t)
 	checkout, _ := gitCheckout(t)
 	var out, errOut bytes.Buffer
-	env := serviceEnv{
-		manager: systemdUser{}, runner: &cmdRecorder{}, uid: 501, interactive: true,
-		stdin:      strings.NewReader("https://teammemd.example.com\n" + checkout + "\n"),
-		readSecret: func() (string, error) { return "tmd_typed\n", nil },
+	env := service.Machine{
+		Manager: service.Systemd{}, Runner: &cmdRecorder{}, UID: 501, Interactive: true,
+		Stdin:      strings.NewReader("https://teammemd.example.com\n" + checkout + "\n"),
+		ReadSecret: func() (string, error) { return "tmd_typed\n", nil },
 	}
-	err := runServiceWith(context.Background(), func() (serviceEnv, error) { return env, nil },
+	err := runServiceWith(context.Background(), func() (service.Machine, error) { return env, nil },
 		[]string{"install", "--binary", bin}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("service install with answers = %v\n%s", err, errOut.String())
@@ -409,7 +259,7 @@ func TestServiceInstallWithLogin(t *testing.T) {
 	if err := loginStore("").Save(rec); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "", "install", "--binary", bin,
+	_, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--checkout", checkout)
 	cfg, err := loadConfig(filepath.Join(home, ".config", "teammemd", "config.toml"))
 	if code != 0 || err != nil || cfg.Client.TokenFile != "" {
@@ -424,7 +274,7 @@ func TestServiceInstallWithoutAManager(t *testing.T) {
 	checkout, _ := gitCheckout(t)
 	rec := &cmdRecorder{fail: map[string]bool{"systemctl --user show-environment": true},
 		answers: map[string]string{"systemctl --user show-environment": "Failed to connect to bus: No medium found"}}
-	_, stderr, code := serviceCLI(t, systemdUser{}, rec, "tmd_x", "install", "--binary", bin,
+	_, stderr, code := serviceCLI(t, service.Systemd{}, rec, "tmd_x", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
 	for _, want := range []string{"Failed to connect to bus", "loginctl enable-linger", bin + " run --config "} {
 		if code == 0 || !strings.Contains(stderr, want) {

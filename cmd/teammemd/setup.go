@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/teammemd/teammemd/internal/shell"
+	"github.com/teammemd/teammemd/service"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/route"
@@ -22,7 +23,7 @@ import (
 
 // setupFlags are the flags of "teammemd setup claude".
 type setupFlags struct {
-	installFlags
+	service.Options
 	route            string
 	trafficOff, undo bool
 	noService        bool
@@ -31,7 +32,7 @@ type setupFlags struct {
 }
 
 func (f *setupFlags) register(fs *pflag.FlagSet) {
-	f.installFlags.register(fs)
+	registerInstallFlags(fs, &f.Options)
 	fs.StringVar(&f.route, "route", "", "`hook` or `stores` (default: the best the client has, see the README)")
 	fs.BoolVar(&f.trafficOff, "disable-client-traffic", false, "consent to CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (the client's telemetry, "+
 		"error reports, update checks and its own memory sync off), which the stores route needs")
@@ -72,20 +73,19 @@ were.`,
 	}
 	var f setupFlags
 	f.register(cmd.Flags())
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runSetupClaude(cmd.Context(), d.serviceEnv, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
-	}
+	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
+		return serviceError(runSetupClaude(ctx, d, f, stdout, stderr))
+	})
 	return cmd
 }
 
-// runSetupClaude runs "teammemd setup claude" in the environment newEnv
-// makes.
-func runSetupClaude(ctx context.Context, newEnv func() (serviceEnv, error), f setupFlags, stdout, stderr io.Writer) error {
+// runSetupClaude runs "teammemd setup claude" on the machine d gives.
+func runSetupClaude(ctx context.Context, d deps, f setupFlags, stdout, stderr io.Writer) error {
 	f.recordPath = filepath.Join(stateDir(), "claude-setup.json")
 	if f.undo {
 		return setupUndo(f, stdout)
 	}
-	env, err := newEnv()
+	env, err := serviceEnv(d)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runSetupClaude(ctx context.Context, newEnv func() (serviceEnv, error), f se
 
 // setupClaude chooses the route for the client found, writes teammemd's
 // config and Claude Code's settings, and starts the daemon.
-func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stderr io.Writer) error {
+func setupClaude(ctx context.Context, env service.Env, f setupFlags, stdout, stderr io.Writer) error {
 	client := route.Find(ctx, f.claude)
 	fmt.Fprintln(stdout, describeClient(client))
 	choice, err := route.Choose(client, route.Want{Route: route.Route(f.route), TrafficOff: f.trafficOff})
@@ -102,15 +102,7 @@ func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stde
 		return usageError{err}
 	}
 	printChoice(stdout, choice)
-	spec, err := installSpec(env, f.installFlags)
-	if err != nil {
-		return err
-	}
-	plan, err := env.manager.plan(spec)
-	if err != nil {
-		return err
-	}
-	files, err := installConfig(env, f.installFlags, spec.config, plan.reload, newPrompter(env, stderr))
+	in, err := service.Prepare(env, f.Options, stderr)
 	if err != nil {
 		return err
 	}
@@ -118,26 +110,24 @@ func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stde
 	if err != nil {
 		return err
 	}
-	change := route.ChangeFor(choice, shell.Quote(spec.binary)+" hook session-start")
+	change := route.ChangeFor(choice, shell.Quote(in.Spec.Binary)+" hook session-start")
 	sp, err := route.PlanSetup(route.SettingsPath(home), f.recordPath, change, time.Now())
 	if err != nil {
 		return err
 	}
-	for _, fw := range files {
-		if err := fw.apply(f.dryRun, stdout); err != nil {
-			return err
-		}
-	}
-	if err := applySettings(sp, f.dryRun, stdout); err != nil {
+	if err := in.WriteConfig(stdout); err != nil {
 		return err
 	}
-	if err := registerMCP(f, spec.binary, stdout); err != nil {
+	if err := applySettings(sp, f.DryRun, stdout); err != nil {
 		return err
 	}
-	if !f.dryRun {
-		printProjects(agentChecker{client: client, home: home}, spec.config, stdout)
+	if err := registerMCP(f, in.Spec.Binary, stdout); err != nil {
+		return err
 	}
-	return startService(ctx, env, f, spec, plan, stdout)
+	if !f.DryRun {
+		printProjects(agentChecker{client: client, home: home}, in.Spec.Config, stdout)
+	}
+	return startService(ctx, in, f, stdout)
 }
 
 // printProjects says, for each repo the config makes the daemon sync,
@@ -217,7 +207,7 @@ func registerMCP(f setupFlags, binary string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	msg, err := route.RegisterMCP(config, f.recordPath, binary, f.dryRun, memsync.WriteFile)
+	msg, err := route.RegisterMCP(config, f.recordPath, binary, f.DryRun, memsync.WriteFile)
 	if err != nil {
 		return err
 	}
@@ -227,33 +217,29 @@ func registerMCP(f setupFlags, binary string, w io.Writer) error {
 
 // startService installs and starts the service where a manager answers,
 // else prints the command that starts the daemon.
-func startService(ctx context.Context, env serviceEnv, f setupFlags, spec serviceSpec, plan servicePlan, w io.Writer) error {
-	runLine := shell.Join(spec.binary, "run", "--config", spec.config)
+func startService(ctx context.Context, in *service.Installation, f setupFlags, w io.Writer) error {
 	if f.noService {
-		fmt.Fprintf(w, "start the daemon with:\n    %s\n", runLine)
+		fmt.Fprintf(w, "start the daemon with:\n    %s\n", in.RunLine())
 		return nil
 	}
-	if err := managerAnswers(ctx, env, plan); err != nil {
-		fmt.Fprintf(w, "%v, so no service was installed (%s); start the daemon with:\n    %s\n", err, plan.noManager, runLine)
+	if err := in.ManagerAnswers(ctx); err != nil {
+		fmt.Fprintf(w, "%v, so no service was installed (%s); start the daemon with:\n    %s\n", err, in.Plan.NoManager, in.RunLine())
 		return nil
 	}
-	if err := plan.unit.apply(f.dryRun, w); err != nil {
+	if err := in.Start(ctx, w); err != nil {
 		return err
 	}
-	if err := runCommands(ctx, env, plan.install, f.dryRun, w); err != nil {
-		return err
-	}
-	if f.dryRun {
+	if f.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written or run")
 		return nil
 	}
-	fmt.Fprintf(w, "teammemd run is installed as a %s and started; teammemd doctor checks that Claude Code loads the team's notes\n", plan.name)
+	fmt.Fprintf(w, "teammemd run is installed as a %s and started; teammemd doctor checks that Claude Code loads the team's notes\n", in.Plan.Name)
 	return nil
 }
 
 // setupUndo reverses the recorded setup.
 func setupUndo(f setupFlags, w io.Writer) error {
-	if f.dryRun {
+	if f.DryRun {
 		r, err := route.LoadRecord(f.recordPath)
 		if err != nil || r == nil {
 			return cmp.Or(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 	"github.com/teammemd/teammemd/sync/claude/route"
 )
@@ -17,10 +18,10 @@ import (
 // setupCLI runs "teammemd setup args..." with the systemd manager and rec.
 func setupCLI(t *testing.T, rec *cmdRecorder, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := serviceEnv{manager: systemdUser{}, runner: rec, uid: 501, stdin: strings.NewReader(stdin)}
+	env := service.Machine{Manager: service.Systemd{}, Runner: rec, UID: 501, Stdin: strings.NewReader(stdin)}
 	var out, errOut bytes.Buffer
 	ctx := context.Background()
-	err := runSetupWith(ctx, func() (serviceEnv, error) { return env, nil }, args, &out, &errOut)
+	err := runSetupWith(ctx, func() (service.Machine, error) { return env, nil }, args, &out, &errOut)
 	code = exitCode(ctx, err, &errOut)
 	return out.String(), errOut.String(), code
 }
@@ -143,7 +144,7 @@ func TestServiceInstallOffersSetup(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("PATH", filepath.Dir(claudetest.FakeClient(t, "2.1.328", "api_key"))+":"+os.Getenv("PATH"))
 	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
-	stdout, stderr, code := serviceCLI(t, systemdUser{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
+	stdout, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
 	if code != 0 || !strings.Contains(stdout, "Claude Code 2.1.328 will not show the synced notes to the model yet") ||
 		!strings.Contains(stdout, "teammemd setup claude sets it up") {

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"bytes"
@@ -21,17 +21,18 @@ import (
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
-// serviceConfig is the config file install starts from: as it is on disk
+// existing is the config file install starts from: as it is on disk
 // (nil when absent) and decoded.
-type serviceConfig struct {
+type existing struct {
 	path      string
 	data      []byte
 	cfg       Config
 	hasClient bool // the file has a [client] table
+	decode    func(path string, data []byte) (Config, error)
 }
 
-func readServiceConfig(path string) (serviceConfig, error) {
-	sc := serviceConfig{path: path}
+func readExisting(env Env, path string) (existing, error) {
+	sc := existing{path: path, decode: env.Decode}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return sc, nil
@@ -39,7 +40,7 @@ func readServiceConfig(path string) (serviceConfig, error) {
 	if err != nil {
 		return sc, fmt.Errorf("read config: %w", err)
 	}
-	if sc.cfg, err = decodeConfig(path, data); err != nil {
+	if sc.cfg, err = env.Decode(path, data); err != nil {
 		return sc, fmt.Errorf("%w (fix it, or pass --config to write a new file elsewhere)", err)
 	}
 	var raw map[string]any
@@ -61,44 +62,44 @@ type additions struct {
 // installConfig returns the files install writes besides the unit: the
 // config, when it needs anything, and the token file, when a token was
 // given. The config then names a server, a token file and a repo.
-func installConfig(env serviceEnv, f installFlags, path, reload string, p *prompter) ([]fileWrite, error) {
-	sc, err := readServiceConfig(path)
+func installConfig(env Env, f Options, path, reload string, p *prompter) ([]FileWrite, error) {
+	sc, err := readExisting(env, path)
 	if err != nil {
 		return nil, err
 	}
 	var add additions
-	for _, step := range []func(serviceEnv, installFlags, serviceConfig, *additions, *prompter) error{
+	for _, step := range []func(Env, Options, existing, *additions, *prompter) error{
 		addServer, addToken, addCheckouts,
 	} {
 		if err := step(env, f, sc, &add, p); err != nil {
 			return nil, err
 		}
 	}
-	add.allowInsecure = f.allowInsecure && !sc.cfg.Client.AllowInsecure
+	add.allowInsecure = f.AllowInsecure && !sc.cfg.Client.AllowInsecure
 	text, err := composeConfig(sc, add, reload)
 	if err != nil {
 		return nil, err
 	}
-	var files []fileWrite
+	var files []FileWrite
 	if !bytes.Equal(text, sc.data) {
-		files = append(files, fileWrite{path: path, data: text, mode: 0o600})
+		files = append(files, FileWrite{Path: path, Data: text, Mode: 0o600})
 	}
 	if add.token != "" {
-		files = append(files, fileWrite{path: add.tokenPath, data: []byte(add.token + "\n"), mode: 0o600, secret: true})
+		files = append(files, FileWrite{Path: add.tokenPath, Data: []byte(add.token + "\n"), Mode: 0o600, Secret: true})
 	}
 	return files, nil
 }
 
 // addServer takes --server, or the config's, or asks for one.
-func addServer(env serviceEnv, f installFlags, sc serviceConfig, add *additions, p *prompter) error {
+func addServer(env Env, f Options, sc existing, add *additions, p *prompter) error {
 	have := sc.cfg.Client.Server
-	server := f.server
+	server := f.Server
 	switch {
 	case server != "" && have != "" && server != have:
 		return conflict(sc.path, "[client] server", have, "--server", server)
-	case server == "" && (have != "" || len(f.checkouts) == 0 && everyRepo(sc.cfg, func(r daemon.RepoConfig) bool { return r.Server != "" })):
-		return checkServers(sc.cfg, f.allowInsecure)
-	case server == "" && !env.interactive:
+	case server == "" && (have != "" || len(f.Checkouts) == 0 && everyRepo(sc.cfg, func(r daemon.RepoConfig) bool { return r.Server != "" })):
+		return checkServers(sc.cfg, f.AllowInsecure)
+	case server == "" && !env.Interactive:
 		return errInstallNoServer
 	case server == "":
 		ans, err := p.ask("Server URL (e.g. https://teammemd.example.com)", "")
@@ -110,14 +111,14 @@ func addServer(env serviceEnv, f installFlags, sc serviceConfig, add *additions,
 		}
 	}
 	if err := (memsync.ClientConfig{Server: server}).Validate(); err != nil {
-		return usageError{err}
+		return InputError{err}
 	}
 	if have == "" {
 		add.server = server
 	}
 	cfg := sc.cfg
 	cfg.Client.Server = server
-	return checkServers(cfg, f.allowInsecure)
+	return checkServers(cfg, f.AllowInsecure)
 }
 
 // checkServers refuses a server that would get the token in the clear.
@@ -133,7 +134,7 @@ func checkServers(cfg Config, allow bool) error {
 			continue
 		}
 		if err := client.CheckServer(s); err != nil {
-			return usageError{fmt.Errorf("%w (or pass --allow-insecure)", err)}
+			return InputError{fmt.Errorf("%w (or pass --allow-insecure)", err)}
 		}
 	}
 	return nil
@@ -141,13 +142,13 @@ func checkServers(cfg Config, allow bool) error {
 
 // addToken takes --token-file, or a token from stdin, or the config's token
 // file, or asks for the token.
-func addToken(env serviceEnv, f installFlags, sc serviceConfig, add *additions, p *prompter) error {
+func addToken(env Env, f Options, sc existing, add *additions, p *prompter) error {
 	have := sc.cfg.Client.TokenFile
 	switch {
-	case f.tokenFile != "" && f.tokenStdin:
-		return usageError{errors.New("pass --token-file or --token-stdin, not both")}
-	case f.tokenFile != "":
-		abs, err := filepath.Abs(f.tokenFile)
+	case f.TokenFile != "" && f.TokenStdin:
+		return InputError{errors.New("pass --token-file or --token-stdin, not both")}
+	case f.TokenFile != "":
+		abs, err := filepath.Abs(f.TokenFile)
 		if err != nil {
 			return fmt.Errorf("token file: %w", err)
 		}
@@ -158,38 +159,38 @@ func addToken(env serviceEnv, f installFlags, sc serviceConfig, add *additions, 
 			add.tokenFile = abs
 		}
 		return checkTokenFile(abs)
-	case f.tokenStdin:
+	case f.TokenStdin:
 		tok, err := io.ReadAll(io.LimitReader(p.in, 64<<10))
 		if err != nil {
 			return fmt.Errorf("read the token from stdin: %w", err)
 		}
-		return keepToken(strings.TrimSpace(string(tok)), have, add)
+		return keepToken(env, strings.TrimSpace(string(tok)), have, add)
 	case have != "" && checkTokenFile(have) == nil,
-		have == "" && len(f.checkouts) == 0 && everyRepo(sc.cfg, func(r daemon.RepoConfig) bool { return r.TokenFile != "" }),
-		have == "" && hasLogin(cmp.Or(add.server, sc.cfg.Client.Server)):
+		have == "" && len(f.Checkouts) == 0 && everyRepo(sc.cfg, func(r daemon.RepoConfig) bool { return r.TokenFile != "" }),
+		have == "" && hasLogin(env, cmp.Or(add.server, sc.cfg.Client.Server)):
 		return nil
-	case !env.interactive && have != "":
+	case !env.Interactive && have != "":
 		return fmt.Errorf("%w; or pass --token-file or --token-stdin", checkTokenFile(have))
-	case !env.interactive:
+	case !env.Interactive:
 		return errInstallNoToken
 	}
 	tok, err := p.askSecret("API token (tmd_...; not shown)")
 	if err != nil {
 		return err
 	}
-	return keepToken(tok, have, add)
+	return keepToken(env, tok, have, add)
 }
 
 // keepToken arranges for tok to be written to the config's token file, or
 // to token in the config directory.
-func keepToken(tok, have string, add *additions) error {
+func keepToken(env Env, tok, have string, add *additions) error {
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-		return usageError{errors.New("the API token must be one word, as teammemd token create prints it")}
+		return InputError{errors.New("the API token must be one word, as teammemd token create prints it")}
 	}
 	add.token = tok
 	add.tokenPath = have
 	if have == "" {
-		add.tokenPath = filepath.Join(configDir(), "token")
+		add.tokenPath = filepath.Join(env.Dirs.Config, "token")
 		add.tokenFile = add.tokenPath
 	}
 	return nil
@@ -200,23 +201,23 @@ func keepToken(tok, have string, add *additions) error {
 func checkTokenFile(path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
-		return usageError{fmt.Errorf("token file: %w", err)}
+		return InputError{fmt.Errorf("token file: %w", err)}
 	}
 	switch {
 	case !info.Mode().IsRegular() || info.Size() == 0:
-		return usageError{fmt.Errorf("token file %s must be a file holding the token", path)}
+		return InputError{fmt.Errorf("token file %s must be a file holding the token", path)}
 	case info.Mode().Perm()&0o077 != 0:
-		return usageError{fmt.Errorf("token file %s is readable by other users (mode %04o): chmod 600 %s", path, info.Mode().Perm(), path)}
+		return InputError{fmt.Errorf("token file %s is readable by other users (mode %04o): chmod 600 %s", path, info.Mode().Perm(), path)}
 	}
 	return nil
 }
 
 // addCheckouts adds each --checkout the config does not list; with no repo
 // at all, it asks for one.
-func addCheckouts(env serviceEnv, f installFlags, sc serviceConfig, add *additions, p *prompter) error {
-	dirs := f.checkouts
+func addCheckouts(env Env, f Options, sc existing, add *additions, p *prompter) error {
+	dirs := f.Checkouts
 	if len(dirs) == 0 && len(sc.cfg.Daemon.Repos) == 0 && !sc.cfg.Daemon.DiscoverClaudeProjects {
-		if !env.interactive {
+		if !env.Interactive {
 			return errInstallNoRepo
 		}
 		def := ""
@@ -254,7 +255,7 @@ func checkoutRoot(dir string) (string, error) {
 	}
 	found, err := claude.Discover(abs)
 	if err != nil {
-		return "", usageError{fmt.Errorf("--checkout %s: %w", dir, err)}
+		return "", InputError{fmt.Errorf("--checkout %s: %w", dir, err)}
 	}
 	return found.Root, nil
 }
@@ -262,7 +263,7 @@ func checkoutRoot(dir string) (string, error) {
 // composeConfig returns the config with the additions: a new file, or the
 // old one as it is with tables appended. A key the old [client] table lacks
 // cannot be appended; the user is asked to add it.
-func composeConfig(sc serviceConfig, add additions, reload string) ([]byte, error) {
+func composeConfig(sc existing, add additions, reload string) ([]byte, error) {
 	var client, repos strings.Builder
 	if add.server != "" {
 		fmt.Fprintf(&client, "server = %s\n", tomlString(add.server))
@@ -277,7 +278,7 @@ func composeConfig(sc serviceConfig, add additions, reload string) ([]byte, erro
 		fmt.Fprintf(&repos, "\n[[daemon.repo]]\ncheckout = %s\n", tomlString(c))
 	}
 	if client.Len() > 0 && sc.hasClient {
-		return nil, usageError{fmt.Errorf("add to the [client] section of %s:\n%s", sc.path, strings.TrimSpace(client.String()))}
+		return nil, InputError{fmt.Errorf("add to the [client] section of %s:\n%s", sc.path, strings.TrimSpace(client.String()))}
 	}
 	text := bytes.Clone(sc.data)
 	if text == nil {
@@ -291,8 +292,8 @@ func composeConfig(sc serviceConfig, add additions, reload string) ([]byte, erro
 		text = fmt.Appendf(text, "\n[client]\n%s", client.String())
 	}
 	text = append(text, repos.String()...)
-	if _, err := decodeConfig(sc.path, text); err != nil {
-		return nil, usageError{fmt.Errorf("cannot add to %s: %w; edit it by hand", sc.path, err)}
+	if _, err := sc.decode(sc.path, text); err != nil {
+		return nil, InputError{fmt.Errorf("cannot add to %s: %w; edit it by hand", sc.path, err)}
 	}
 	return text, nil
 }
@@ -308,7 +309,7 @@ func tomlString(s string) string {
 
 // conflict refuses a flag that contradicts the config file.
 func conflict(path, key, have, flag, want string) error {
-	return usageError{fmt.Errorf("%s already sets %s = %q, but %s says %q: edit the file, or pass --config to write a new one",
+	return InputError{fmt.Errorf("%s already sets %s = %q, but %s says %q: edit the file, or pass --config to write a new one",
 		path, key, have, flag, want)}
 }
 
@@ -320,6 +321,6 @@ func everyRepo(cfg Config, ok func(daemon.RepoConfig) bool) bool {
 // hasLogin reports whether the daemon the service runs authenticates with
 // the login to server: the unit unsets $TEAMMEMD_TOKEN, so with no token
 // file of its own that is so when teammemd login keeps one.
-func hasLogin(server string) bool {
-	return credential.Rule{Logins: loginStore("")}.For(server, "").Kind == credential.Login
+func hasLogin(env Env, server string) bool {
+	return credential.Rule{Logins: env.Logins}.For(server, "").Kind == credential.Login
 }

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// launchdAgent runs the daemon as a launchd agent in the user's GUI domain.
-type launchdAgent struct{}
+// Launchd runs the daemon as a launchd agent in the user's GUI domain.
+type Launchd struct{}
 
 const launchdLabel = "com.teammemd.daemon"
 
@@ -61,10 +61,11 @@ func xmlText(s string) string {
 	return b.String()
 }
 
-func (launchdAgent) plan(s serviceSpec) (servicePlan, error) {
-	path := launchdPlistPath(s.home)
-	logFile := filepath.Join(s.home, "Library", "Logs", "teammemd.log")
-	domain := fmt.Sprintf("gui/%d", s.uid)
+// Plan writes the unit for s and the commands that load and unload it.
+func (Launchd) Plan(s Spec) (Plan, error) {
+	path := launchdPlistPath(s.Home)
+	logFile := filepath.Join(s.Home, "Library", "Logs", "teammemd.log")
+	domain := fmt.Sprintf("gui/%d", s.UID)
 	target := domain + "/" + launchdLabel
 	header := fmt.Sprintf(`<!--
   teammemd sync daemon as a launchd agent, written by teammemd service install.
@@ -74,21 +75,21 @@ func (launchdAgent) plan(s serviceSpec) (servicePlan, error) {
     launchctl kill HUP %s
   Log: %s
 -->
-`, xmlComment(s.config), target, xmlComment(logFile))
-	body := launchdBody(logFile, s.binary, "run", "--log-format", "json", "--config", s.config)
-	ctl := func(mayFail bool, args ...string) serviceCmd {
-		return serviceCmd{argv: append([]string{"launchctl"}, args...), mayFail: mayFail}
+`, xmlComment(s.Config), target, xmlComment(logFile))
+	body := launchdBody(logFile, s.Binary, "run", "--log-format", "json", "--config", s.Config)
+	ctl := func(mayFail bool, args ...string) Cmd {
+		return Cmd{Argv: append([]string{"launchctl"}, args...), MayFail: mayFail}
 	}
-	return servicePlan{
-		name:   "launchd agent",
-		unit:   fileWrite{path: path, data: []byte(launchdPrologue + header + body), mode: 0o644},
-		reload: "launchctl kill HUP " + target,
-		probe:  []string{"launchctl", "print", domain},
-		noManager: "launchd runs a user's agents only in the user's desktop session: log in to the Mac's desktop, " +
+	return Plan{
+		Name:   "launchd agent",
+		Unit:   FileWrite{Path: path, Data: []byte(launchdPrologue + header + body), Mode: 0o644},
+		Reload: "launchctl kill HUP " + target,
+		Probe:  []string{"launchctl", "print", domain},
+		NoManager: "launchd runs a user's agents only in the user's desktop session: log in to the Mac's desktop, " +
 			"then run this again there",
 		// bootout of an agent that is not loaded fails: that is fine.
-		install:   []serviceCmd{ctl(true, "bootout", target), ctl(false, "enable", target), ctl(false, "bootstrap", domain, path)},
-		uninstall: []serviceCmd{ctl(true, "bootout", target)},
+		Install:   []Cmd{ctl(true, "bootout", target), ctl(false, "enable", target), ctl(false, "bootstrap", domain, path)},
+		Uninstall: []Cmd{ctl(true, "bootout", target)},
 	}, nil
 }
 
@@ -105,18 +106,19 @@ var (
 	launchdDisabled = regexp.MustCompile(`"` + regexp.QuoteMeta(launchdLabel) + `"\s*=>\s*(disabled|true)`)
 )
 
-func (launchdAgent) state(ctx context.Context, run commandRunner, s serviceSpec) serviceState {
-	domain := fmt.Sprintf("gui/%d", s.uid)
-	out, err := run.run(ctx, []string{"launchctl", "print", domain + "/" + launchdLabel})
-	st := serviceState{detail: "not loaded"}
+// State asks the manager whether the service is enabled and running.
+func (Launchd) State(ctx context.Context, run Runner, s Spec) State {
+	domain := fmt.Sprintf("gui/%d", s.UID)
+	out, err := run.Run(ctx, []string{"launchctl", "print", domain + "/" + launchdLabel})
+	st := State{Detail: "not loaded"}
 	if err == nil {
-		st.detail = "loaded"
-		st.running = launchdRunning.MatchString(out)
-		if st.running {
-			st.detail = "running"
+		st.Detail = "loaded"
+		st.Running = launchdRunning.MatchString(out)
+		if st.Running {
+			st.Detail = "running"
 		}
 	}
-	disabled, err := run.run(ctx, []string{"launchctl", "print-disabled", domain})
-	st.enabled = err == nil && !launchdDisabled.MatchString(disabled)
+	disabled, err := run.Run(ctx, []string{"launchctl", "print-disabled", domain})
+	st.Enabled = err == nil && !launchdDisabled.MatchString(disabled)
 	return st
 }

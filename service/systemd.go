@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// systemdUser runs the daemon as a systemd user unit.
-type systemdUser struct{}
+// Systemd runs the daemon as a systemd user unit.
+type Systemd struct{}
 
 const systemdUnitName = "teammemd.service"
 
@@ -44,10 +44,11 @@ MemoryHigh=128M
 WantedBy=default.target
 `
 
-func (systemdUser) plan(s serviceSpec) (servicePlan, error) {
-	execStart, err := systemdCommandLine(s.binary, "run", "--log-format", "json", "--config", s.config)
+// Plan writes the unit for s and the commands that load and unload it.
+func (Systemd) Plan(s Spec) (Plan, error) {
+	execStart, err := systemdCommandLine(s.Binary, "run", "--log-format", "json", "--config", s.Config)
 	if err != nil {
-		return servicePlan{}, err
+		return Plan{}, err
 	}
 	header := fmt.Sprintf(`# teammemd sync daemon, written by teammemd service install.
 # teammemd service status shows how it does; teammemd service uninstall
@@ -55,38 +56,39 @@ func (systemdUser) plan(s serviceSpec) (servicePlan, error) {
 # Reload after editing %s:
 #   systemctl --user reload teammemd
 # Logs: journalctl --user -u teammemd -f
-`, s.config)
-	ctl := func(mayFail bool, args ...string) serviceCmd {
-		return serviceCmd{argv: append([]string{"systemctl", "--user"}, args...), mayFail: mayFail}
+`, s.Config)
+	ctl := func(mayFail bool, args ...string) Cmd {
+		return Cmd{Argv: append([]string{"systemctl", "--user"}, args...), MayFail: mayFail}
 	}
-	return servicePlan{
-		name:   "systemd user unit",
-		unit:   fileWrite{path: systemdUnitPath(), data: []byte(header + fmt.Sprintf(systemdUnitBody, execStart)), mode: 0o644},
-		reload: "systemctl --user reload teammemd",
-		probe:  []string{"systemctl", "--user", "show-environment"},
-		noManager: "The user's systemd runs only in a login session: log in on the machine itself, " +
+	return Plan{
+		Name:   "systemd user unit",
+		Unit:   FileWrite{Path: systemdUnitPath(s.ConfigHome), Data: []byte(header + fmt.Sprintf(systemdUnitBody, execStart)), Mode: 0o644},
+		Reload: "systemctl --user reload teammemd",
+		Probe:  []string{"systemctl", "--user", "show-environment"},
+		NoManager: "The user's systemd runs only in a login session: log in on the machine itself, " +
 			"or have root keep one for you (loginctl enable-linger " + userName() + ") and log in again",
-		install:        []serviceCmd{ctl(false, "daemon-reload"), ctl(false, "enable", systemdUnitName), ctl(false, "restart", systemdUnitName)},
-		uninstall:      []serviceCmd{ctl(false, "disable", "--now", systemdUnitName)},
-		afterUninstall: []serviceCmd{ctl(false, "daemon-reload")},
+		Install:        []Cmd{ctl(false, "daemon-reload"), ctl(false, "enable", systemdUnitName), ctl(false, "restart", systemdUnitName)},
+		Uninstall:      []Cmd{ctl(false, "disable", "--now", systemdUnitName)},
+		AfterUninstall: []Cmd{ctl(false, "daemon-reload")},
 	}, nil
 }
 
 // systemdUnitPath is where the user's systemd looks for the unit.
-func systemdUnitPath() string {
-	return filepath.Join(xdgDir("XDG_CONFIG_HOME", ".config"), "systemd", "user", systemdUnitName)
+func systemdUnitPath(configHome string) string {
+	return filepath.Join(configHome, "systemd", "user", systemdUnitName)
 }
 
-func (systemdUser) state(ctx context.Context, run commandRunner, _ serviceSpec) serviceState {
+// State asks the manager whether the service is enabled and running.
+func (Systemd) State(ctx context.Context, run Runner, _ Spec) State {
 	// Both commands exit non-zero for "disabled" or "inactive": their
 	// output is the answer.
-	enabled, _ := run.run(ctx, []string{"systemctl", "--user", "is-enabled", systemdUnitName})
-	active, _ := run.run(ctx, []string{"systemctl", "--user", "is-active", systemdUnitName})
+	enabled, _ := run.Run(ctx, []string{"systemctl", "--user", "is-enabled", systemdUnitName})
+	active, _ := run.Run(ctx, []string{"systemctl", "--user", "is-active", systemdUnitName})
 	active = strings.TrimSpace(active)
-	return serviceState{
-		enabled: strings.TrimSpace(enabled) == "enabled",
-		running: active == "active" || active == "reloading",
-		detail:  active,
+	return State{
+		Enabled: strings.TrimSpace(enabled) == "enabled",
+		Running: active == "active" || active == "reloading",
+		Detail:  active,
 	}
 }
 
@@ -99,12 +101,12 @@ func systemdCommandLine(args ...string) (string, error) {
 	words := make([]string, len(args))
 	for i, a := range args {
 		if strings.ContainsFunc(a, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return "", usageError{fmt.Errorf("%q has a control character, which a systemd unit cannot hold", a)}
+			return "", InputError{fmt.Errorf("%q has a control character, which a systemd unit cannot hold", a)}
 		}
 		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%", "$", "$$")
 		if i == 0 {
 			if strings.ContainsAny(a, `"'\`) {
-				return "", usageError{fmt.Errorf("systemd cannot run a binary whose path holds a quote or a backslash: %s (pass --binary with another path)", a)}
+				return "", InputError{fmt.Errorf("systemd cannot run a binary whose path holds a quote or a backslash: %s (pass --binary with another path)", a)}
 			}
 			esc = strings.NewReplacer("%", "%%")
 		}
