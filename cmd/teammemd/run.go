@@ -55,9 +55,9 @@ teammemd service install runs it as your user service.`,
 	f.client.register(fs)
 	fs.StringVar(&f.socket, "socket", "", "control socket (default "+daemon.SocketPath(runtimeDir())+")")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runDaemonWith(cmd.Context(), f, cmd.ErrOrStderr())
-	}
+	cmd.RunE = body(func(ctx context.Context, _ []string, _, stderr io.Writer) error {
+		return runDaemonWith(ctx, f, stderr)
+	})
 	return cmd
 }
 
