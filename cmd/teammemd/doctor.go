@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/checkup"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/sync/daemon"
@@ -32,11 +33,10 @@ func realDoctorEnv() doctorEnv {
 
 // Check outcomes.
 const (
-	checkOK   = "ok"
-	checkFail = "FAIL"
-	checkSkip = "skip"
-	// checkInfo is a state worth knowing that needs nothing done.
-	checkInfo = "info"
+	checkOK   = checkup.OK
+	checkFail = checkup.Fail
+	checkSkip = checkup.Skip
+	checkInfo = checkup.Info
 )
 
 // doctor runs the checks in order; later checks use what earlier ones
@@ -44,7 +44,7 @@ const (
 type doctor struct {
 	env    doctorEnv
 	out    io.Writer
-	checks []doctorCheck // what report printed, for --json
+	rep    *checkup.Report // what report printed, for --json
 	flags  clientFlags
 	config string // --config
 	claude string // --claude
@@ -59,7 +59,6 @@ type doctor struct {
 	reached  bool      // the server answered
 	identity bool      // ... as a teammemd server
 	date     time.Time // the server's Date header
-	failed   int
 	// badConfig is set when the config file does not load: the checks
 	// that read it are skipped, not failed one by one.
 	badConfig bool
@@ -67,15 +66,7 @@ type doctor struct {
 
 // report prints one check's line: its outcome, name and detail, and for a
 // failure the fix.
-func (d *doctor) report(outcome, name, detail, fix string) {
-	line := fmt.Sprintf("%-4s  %-9s %s", outcome, name, detail)
-	if outcome == checkFail {
-		d.failed++
-		line += "; fix: " + fix
-	}
-	d.checks = append(d.checks, newDoctorCheck(outcome, name, detail, fix))
-	fmt.Fprintln(d.out, line)
-}
+func (d *doctor) report(outcome, name, detail, fix string) { d.rep.Add(outcome, name, detail, fix) }
 
 // newDoctorCmd is "teammemd doctor".
 func newDoctorCmd(deps deps) *cobra.Command {
@@ -117,14 +108,15 @@ func runDoctor(ctx context.Context, d *doctor) error {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	defer d.http.CloseIdleConnections()
+	d.rep = checkup.NewReport(d.out)
 	for _, check := range []func(context.Context){
 		d.checkConfig, d.checkServer, d.checkToken, d.checkReachable, d.checkIdentity,
 		d.checkAuth, d.checkRepos, d.checkTeamDirs, d.checkAgent, d.checkDaemon, d.checkInotify, d.checkClock,
 	} {
 		check(ctx)
 	}
-	if d.failed > 0 {
-		return exitError{code: 1, err: fmt.Errorf("%d %s failed", d.failed, plural(d.failed, "check", "checks"))}
+	if n := d.rep.Failed(); n > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%d %s failed", n, plural(n, "check", "checks"))}
 	}
 	return nil
 }

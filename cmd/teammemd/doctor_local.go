@@ -3,16 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -70,43 +66,8 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 
 func (d *doctor) checkTeamDirs(context.Context) {
 	for _, s := range d.plan.Specs {
-		outcome, detail, fix := teamDirState(s.Dir)
-		d.report(outcome, "team dir", detail, fix)
-	}
-}
-
-// teamDirState checks that dir is a directory this user can write and no
-// other user can: someone else's note in it would be pushed to the team.
-func teamDirState(dir string) (outcome, detail, fix string) {
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		parent := existingParent(dir)
-		if err := writable(parent); err != nil {
-			return checkFail, fmt.Sprintf("%s does not exist and %s is not writable: %v", dir, parent, err), "mkdir -p " + dir
-		}
-		return checkOK, dir + " (created at the first sync)", ""
-	}
-	switch {
-	case err != nil:
-		return checkFail, err.Error(), "check the permissions of " + filepath.Dir(dir)
-	case !info.IsDir():
-		return checkFail, dir + " is not a directory", "move that file away: the team directory must be a directory"
-	case info.Mode().Perm()&0o022 != 0:
-		return checkFail, fmt.Sprintf("%s is writable by other users (mode %04o): a note they plant there is pushed to your team",
-			dir, info.Mode().Perm()), "chmod go-w " + dir
-	}
-	if err := writable(dir); err != nil {
-		return checkFail, fmt.Sprintf("%s is not writable: %v", dir, err), "chmod u+rwx " + dir
-	}
-	return checkOK, dir, ""
-}
-
-// existingParent is the nearest directory above dir that exists.
-func existingParent(dir string) string {
-	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
-		if _, err := os.Stat(p); err == nil || p == filepath.Dir(p) {
-			return p
-		}
+		r := checkup.TeamDir(s.Dir)
+		d.report(r.Outcome, "team dir", r.Detail, r.Fix)
 	}
 }
 
@@ -114,73 +75,17 @@ func (d *doctor) checkInotify(context.Context) {
 	if d.skipForConfig("inotify") {
 		return
 	}
-	if d.env.inotifyDir == "" {
-		d.report(checkSkip, "inotify", "not Linux", "")
-		return
+	dirs := make([]string, len(d.plan.Specs))
+	for i, s := range d.plan.Specs {
+		dirs[i] = s.Dir
 	}
-	dirs := 0
-	for _, s := range d.plan.Specs {
-		dirs += countDirs(s.Dir)
-	}
-	watches, err1 := readSysctl(filepath.Join(d.env.inotifyDir, "max_user_watches"))
-	instances, err2 := readSysctl(filepath.Join(d.env.inotifyDir, "max_user_instances"))
-	// Headroom for the editors and tools that watch files too.
-	needWatches, needInstances := dirs+1024, len(d.plan.Specs)+8
-	switch {
-	case err1 != nil || err2 != nil:
-		d.report(checkFail, "inotify", "cannot read the limits: "+errors.Join(err1, err2).Error(), "check that /proc is mounted")
-	case watches < needWatches:
-		d.report(checkFail, "inotify", fmt.Sprintf("fs.inotify.max_user_watches is %d; the team directories need %d of them, and other programs more", watches, dirs),
-			"sudo sysctl fs.inotify.max_user_watches=524288, and set it in /etc/sysctl.d/ to keep it")
-	case instances < needInstances:
-		d.report(checkFail, "inotify", fmt.Sprintf("fs.inotify.max_user_instances is %d; the daemon needs one per repo (%d), and other programs more", instances, len(d.plan.Specs)),
-			"sudo sysctl fs.inotify.max_user_instances=1024, and set it in /etc/sysctl.d/ to keep it")
-	default:
-		d.report(checkOK, "inotify", fmt.Sprintf("max_user_watches %d, max_user_instances %d; the team directories need %d %s",
-			watches, instances, dirs, plural(dirs, "watch", "watches")), "")
-	}
+	r := checkup.Inotify(d.env.inotifyDir, dirs)
+	d.report(r.Outcome, "inotify", r.Detail, r.Fix)
 }
-
-// countDirs counts dir and the directories below it, as the watcher
-// watches them; a missing dir counts as the one it will be.
-func countDirs(dir string) int {
-	n := 0
-	_ = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
-		if err == nil && e.IsDir() {
-			n++
-		}
-		return nil
-	})
-	return max(n, 1)
-}
-
-func readSysctl(path string) (int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return n, nil
-}
-
-// maxClockSkew is how far this machine's clock may be from the server's.
-const maxClockSkew = time.Minute
 
 func (d *doctor) checkClock(context.Context) {
-	if d.date.IsZero() {
-		d.report(checkSkip, "clock", "needs the server's Date", "")
-		return
-	}
-	skew := d.env.now().Sub(d.date).Round(time.Second)
-	if skew > maxClockSkew || skew < -maxClockSkew {
-		d.report(checkFail, "clock", fmt.Sprintf("this machine's clock is %s off the server's", skew),
-			"turn on time synchronisation (timedatectl set-ntp true; on macOS, Date & Time settings)")
-		return
-	}
-	d.report(checkOK, "clock", fmt.Sprintf("within %s of the server's", maxClockSkew), "")
+	r := checkup.Clock(d.env.now(), d.date)
+	d.report(r.Outcome, "clock", r.Detail, r.Fix)
 }
 
 // checkAgent reports, for each repo, whether Claude Code will show its

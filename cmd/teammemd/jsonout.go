@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/service"
@@ -24,32 +25,16 @@ import (
 
 // doctorJSON is "doctor --json": every check in order.
 type doctorJSON struct {
-	OK     bool          `json:"ok"`     // no check failed
-	Failed int           `json:"failed"` // how many checks failed
-	Checks []doctorCheck `json:"checks"`
-}
-
-// doctorCheck is one check of doctor.
-type doctorCheck struct {
-	Outcome string `json:"outcome"` // ok, FAIL, skip or info
-	Name    string `json:"name"`
-	Detail  string `json:"detail"`
-	Fix     string `json:"fix,omitempty"` // set for a failure
-}
-
-func newDoctorCheck(outcome, name, detail, fix string) doctorCheck {
-	c := doctorCheck{Outcome: outcome, Name: name, Detail: detail}
-	if outcome == checkFail {
-		c.Fix = fix
-	}
-	return c
+	OK     bool            `json:"ok"`     // no check failed
+	Failed int             `json:"failed"` // how many checks failed
+	Checks []checkup.Check `json:"checks"`
 }
 
 // runDoctorJSON runs the checks and prints them as doctorJSON.
 func runDoctorJSON(ctx context.Context, d *doctor, stdout io.Writer) error {
 	d.out = io.Discard
 	err := runDoctor(ctx, d)
-	if jerr := writeJSON(stdout, doctorJSON{OK: d.failed == 0, Failed: d.failed, Checks: d.checks}); jerr != nil {
+	if jerr := writeJSON(stdout, doctorJSON{OK: d.rep.Failed() == 0, Failed: d.rep.Failed(), Checks: d.rep.Checks()}); jerr != nil {
 		return jerr
 	}
 	return err

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package checkup
 
 // writable reports why this user cannot create files in dir; where there
 // is no access(2), the first sync tells.
