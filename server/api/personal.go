@@ -82,7 +82,7 @@ type KeyEnvelope struct {
 // LanesResponse is the body of GET on PersonalLanesPath.
 type LanesResponse struct {
 	// KeyID is the subject's current key, "" before init.
-	KeyID string `json:"keyId"`
+	KeyID string     `json:"keyId"`
 	Lanes []LaneInfo `json:"lanes"`
 	Quota Quota      `json:"quota"`
 }
