@@ -131,7 +131,7 @@ func keyRevisions(ctx context.Context, tx pgx.Tx, repoID int64, key string) ([]s
 // deletion, and notifies the replicas when tx commits.
 func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p store.Purge) (store.Result, error) {
 	w := store.Write{Repo: p.Repo, Deletes: []string{p.Key}, Subject: store.PurgeSubjectPrefix + p.Actor, Time: p.Time}
-	pl, err := planWrite(cur, w)
+	pl, err := store.PlanWrite(cur, w)
 	if err != nil {
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
@@ -142,7 +142,7 @@ func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p sto
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
-	return next.result(pl.changed), nil
+	return next.result(pl.Changed), nil
 }
 
 // recordPurge writes rec to the audit log.

@@ -92,7 +92,7 @@ func (s *Store) purgeTx(ctx context.Context, p store.Purge) (store.PurgeResult, 
 	if err != nil {
 		return store.PurgeResult{}, nil, err
 	}
-	_, live := cur.lookup(p.Key)
+	_, live := cur.EntryChecksum(p.Key)
 	targets, deleteLive, err := store.PurgeTargets(revs, p, live)
 	if err != nil {
 		return store.PurgeResult{}, nil, fmt.Errorf("purge %s of %s: %w", p.Key, p.Repo, err)
@@ -146,7 +146,7 @@ func keyRevisions(ctx context.Context, tx *sql.Tx, repoID int64, key string) ([]
 // recorded as the purge's deletion.
 func (s *Store) deleteLive(ctx context.Context, tx *writeTx, cur *repoState, p store.Purge) (*repoState, store.Result, error) {
 	w := store.Write{Repo: p.Repo, Deletes: []string{p.Key}, Subject: store.PurgeSubjectPrefix + p.Actor, Time: p.Time}
-	plan, err := planWrite(cur, w)
+	plan, err := store.PlanWrite(cur, w)
 	if err != nil {
 		return nil, store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
@@ -154,7 +154,7 @@ func (s *Store) deleteLive(ctx context.Context, tx *writeTx, cur *repoState, p s
 	if err != nil {
 		return nil, store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
-	return next, next.result(plan.changed), nil
+	return next, next.result(plan.Changed), nil
 }
 
 // dropContent clears the content of the revisions of key at versions.
