@@ -265,9 +265,9 @@ func (s *Store) copyTokens(ctx context.Context, src store.Exporter, report *Copy
 	}
 	var errs []error
 	for _, t := range toks {
-		have, err := scanToken(s.pool.QueryRow(ctx, "SELECT "+tokenColumns+" FROM tokens WHERE id = $1", t.ID))
+		have, err := s.TokenByID(ctx, t.ID)
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
+		case errors.Is(err, store.ErrTokenNotFound):
 			err = s.CreateToken(ctx, t)
 			report.TokensCopied++
 		case err != nil:

@@ -35,6 +35,9 @@ type Store struct {
 	log      *slog.Logger
 	channel  string // the NOTIFY channel of this database and schema
 	commit   committer
+
+	tokens      // store.Tokens
+	webSessions // store.WebSessions
 }
 
 // Open connects to the database at connString (a postgres:// URL; pgxpool's
@@ -69,7 +72,9 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 	if from != SchemaVersion {
 		opts.Logger.Info("database schema migrated", "store", redacted, "from", from, "to", SchemaVersion)
 	}
-	return &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channelName(schema)}, nil
+	s := &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channelName(schema)}
+	s.share()
+	return s, nil
 }
 
 // String returns the connection string with its password redacted.

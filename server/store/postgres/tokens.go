@@ -1,106 +1,12 @@
 package postgres
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"time"
+import "github.com/teammemd/teammemd/server/store"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/teammemd/teammemd/server/store"
-)
-
-// CreateToken implements store.Tokens. Only t.Hash is stored, never a
-// secret; ID and Hash must be unique.
-func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
-	if t.ID == "" || t.Hash == "" {
-		return errors.New("create token: empty id or hash")
-	}
-	grants, err := store.EncodeGrants(t.Grants)
-	if err != nil {
-		return fmt.Errorf("create token: %w", err)
-	}
-	if t.CreatedAt.IsZero() {
-		t.CreatedAt = time.Now()
-	}
-	var revoked *int64
-	if !t.RevokedAt.IsZero() {
-		ns := t.RevokedAt.UnixNano()
-		revoked = &ns
-	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO tokens (id, subject, hash, grants, created_at, revoked_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, t.ID, t.Subject, t.Hash, grants, t.CreatedAt.UnixNano(), revoked)
-	if err != nil {
-		return fmt.Errorf("create token %s: %w", t.ID, err)
-	}
-	return nil
-}
-
-const tokenColumns = "id, subject, hash, grants, created_at, revoked_at"
-
-// TokenByHash implements store.Tokens.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (store.Token, error) {
-	row := s.pool.QueryRow(ctx, "SELECT "+tokenColumns+" FROM tokens WHERE hash = $1 AND revoked_at IS NULL", hash)
-	t, err := scanToken(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Token{}, store.ErrTokenNotFound
-	}
-	return t, err
-}
-
-// ListTokens implements store.Tokens, oldest first.
-func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+tokenColumns+" FROM tokens ORDER BY created_at, id")
-	if err != nil {
-		return nil, fmt.Errorf("list tokens: %w", err)
-	}
-	defer rows.Close()
-	tokens := []store.Token{}
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		tokens = append(tokens, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list tokens: %w", err)
-	}
-	return tokens, nil
-}
-
-// RevokeToken implements store.Tokens. Revoking a revoked token keeps its
-// first revocation time and succeeds.
-func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) error {
-	tag, err := s.pool.Exec(ctx, "UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2", at.UnixNano(), id)
-	if err != nil {
-		return fmt.Errorf("revoke token %s: %w", id, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return store.ErrTokenNotFound
-	}
-	return nil
-}
-
-func scanToken(r pgx.Row) (store.Token, error) {
-	var t store.Token
-	var grants []byte
-	var created int64
-	var revoked *int64
-	err := r.Scan(&t.ID, &t.Subject, &t.Hash, &grants, &created, &revoked)
-	if err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return t, err
-		}
-		return t, fmt.Errorf("read token: %w", err)
-	}
-	if t.Grants, err = store.DecodeGrants(grants); err != nil {
-		return t, fmt.Errorf("read token %s grants: %w", t.ID, err)
-	}
-	t.CreatedAt = unixNano(created)
-	if revoked != nil {
-		t.RevokedAt = unixNano(*revoked)
-	}
-	return t, nil
+// tokenSQL is the tokens table's statements for store.SQLTokens.
+var tokenSQL = store.TokenSQL{
+	Insert: "INSERT INTO tokens (" + store.TokenColumns + ") VALUES ($1, $2, $3, $4, $5, $6)",
+	ByHash: "SELECT " + store.TokenColumns + " FROM tokens WHERE hash = $1 AND revoked_at IS NULL",
+	ByID:   "SELECT " + store.TokenColumns + " FROM tokens WHERE id = $1",
+	List:   "SELECT " + store.TokenColumns + " FROM tokens ORDER BY created_at, id",
+	Revoke: "UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2",
 }

@@ -87,6 +87,9 @@ type Store struct {
 
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
+
+	tokens      // store.Tokens
+	webSessions // store.WebSessions
 }
 
 // Open opens the database at path, creating it and its directory (mode
@@ -137,6 +140,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
 	}
+	s.share()
 	go s.writeLoop()
 	return s, nil
 }

@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// The parts package store shares between the SQL backends, embedded in
+// Store under names of their own so that their methods are Store's.
+type (
+	tokens      = store.SQLTokens
+	webSessions = store.SQLWebSessions
+)
+
+// sharedSQL runs the shared parts' statements on the pool.
+type sharedSQL struct {
+	pool *pgxpool.Pool
+}
+
+// share sets up the shared parts of s on its pool.
+func (s *Store) share() {
+	db := sharedSQL{pool: s.pool}
+	s.tokens = tokens{DB: db, Stmt: tokenSQL}
+	s.webSessions = webSessions{DB: db, Stmt: webSessionSQL}
+}
+
+// Query implements store.SQL.
+func (d sharedSQL) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
+	rows, err := d.pool.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return store.EachRow(rows, each)
+}
+
+// Exec implements store.SQL.
+func (d sharedSQL) Exec(ctx context.Context, stmts ...store.Stmt) (int64, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		for _, st := range stmts {
+			tag, err := tx.Exec(ctx, st.SQL, st.Args...)
+			if err != nil {
+				return err
+			}
+			n = tag.RowsAffected()
+		}
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// The parts of a store that the SQL backends share (tokens, web sessions,
+// proposals, history pruning, the rows of an export) are written once
+// here, over SQL: each backend gives the statements in its own dialect and
+// runs them through its driver.
+
+// Scanner reads one row's columns, as *sql.Row, *sql.Rows, pgx.Row and
+// pgx.Rows do. A nullable column is read into a pointer (nil for NULL).
+type Scanner interface {
+	Scan(dest ...any) error
+}
+
+// Rows is a query's result being read, as *sql.Rows and pgx.Rows are.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// Stmt is one statement and its arguments.
+type Stmt struct {
+	SQL  string
+	Args []any
+}
+
+// SQL runs a backend's statements for the shared parts.
+type SQL interface {
+	// Query runs query and calls each with every row in order, closing the
+	// rows after; it returns the first error, each's included.
+	Query(ctx context.Context, each func(Scanner) error, query string, args ...any) error
+	// Exec runs stmts in one transaction and returns how many rows the
+	// last one changed.
+	Exec(ctx context.Context, stmts ...Stmt) (int64, error)
+}
+
+// EachRow calls each with every row of rows in order and returns the first
+// error, each's or the rows'. The caller closes rows.
+func EachRow(rows Rows, each func(Scanner) error) error {
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CollectRows reads every row of rows with scan, in order. The caller
+// closes rows.
+func CollectRows[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
+	out := []T{}
+	err := EachRow(rows, func(r Scanner) error {
+		v, err := scan(r)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryAll runs query on db and reads every row with scan.
+func queryAll[T any](ctx context.Context, db SQL, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+	out := []T{}
+	err := db.Query(ctx, func(r Scanner) error {
+		v, err := scan(r)
+		out = append(out, v)
+		return err
+	}, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryFirst runs query on db and reads its first row with scan; found is
+// false when there is none.
+func queryFirst[T any](ctx context.Context, db SQL, scan func(Scanner) (T, error), query string, args ...any) (v T, found bool, err error) {
+	err = db.Query(ctx, func(r Scanner) error {
+		if found {
+			return nil
+		}
+		found = true
+		v, err = scan(r)
+		return err
+	}, query, args...)
+	return v, found, err
+}
+
+// FromUnixNano turns a stored time in Unix nanoseconds into a UTC time.
+func FromUnixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// optionalUnixNano is t in Unix nanoseconds for a nullable column: nil
+// for the zero time.
+func optionalUnixNano(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	ns := t.UnixNano()
+	return &ns
+}

@@ -1,0 +1,59 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// The parts package store shares between the SQL backends, embedded in
+// Store under names of their own so that their methods are Store's.
+type (
+	tokens      = store.SQLTokens
+	webSessions = store.SQLWebSessions
+)
+
+// sharedSQL runs the shared parts' statements: queries on the read pool,
+// changes on the writer's connection.
+type sharedSQL struct {
+	rdb, wdb *sql.DB
+}
+
+// share sets up the shared parts of s on its databases.
+func (s *Store) share() {
+	db := sharedSQL{rdb: s.rdb, wdb: s.wdb}
+	s.tokens = tokens{DB: db, Stmt: tokenSQL}
+	s.webSessions = webSessions{DB: db, Stmt: webSessionSQL}
+}
+
+// Query implements store.SQL.
+func (d sharedSQL) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
+	rows, err := d.rdb.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return store.EachRow(rows, each)
+}
+
+// Exec implements store.SQL.
+func (d sharedSQL) Exec(ctx context.Context, stmts ...store.Stmt) (int64, error) {
+	tx, err := d.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	var n int64
+	for _, st := range stmts {
+		res, err := tx.ExecContext(ctx, st.SQL, st.Args...)
+		if err != nil {
+			return 0, err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return 0, err
+		}
+	}
+	return n, tx.Commit()
+}
