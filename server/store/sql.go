@@ -6,7 +6,7 @@ import (
 )
 
 // The parts of a store that the SQL backends share (tokens, web sessions,
-// proposals, history pruning, the rows of an export) are written once
+// proposals, history pruning, purges' checks, the rows of an export) are written once
 // here, over SQL: each backend gives the statements in its own dialect and
 // runs them through its driver.
 
@@ -104,4 +104,17 @@ func optionalUnixNano(t time.Time) *int64 {
 	}
 	ns := t.UnixNano()
 	return &ns
+}
+
+// SQLParts are the parts of a store written once for the SQL backends. A
+// backend embeds them, so that their methods are its own, on its SQL.
+type SQLParts struct {
+	SQLTokens
+	SQLWebSessions
+	SQLProposals
+}
+
+// NewSQLParts returns the shared parts running their statements on db.
+func NewSQLParts(db SQL) SQLParts {
+	return SQLParts{SQLTokens: SQLTokens{DB: db}, SQLWebSessions: SQLWebSessions{DB: db}, SQLProposals: SQLProposals{DB: db}}
 }

@@ -7,31 +7,23 @@ import (
 	"time"
 )
 
-// TokenColumns are the columns of a token record, in the order of
-// TokenSQL's statements.
-const TokenColumns = "id, subject, hash, grants, created_at, revoked_at"
+// tokenColumns are the columns of a token record, in the order scanToken
+// reads them.
+const tokenColumns = "id, subject, hash, grants, created_at, revoked_at"
 
-// TokenSQL is a backend's statements for SQLTokens.
-type TokenSQL struct {
-	// Insert stores the values of TokenColumns.
-	Insert string
-	// ByHash selects TokenColumns of the token of hash (argument 1) that
-	// is not revoked.
-	ByHash string
-	// ByID selects TokenColumns of the token of id (argument 1), revoked
-	// or not.
-	ByID string
-	// List selects TokenColumns of every token, oldest first.
-	List string
-	// Revoke sets the revocation time (argument 1) of the token of id
-	// (argument 2) unless it has one.
-	Revoke string
-}
+// The tokens table's statements, the same in every SQL dialect the
+// backends speak.
+const (
+	insertToken  = "INSERT INTO tokens (" + tokenColumns + ") VALUES ($1, $2, $3, $4, $5, $6)"
+	tokenByHash  = "SELECT " + tokenColumns + " FROM tokens WHERE hash = $1 AND revoked_at IS NULL"
+	tokenByID    = "SELECT " + tokenColumns + " FROM tokens WHERE id = $1"
+	listTokens   = "SELECT " + tokenColumns + " FROM tokens ORDER BY created_at, id"
+	revokeTokens = "UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2"
+)
 
 // SQLTokens implements Tokens on a backend's SQL.
 type SQLTokens struct {
-	DB   SQL
-	Stmt TokenSQL
+	DB SQL
 }
 
 // CreateToken implements Tokens. Only t.Hash is stored, never a secret;
@@ -48,7 +40,7 @@ func (s SQLTokens) CreateToken(ctx context.Context, t Token) error {
 		t.CreatedAt = time.Now()
 	}
 	args := []any{t.ID, t.Subject, t.Hash, grants, t.CreatedAt.UnixNano(), optionalUnixNano(t.RevokedAt)}
-	if _, err := s.DB.Exec(ctx, Stmt{SQL: s.Stmt.Insert, Args: args}); err != nil {
+	if _, err := s.DB.Exec(ctx, Stmt{SQL: insertToken, Args: args}); err != nil {
 		return fmt.Errorf("create token %s: %w", t.ID, err)
 	}
 	return nil
@@ -56,13 +48,13 @@ func (s SQLTokens) CreateToken(ctx context.Context, t Token) error {
 
 // TokenByHash implements Tokens.
 func (s SQLTokens) TokenByHash(ctx context.Context, hash string) (Token, error) {
-	return s.tokenBy(ctx, s.Stmt.ByHash, hash)
+	return s.tokenBy(ctx, tokenByHash, hash)
 }
 
 // TokenByID returns the token with this ID, also when it is revoked, or
 // ErrTokenNotFound.
 func (s SQLTokens) TokenByID(ctx context.Context, id string) (Token, error) {
-	return s.tokenBy(ctx, s.Stmt.ByID, id)
+	return s.tokenBy(ctx, tokenByID, id)
 }
 
 // tokenBy returns the token query selects with arg, or ErrTokenNotFound.
@@ -79,7 +71,7 @@ func (s SQLTokens) tokenBy(ctx context.Context, query, arg string) (Token, error
 
 // ListTokens implements Tokens, oldest first.
 func (s SQLTokens) ListTokens(ctx context.Context) ([]Token, error) {
-	tokens, err := queryAll(ctx, s.DB, scanToken, s.Stmt.List)
+	tokens, err := queryAll(ctx, s.DB, scanToken, listTokens)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
@@ -89,7 +81,7 @@ func (s SQLTokens) ListTokens(ctx context.Context) ([]Token, error) {
 // RevokeToken implements Tokens. Revoking a revoked token keeps its first
 // revocation time and succeeds.
 func (s SQLTokens) RevokeToken(ctx context.Context, id string, at time.Time) error {
-	n, err := s.DB.Exec(ctx, Stmt{SQL: s.Stmt.Revoke, Args: []any{at.UnixNano(), id}})
+	n, err := s.DB.Exec(ctx, Stmt{SQL: revokeTokens, Args: []any{at.UnixNano(), id}})
 	if err != nil {
 		return fmt.Errorf("revoke token %s: %w", id, err)
 	}
@@ -99,7 +91,7 @@ func (s SQLTokens) RevokeToken(ctx context.Context, id string, at time.Time) err
 	return nil
 }
 
-// scanToken reads a row of TokenColumns.
+// scanToken reads a row of tokenColumns.
 func scanToken(r Scanner) (Token, error) {
 	var t Token
 	var grants []byte

@@ -7,24 +7,19 @@ import (
 	"time"
 )
 
-// WebSessionSQL is a backend's statements for SQLWebSessions.
-type WebSessionSQL struct {
-	// DropExpired deletes the sessions that expire before argument 1.
-	DropExpired string
-	// Put inserts or replaces the session of id_hash, data, created and
-	// expires (arguments 1 to 4).
-	Put string
-	// Get selects data, created and expires of the session of id_hash
-	// (argument 1) that expires after argument 2.
-	Get string
-	// Delete deletes the session of id_hash (argument 1).
-	Delete string
-}
+// The web_sessions table's statements, the same in every SQL dialect the
+// backends speak.
+const (
+	dropExpiredWebSessions = "DELETE FROM web_sessions WHERE expires < $1"
+	putWebSession          = `INSERT INTO web_sessions (id_hash, data, created, expires) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id_hash) DO UPDATE SET data = excluded.data, created = excluded.created, expires = excluded.expires`
+	getWebSession    = "SELECT data, created, expires FROM web_sessions WHERE id_hash = $1 AND expires > $2"
+	deleteWebSession = "DELETE FROM web_sessions WHERE id_hash = $1"
+)
 
 // SQLWebSessions implements WebSessions on a backend's SQL.
 type SQLWebSessions struct {
-	DB   SQL
-	Stmt WebSessionSQL
+	DB SQL
 }
 
 // PutWebSession implements WebSessions.
@@ -33,8 +28,8 @@ func (s SQLWebSessions) PutWebSession(ctx context.Context, ws WebSession) error 
 		return errors.New("put web session: empty id hash")
 	}
 	_, err := s.DB.Exec(ctx,
-		Stmt{SQL: s.Stmt.DropExpired, Args: []any{ws.Created.UnixNano()}},
-		Stmt{SQL: s.Stmt.Put, Args: []any{ws.IDHash, ws.Data, ws.Created.UnixNano(), ws.Expires.UnixNano()}})
+		Stmt{SQL: dropExpiredWebSessions, Args: []any{ws.Created.UnixNano()}},
+		Stmt{SQL: putWebSession, Args: []any{ws.IDHash, ws.Data, ws.Created.UnixNano(), ws.Expires.UnixNano()}})
 	if err != nil {
 		return fmt.Errorf("put web session: %w", err)
 	}
@@ -49,7 +44,7 @@ func (s SQLWebSessions) WebSession(ctx context.Context, idHash string, now time.
 		err := r.Scan(&ws.Data, &created, &expires)
 		ws.Created, ws.Expires = FromUnixNano(created), FromUnixNano(expires)
 		return ws, err
-	}, s.Stmt.Get, idHash, now.UnixNano())
+	}, getWebSession, idHash, now.UnixNano())
 	switch {
 	case err != nil:
 		return WebSession{}, fmt.Errorf("read web session: %w", err)
@@ -61,7 +56,7 @@ func (s SQLWebSessions) WebSession(ctx context.Context, idHash string, now time.
 
 // DeleteWebSession implements WebSessions.
 func (s SQLWebSessions) DeleteWebSession(ctx context.Context, idHash string) error {
-	if _, err := s.DB.Exec(ctx, Stmt{SQL: s.Stmt.Delete, Args: []any{idHash}}); err != nil {
+	if _, err := s.DB.Exec(ctx, Stmt{SQL: deleteWebSession, Args: []any{idHash}}); err != nil {
 		return fmt.Errorf("delete web session: %w", err)
 	}
 	return nil

@@ -36,8 +36,7 @@ type Store struct {
 	channel  string // the NOTIFY channel of this database and schema
 	commit   committer
 
-	tokens      // store.Tokens
-	webSessions // store.WebSessions
+	sqlParts // tokens, web sessions and proposals
 }
 
 // Open connects to the database at connString (a postgres:// URL; pgxpool's

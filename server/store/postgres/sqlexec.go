@@ -9,12 +9,9 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// The parts package store shares between the SQL backends, embedded in
-// Store under names of their own so that their methods are Store's.
-type (
-	tokens      = store.SQLTokens
-	webSessions = store.SQLWebSessions
-)
+// sqlParts are the parts package store writes once for the SQL backends,
+// embedded in Store so that their methods are Store's.
+type sqlParts = store.SQLParts
 
 // sharedSQL runs the shared parts' statements on the pool.
 type sharedSQL struct {
@@ -23,9 +20,7 @@ type sharedSQL struct {
 
 // share sets up the shared parts of s on its pool.
 func (s *Store) share() {
-	db := sharedSQL{pool: s.pool}
-	s.tokens = tokens{DB: db, Stmt: tokenSQL}
-	s.webSessions = webSessions{DB: db, Stmt: webSessionSQL}
+	s.sqlParts = store.NewSQLParts(sharedSQL{pool: s.pool})
 }
 
 // Query implements store.SQL.

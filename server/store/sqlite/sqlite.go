@@ -88,8 +88,7 @@ type Store struct {
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
 
-	tokens      // store.Tokens
-	webSessions // store.WebSessions
+	sqlParts // tokens, web sessions and proposals
 }
 
 // Open opens the database at path, creating it and its directory (mode
