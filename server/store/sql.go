@@ -112,9 +112,11 @@ type SQLParts struct {
 	SQLTokens
 	SQLWebSessions
 	SQLProposals
+	SQLPruner
 }
 
 // NewSQLParts returns the shared parts running their statements on db.
 func NewSQLParts(db SQL) SQLParts {
-	return SQLParts{SQLTokens: SQLTokens{DB: db}, SQLWebSessions: SQLWebSessions{DB: db}, SQLProposals: SQLProposals{DB: db}}
+	return SQLParts{SQLTokens: SQLTokens{DB: db}, SQLWebSessions: SQLWebSessions{DB: db}, SQLProposals: SQLProposals{DB: db},
+		SQLPruner: SQLPruner{DB: db}}
 }

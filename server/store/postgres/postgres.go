@@ -36,7 +36,7 @@ type Store struct {
 	channel  string // the NOTIFY channel of this database and schema
 	commit   committer
 
-	sqlParts // tokens, web sessions and proposals
+	sqlParts // tokens, web sessions, proposals and pruning
 }
 
 // Open connects to the database at connString (a postgres:// URL; pgxpool's

@@ -88,7 +88,7 @@ type Store struct {
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
 
-	sqlParts // tokens, web sessions and proposals
+	sqlParts // tokens, web sessions, proposals and pruning
 }
 
 // Open opens the database at path, creating it and its directory (mode
