@@ -29,11 +29,17 @@ type Stmt struct {
 	Args []any
 }
 
-// SQL runs a backend's statements for the shared parts.
-type SQL interface {
+// Querier runs a backend's queries for the shared parts, on its database
+// or in a transaction.
+type Querier interface {
 	// Query runs query and calls each with every row in order, closing the
 	// rows after; it returns the first error, each's included.
 	Query(ctx context.Context, each func(Scanner) error, query string, args ...any) error
+}
+
+// SQL runs a backend's statements for the shared parts.
+type SQL interface {
+	Querier
 	// Exec runs stmts in one transaction and returns how many rows the
 	// last one changed.
 	Exec(ctx context.Context, stmts ...Stmt) (int64, error)
@@ -66,7 +72,7 @@ func CollectRows[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
 }
 
 // queryAll runs query on db and reads every row with scan.
-func queryAll[T any](ctx context.Context, db SQL, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db Querier, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
 	out := []T{}
 	err := db.Query(ctx, func(r Scanner) error {
 		v, err := scan(r)
@@ -81,7 +87,7 @@ func queryAll[T any](ctx context.Context, db SQL, scan func(Scanner) (T, error),
 
 // queryFirst runs query on db and reads its first row with scan; found is
 // false when there is none.
-func queryFirst[T any](ctx context.Context, db SQL, scan func(Scanner) (T, error), query string, args ...any) (v T, found bool, err error) {
+func queryFirst[T any](ctx context.Context, db Querier, scan func(Scanner) (T, error), query string, args ...any) (v T, found bool, err error) {
 	err = db.Query(ctx, func(r Scanner) error {
 		if found {
 			return nil
@@ -113,10 +119,11 @@ type SQLParts struct {
 	SQLWebSessions
 	SQLProposals
 	SQLPruner
+	SQLRepos
 }
 
 // NewSQLParts returns the shared parts running their statements on db.
 func NewSQLParts(db SQL) SQLParts {
 	return SQLParts{SQLTokens: SQLTokens{DB: db}, SQLWebSessions: SQLWebSessions{DB: db}, SQLProposals: SQLProposals{DB: db},
-		SQLPruner: SQLPruner{DB: db}}
+		SQLPruner: SQLPruner{DB: db}, SQLRepos: SQLRepos{DB: db}}
 }

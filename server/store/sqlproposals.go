@@ -13,8 +13,8 @@ const proposalColumns = "id, repo, subject, time, base, state, reviewer, reason,
 // The proposals table's statements, the same in every SQL dialect the
 // backends speak.
 const (
-	// InsertProposal records a new proposal (the arguments ProposalRecord
-	// returns) and returns its id.
+	// InsertProposal records a new proposal (the arguments RecordProposal
+	// gives) and returns its id.
 	InsertProposal = `INSERT INTO proposals (repo, subject, time, base, content, state)
 		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`
 	proposalByID = "SELECT " + proposalColumns + ", coalesce(content, '') FROM proposals WHERE id = $1"
@@ -28,15 +28,20 @@ const (
 		WHERE id = $3 AND state = 'rejected'`
 )
 
-// ProposalRecord returns p as Propose records it, pending, and the
-// arguments of InsertProposal.
-func ProposalRecord(p Proposal) (Proposal, []any, error) {
+// RecordProposal records p as pending with insert, which runs
+// InsertProposal with args and returns the new proposal's id, and returns
+// p as recorded.
+func RecordProposal(p Proposal, insert func(args []any) (int64, error)) (Proposal, error) {
 	base, content, err := EncodeProposal(p)
 	if err != nil {
-		return p, nil, err
+		return p, err
 	}
 	p.State = ProposalPending
-	return p, []any{p.Repo, p.Subject, p.Time.UnixNano(), base, content, string(p.State)}, nil
+	p.ID, err = insert([]any{p.Repo, p.Subject, p.Time.UnixNano(), base, content, string(p.State)})
+	if err != nil {
+		return p, fmt.Errorf("record proposal to %s: %w", p.Repo, err)
+	}
+	return p, nil
 }
 
 // SQLProposals implements every method of Proposals but Propose on a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,14 +29,9 @@ const purgeResidue = "PostgreSQL keeps the purged content in dead row versions o
 // of the revisions in one transaction with its audit record. Deleting the
 // live entry notifies every replica as a write does.
 func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, error) {
-	switch {
-	case p.Repo == "" || p.Key == "":
-		return store.PurgeResult{}, errors.New("purge: empty repo or key")
-	case p.Actor == "":
-		return store.PurgeResult{}, errors.New("purge: empty actor")
-	}
-	if p.Time.IsZero() {
-		p.Time = time.Now()
+	p, err := store.CheckPurge(p)
+	if err != nil {
+		return store.PurgeResult{}, err
 	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {

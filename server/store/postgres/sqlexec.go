@@ -15,17 +15,24 @@ type sqlParts = store.SQLParts
 
 // sharedSQL runs the shared parts' statements on the pool.
 type sharedSQL struct {
+	pgQuerier
 	pool *pgxpool.Pool
+}
+
+// pgQuerier runs the shared parts' queries on the pool or in a
+// transaction.
+type pgQuerier struct {
+	q querier
 }
 
 // share sets up the shared parts of s on its pool.
 func (s *Store) share() {
-	s.sqlParts = store.NewSQLParts(sharedSQL{pool: s.pool})
+	s.sqlParts = store.NewSQLParts(sharedSQL{pgQuerier: pgQuerier{q: s.pool}, pool: s.pool})
 }
 
-// Query implements store.SQL.
-func (d sharedSQL) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
-	rows, err := d.pool.Query(ctx, query, args...)
+// Query implements store.Querier.
+func (d pgQuerier) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
+	rows, err := d.q.Query(ctx, query, args...)
 	if err != nil {
 		return err
 	}

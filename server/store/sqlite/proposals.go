@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
@@ -10,14 +9,10 @@ import (
 
 // Propose implements store.Proposals.
 func (s *Store) Propose(ctx context.Context, p store.Proposal) (store.Proposal, error) {
-	p, args, err := store.ProposalRecord(p)
-	if err != nil {
-		return p, err
-	}
-	if err := s.wdb.QueryRowContext(ctx, store.InsertProposal, args...).Scan(&p.ID); err != nil {
-		return p, fmt.Errorf("record proposal to %s: %w", p.Repo, err)
-	}
-	return p, nil
+	return store.RecordProposal(p, func(args []any) (id int64, err error) {
+		err = s.wdb.QueryRowContext(ctx, store.InsertProposal, args...).Scan(&id)
+		return id, err
+	})
 }
 
 // PurgeProposal implements store.Proposals. The freed bytes are

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -31,14 +30,9 @@ type purgeRes struct {
 // the content is left in it; when readers keep it from being truncated,
 // the result's Residue says so.
 func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, error) {
-	switch {
-	case p.Repo == "" || p.Key == "":
-		return store.PurgeResult{}, errors.New("purge: empty repo or key")
-	case p.Actor == "":
-		return store.PurgeResult{}, errors.New("purge: empty actor")
-	}
-	if p.Time.IsZero() {
-		p.Time = time.Now()
+	p, err := store.CheckPurge(p)
+	if err != nil {
+		return store.PurgeResult{}, err
 	}
 	req := &purgeReq{ctx: ctx, p: p, res: make(chan purgeRes, 1)}
 	select {

@@ -15,17 +15,23 @@ type sqlParts = store.SQLParts
 // sharedSQL runs the shared parts' statements: queries on the read pool,
 // changes on the writer's connection.
 type sharedSQL struct {
-	rdb, wdb *sql.DB
+	sqlQuerier
+	wdb *sql.DB
+}
+
+// sqlQuerier runs the shared parts' queries on a pool or in a transaction.
+type sqlQuerier struct {
+	q queryer
 }
 
 // share sets up the shared parts of s on its databases.
 func (s *Store) share() {
-	s.sqlParts = store.NewSQLParts(sharedSQL{rdb: s.rdb, wdb: s.wdb})
+	s.sqlParts = store.NewSQLParts(sharedSQL{sqlQuerier: sqlQuerier{q: s.rdb}, wdb: s.wdb})
 }
 
-// Query implements store.SQL.
-func (d sharedSQL) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
-	rows, err := d.rdb.QueryContext(ctx, query, args...)
+// Query implements store.Querier.
+func (d sqlQuerier) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
+	rows, err := d.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
