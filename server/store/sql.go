@@ -45,30 +45,26 @@ type SQL interface {
 	Exec(ctx context.Context, stmts ...Stmt) (int64, error)
 }
 
-// EachRow calls each with every row of rows in order and returns the first
-// error, each's or the rows'. The caller closes rows.
-func EachRow(rows Rows, each func(Scanner) error) error {
+// DriverQuery is a Querier on a driver's query function, such as
+// (*sql.DB).QueryContext or pgx's Query, and its rows' Close.
+type DriverQuery[R Rows] struct {
+	Open  func(ctx context.Context, query string, args ...any) (R, error)
+	Close func(R)
+}
+
+// Query implements Querier.
+func (d DriverQuery[R]) Query(ctx context.Context, each func(Scanner) error, query string, args ...any) error {
+	rows, err := d.Open(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer d.Close(rows)
 	for rows.Next() {
 		if err := each(rows); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
-}
-
-// CollectRows reads every row of rows with scan, in order. The caller
-// closes rows.
-func CollectRows[T any](rows Rows, scan func(Scanner) (T, error)) ([]T, error) {
-	out := []T{}
-	err := EachRow(rows, func(r Scanner) error {
-		v, err := scan(r)
-		out = append(out, v)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // queryAll runs query on db and reads every row with scan.

@@ -143,7 +143,7 @@ func (s *Store) importRepo(ctx context.Context, d store.RepoDump) (string, error
 // Current when it equals d, Updated (its rows cleared for d) when its
 // history is the start of d's, and Diverged otherwise.
 func (s *Store) compareCopy(ctx context.Context, tx pgx.Tx, id, version int64, checksum string, d store.RepoDump) (string, error) {
-	have, err := store.ExportRevisions(ctx, pgQuerier{q: tx}, id)
+	have, err := store.ExportRevisions(ctx, pgQuerier(tx), id)
 	if err != nil {
 		return "", fmt.Errorf("copy %s: read the destination's history: %w", d.Repo, err)
 	}

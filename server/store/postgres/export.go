@@ -41,7 +41,7 @@ func exportRepo(ctx context.Context, q querier, repo string) (store.RepoDump, in
 		return d, 0, fmt.Errorf("export %s: %w", repo, err)
 	}
 	d.LastModified = unixNano(modified)
-	if err := store.ExportKeys(ctx, pgQuerier{q: q}, id, &d); err != nil {
+	if err := store.ExportKeys(ctx, pgQuerier(q), id, &d); err != nil {
 		return d, 0, err
 	}
 	return d, id, nil

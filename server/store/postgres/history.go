@@ -22,7 +22,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery, yield func(st
 	if err != nil {
 		return err
 	}
-	return store.YieldRevisions(ctx, pgQuerier{q: s.pool}, yield, query, args...)
+	return store.YieldRevisions(ctx, pgQuerier(s.pool), yield, query, args...)
 }
 
 // queryArgs collects the arguments of a statement and names each $n.

@@ -22,7 +22,7 @@ func (s *Store) ExportRepo(ctx context.Context, repo string) (store.RepoDump, er
 	}
 	d := store.RepoDump{Repo: repo, Version: st.version, LastModified: st.lastModified, Checksum: st.checksum,
 		CompactedThrough: st.compactedThrough}
-	if err := store.ExportKeys(ctx, sqlQuerier{q: tx}, st.id, &d); err != nil {
+	if err := store.ExportKeys(ctx, sqlQuerier(tx), st.id, &d); err != nil {
 		return store.RepoDump{}, err
 	}
 	return d, nil

@@ -23,7 +23,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery, yield func(st
 	if err != nil {
 		return err
 	}
-	return store.YieldRevisions(ctx, sqlQuerier{q: tx}, yield, query, args...)
+	return store.YieldRevisions(ctx, sqlQuerier(tx), yield, query, args...)
 }
 
 // historyQuery builds the statement that reads q's revisions: repo, key,

@@ -8,35 +8,19 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// sqlParts are the parts package store writes once for the SQL backends,
-// embedded in Store so that their methods are Store's.
-type sqlParts = store.SQLParts
+// sqlQuerier runs the shared parts' queries on q, a pool or a
+// transaction.
+func sqlQuerier(q queryer) store.Querier {
+	return store.DriverQuery[*sql.Rows]{Open: q.QueryContext, Close: closeRows}
+}
 
-// sharedSQL runs the shared parts' statements: queries on the read pool,
-// changes on the writer's connection.
+func closeRows(rows *sql.Rows) { rows.Close() }
+
+// sharedSQL runs the shared parts' queries with its Querier and their
+// changes on wdb, each in a transaction of its own.
 type sharedSQL struct {
-	sqlQuerier
+	store.Querier
 	wdb *sql.DB
-}
-
-// sqlQuerier runs the shared parts' queries on a pool or in a transaction.
-type sqlQuerier struct {
-	q queryer
-}
-
-// share sets up the shared parts of s on its databases.
-func (s *Store) share() {
-	s.sqlParts = store.NewSQLParts(sharedSQL{sqlQuerier: sqlQuerier{q: s.rdb}, wdb: s.wdb})
-}
-
-// Query implements store.Querier.
-func (d sqlQuerier) Query(ctx context.Context, each func(store.Scanner) error, query string, args ...any) error {
-	rows, err := d.q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	return store.EachRow(rows, each)
 }
 
 // Exec implements store.SQL.
