@@ -6,9 +6,10 @@ import (
 )
 
 // The parts of a store that the SQL backends share (tokens, web sessions,
-// proposals, history pruning, purges' checks, the rows of an export) are written once
-// here, over SQL: each backend gives the statements in its own dialect and
-// runs them through its driver.
+// proposals, history pruning, the rows of an export and of history) are
+// written once here, over SQL. Their statements are written once too where
+// both dialects read them alike (SQLite takes PostgreSQL's numbered
+// parameters); each backend runs them through its own driver.
 
 // Scanner reads one row's columns, as *sql.Row, *sql.Rows, pgx.Row and
 // pgx.Rows do. A nullable column is read into a pointer (nil for NULL).
@@ -83,20 +84,23 @@ func queryAll[T any](ctx context.Context, db Querier, scan func(Scanner) (T, err
 
 // queryFirst runs query on db and reads its first row with scan; found is
 // false when there is none.
-func queryFirst[T any](ctx context.Context, db Querier, scan func(Scanner) (T, error), query string, args ...any) (v T, found bool, err error) {
-	err = db.Query(ctx, func(r Scanner) error {
+func queryFirst[T any](ctx context.Context, db Querier, scan func(Scanner) (T, error), query string, args ...any) (T, bool, error) {
+	var first T
+	found := false
+	err := db.Query(ctx, func(r Scanner) error {
 		if found {
 			return nil
 		}
 		found = true
-		v, err = scan(r)
+		v, err := scan(r)
+		first = v
 		return err
 	}, query, args...)
-	return v, found, err
+	return first, found, err
 }
 
-// FromUnixNano turns a stored time in Unix nanoseconds into a UTC time.
-func FromUnixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+// fromUnixNano turns a stored time in Unix nanoseconds into a UTC time.
+func fromUnixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
 // optionalUnixNano is t in Unix nanoseconds for a nullable column: nil
 // for the zero time.

@@ -89,7 +89,7 @@ func fillRevision(rev *Revision, sum *string, ns int64, content []byte) {
 	if sum != nil {
 		rev.Checksum = *sum
 	}
-	rev.Time = FromUnixNano(ns)
+	rev.Time = fromUnixNano(ns)
 	if content != nil {
 		c := string(content)
 		rev.Content = &c

@@ -122,12 +122,12 @@ func scanProposal(row Scanner) (Proposal, error) {
 		return p, fmt.Errorf("read proposal: %w", err)
 	}
 	p.State = ProposalState(state)
-	p.Time = FromUnixNano(at)
+	p.Time = fromUnixNano(at)
 	if decided != 0 {
-		p.Decided = FromUnixNano(decided)
+		p.Decided = fromUnixNano(decided)
 	}
 	if purged != 0 {
-		p.Purged = FromUnixNano(purged)
+		p.Purged = fromUnixNano(purged)
 	}
 	return p, DecodeProposal(&p, base, content)
 }

@@ -104,9 +104,9 @@ func scanToken(r Scanner) (Token, error) {
 	if t.Grants, err = DecodeGrants(grants); err != nil {
 		return t, fmt.Errorf("read token %s grants: %w", t.ID, err)
 	}
-	t.CreatedAt = FromUnixNano(created)
+	t.CreatedAt = fromUnixNano(created)
 	if revoked != nil {
-		t.RevokedAt = FromUnixNano(*revoked)
+		t.RevokedAt = fromUnixNano(*revoked)
 	}
 	return t, nil
 }

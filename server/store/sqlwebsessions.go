@@ -42,7 +42,7 @@ func (s SQLWebSessions) WebSession(ctx context.Context, idHash string, now time.
 		ws := WebSession{IDHash: idHash}
 		var created, expires int64
 		err := r.Scan(&ws.Data, &created, &expires)
-		ws.Created, ws.Expires = FromUnixNano(created), FromUnixNano(expires)
+		ws.Created, ws.Expires = fromUnixNano(created), fromUnixNano(expires)
 		return ws, err
 	}, getWebSession, idHash, now.UnixNano())
 	switch {
