@@ -2,9 +2,26 @@ package store
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
+
+// CheckPurge returns p as a backend runs it, its Time set to now when
+// zero, or why p cannot run: a purge names a repo, a key and its actor.
+func CheckPurge(p Purge) (Purge, error) {
+	switch {
+	case p.Repo == "" || p.Key == "":
+		return p, errors.New("purge: empty repo or key")
+	case p.Actor == "":
+		return p, errors.New("purge: empty actor")
+	}
+	if p.Time.IsZero() {
+		p.Time = time.Now()
+	}
+	return p, nil
+}
 
 // KeyRevision is what a purge needs to know of one revision of a key.
 type KeyRevision struct {

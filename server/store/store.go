@@ -1,7 +1,10 @@
 // Package store defines how the teammemd server keeps team memory: the Store
 // interface every backend implements, the errors it returns, and the token
-// records the server authenticates against. The conformance suite in
-// storetest holds every backend to the same behaviour.
+// records the server authenticates against. The rules every backend
+// applies live here once, those of a write (PlanWrite) and of a purge
+// (PurgeTargets), and so do the parts the SQL backends share (SQLParts):
+// the backends keep their SQL and their drivers' calls. The conformance
+// suite in storetest holds every backend to the same behaviour.
 package store
 
 import (

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -101,55 +100,14 @@ func addKey(live map[string]string, deleted map[string]int64, key string, sum *s
 	}
 }
 
-// plan is what one write changes.
-type plan struct {
-	upserts map[string]upsert // only keys whose value changes
-	deletes []string          // live keys to tombstone
-	changed []string          // sorted union of both
-}
+// Checksum implements store.KeyView.
+func (st *repoState) Checksum() string { return st.checksum }
 
-// upsert is a new value and its entry checksum.
-type upsert struct {
-	value, sum string
-}
+// LiveCount implements store.KeyView.
+func (st *repoState) LiveCount() int { return len(st.live) }
 
-// planWrite checks w against cur and works out its changes, with the SQLite
-// store's rules: an unchanged value or a delete of a key not live changes
-// nothing, tombstones do not count towards MaxEntries, and a key may not be
-// both written with a new value and deleted.
-func planWrite(cur *repoState, w store.Write) (plan, error) {
-	if w.IfMatch != "" && w.IfMatch != cur.checksum {
-		return plan{}, store.ErrPrecondition
-	}
-	p := plan{upserts: make(map[string]upsert, len(w.Entries))}
-	live := len(cur.live)
-	for k, v := range w.Entries {
-		sum := api.EntryChecksum(v)
-		old, ok := cur.live[k]
-		if ok && old == sum {
-			continue
-		}
-		if !ok {
-			live++
-		}
-		p.upserts[k] = upsert{value: v, sum: sum}
-		p.changed = append(p.changed, k)
-	}
-	seen := map[string]bool{}
-	for _, k := range w.Deletes {
-		if _, upserted := p.upserts[k]; upserted {
-			return plan{}, fmt.Errorf("key %q is both written and deleted", k)
-		}
-		if _, wasLive := cur.live[k]; wasLive && !seen[k] {
-			seen[k] = true
-			p.deletes = append(p.deletes, k)
-			p.changed = append(p.changed, k)
-			live--
-		}
-	}
-	if w.MaxEntries > 0 && live > w.MaxEntries && len(p.changed) > 0 {
-		return plan{}, &store.TooManyEntriesError{Max: w.MaxEntries, Received: live}
-	}
-	sort.Strings(p.changed)
-	return p, nil
+// EntryChecksum implements store.KeyView.
+func (st *repoState) EntryChecksum(key string) (string, bool) {
+	sum, ok := st.live[key]
+	return sum, ok
 }

@@ -199,13 +199,13 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 			results[i].err = err
 			continue
 		}
-		p, err := planWrite(cur, req.w)
-		if err != nil || len(p.changed) == 0 {
+		p, err := store.PlanWrite(cur, req.w)
+		if err != nil || len(p.Changed) == 0 {
 			results[i] = writeRes{r: cur.result(nil), err: err}
 			continue
 		}
 		cur = queueWrite(b, cur, p, req.w)
-		results[i] = writeRes{r: cur.result(p.changed)}
+		results[i] = writeRes{r: cur.result(p.Changed)}
 	}
 	if cur == start {
 		return nil // nothing changed: roll back, even a new repo's row

@@ -143,7 +143,7 @@ func (s *Store) importRepo(ctx context.Context, d store.RepoDump) (string, error
 // Current when it equals d, Updated (its rows cleared for d) when its
 // history is the start of d's, and Diverged otherwise.
 func (s *Store) compareCopy(ctx context.Context, tx pgx.Tx, id, version int64, checksum string, d store.RepoDump) (string, error) {
-	have, err := exportRevisions(ctx, tx, id)
+	have, err := store.ExportRevisions(ctx, pgQuerier(tx), id)
 	if err != nil {
 		return "", fmt.Errorf("copy %s: read the destination's history: %w", d.Repo, err)
 	}
@@ -265,9 +265,9 @@ func (s *Store) copyTokens(ctx context.Context, src store.Exporter, report *Copy
 	}
 	var errs []error
 	for _, t := range toks {
-		have, err := scanToken(s.pool.QueryRow(ctx, "SELECT "+tokenColumns+" FROM tokens WHERE id = $1", t.ID))
+		have, err := s.TokenByID(ctx, t.ID)
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
+		case errors.Is(err, store.ErrTokenNotFound):
 			err = s.CreateToken(ctx, t)
 			report.TokensCopied++
 		case err != nil:

@@ -22,24 +22,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery, yield func(st
 	if err != nil {
 		return err
 	}
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("read history: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		rev, err := scanRevision(rows)
-		if err != nil {
-			return fmt.Errorf("read history: %w", err)
-		}
-		if err := yield(rev); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read history: %w", err)
-	}
-	return nil
+	return store.YieldRevisions(ctx, pgQuerier(s.pool), yield, query, args...)
 }
 
 // queryArgs collects the arguments of a statement and names each $n.
@@ -104,25 +87,4 @@ func (s *Store) repoCondition(ctx context.Context, q store.HistoryQuery, args *q
 	}
 	return "v.repo_id = " + args.add(id) + " AND (v.version < " + args.add(before) +
 		" OR (v.version = " + args.add(lastVersion) + " AND v.key > " + args.add(afterKey) + "))", nil
-}
-
-// scanRevision reads one row of a history query.
-func scanRevision(rows pgx.Rows) (store.Revision, error) {
-	var rev store.Revision
-	var sum *string
-	var ns int64
-	var content []byte
-	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &rev.Client, &ns, &content, &rev.Size); err != nil {
-		return rev, err
-	}
-	rev.Deleted = sum == nil
-	if sum != nil {
-		rev.Checksum = *sum
-	}
-	rev.Time = unixNano(ns)
-	if content != nil {
-		c := string(content)
-		rev.Content = &c
-	}
-	return rev, nil
 }

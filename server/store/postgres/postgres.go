@@ -17,6 +17,8 @@ import (
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // Options tune a Store; the zero value is ready to use.
@@ -35,7 +37,13 @@ type Store struct {
 	log      *slog.Logger
 	channel  string // the NOTIFY channel of this database and schema
 	commit   committer
+
+	sqlParts // tokens, web sessions, proposals, pruning and the repo list
 }
+
+// sqlParts are the parts package store writes once for the SQL backends,
+// embedded in Store so that their methods are Store's.
+type sqlParts = store.SQLParts
 
 // Open connects to the database at connString (a postgres:// URL; pgxpool's
 // pool_max_conns and the other pool parameters apply) and migrates its schema
@@ -69,7 +77,8 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 	if from != SchemaVersion {
 		opts.Logger.Info("database schema migrated", "store", redacted, "from", from, "to", SchemaVersion)
 	}
-	return &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channelName(schema)}, nil
+	return &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channelName(schema),
+		sqlParts: store.NewSQLParts(poolSQL{pgQuerier(pool), pool})}, nil
 }
 
 // String returns the connection string with its password redacted.

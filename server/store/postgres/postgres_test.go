@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 	"github.com/teammemd/teammemd/server/store/storetest"
 )
@@ -20,29 +19,9 @@ func openTemp(t *testing.T) *Store {
 func openURL(t *testing.T, dbURL string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), dbURL, Options{})
-	if err != nil {
-		t.Fatalf("Open() error = %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close() error = %v", err)
-		}
-	})
-	return s
+	return storetest.CloseAtEnd(t, s, err)
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
-}
-
-func TestTokensConformance(t *testing.T) {
-	storetest.RunTokens(t, func(t *testing.T) store.Tokens { return openTemp(t) })
-}
-
-func TestWebSessionsConformance(t *testing.T) {
-	storetest.RunWebSessions(t, func(t *testing.T) store.WebSessions { return openTemp(t) })
-}
-
-func TestProposalsConformance(t *testing.T) {
-	storetest.RunProposals(t, func(t *testing.T) store.Proposals { return openTemp(t) })
+	storetest.RunBackend(t, openTemp)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,14 +29,9 @@ const purgeResidue = "PostgreSQL keeps the purged content in dead row versions o
 // of the revisions in one transaction with its audit record. Deleting the
 // live entry notifies every replica as a write does.
 func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, error) {
-	switch {
-	case p.Repo == "" || p.Key == "":
-		return store.PurgeResult{}, errors.New("purge: empty repo or key")
-	case p.Actor == "":
-		return store.PurgeResult{}, errors.New("purge: empty actor")
-	}
-	if p.Time.IsZero() {
-		p.Time = time.Now()
+	p, err := store.CheckPurge(p)
+	if err != nil {
+		return store.PurgeResult{}, err
 	}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
@@ -131,7 +125,7 @@ func keyRevisions(ctx context.Context, tx pgx.Tx, repoID int64, key string) ([]s
 // deletion, and notifies the replicas when tx commits.
 func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p store.Purge) (store.Result, error) {
 	w := store.Write{Repo: p.Repo, Deletes: []string{p.Key}, Subject: store.PurgeSubjectPrefix + p.Actor, Time: p.Time}
-	pl, err := planWrite(cur, w)
+	pl, err := store.PlanWrite(cur, w)
 	if err != nil {
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
@@ -142,7 +136,7 @@ func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p sto
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
-	return next.result(pl.changed), nil
+	return next.result(pl.Changed), nil
 }
 
 // recordPurge writes rec to the audit log.

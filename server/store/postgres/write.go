@@ -43,7 +43,7 @@ const (
 )
 
 // queueWrite queues p's changes on b and returns the repo's next state.
-func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState {
+func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) *repoState {
 	next := &repoState{
 		id:           cur.id,
 		slug:         cur.slug,
@@ -55,17 +55,17 @@ func queueWrite(b *pgx.Batch, cur *repoState, p plan, w store.Write) *repoState 
 		compactedThrough: cur.compactedThrough,
 	}
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
-	for _, k := range p.deletes {
+	for _, k := range p.Deletes {
 		b.Queue(tombstoneEntry, ms, next.id, k)
 		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, w.Client, ns, nil)
 		delete(next.live, k)
 		next.deleted[k] = ms
 	}
-	for k, u := range p.upserts {
-		value := []byte(u.value)
-		b.Queue(upsertEntry, next.id, k, u.sum, value)
-		b.Queue(insertRevision, next.id, k, next.version, u.sum, w.Subject, w.Client, ns, value)
-		next.live[k] = u.sum
+	for k, u := range p.Upserts {
+		value := []byte(u.Value)
+		b.Queue(upsertEntry, next.id, k, u.Checksum, value)
+		b.Queue(insertRevision, next.id, k, next.version, u.Checksum, w.Subject, w.Client, ns, value)
+		next.live[k] = u.Checksum
 		delete(next.deleted, k)
 	}
 	compactMarkers(b, next, w.Deletions)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -86,63 +85,4 @@ func readChecksums(ctx context.Context, q queryer, st *repoState) error {
 	sortLines(lines)
 	st.setLines(lines)
 	return nil
-}
-
-// plan is what one write changes.
-type plan struct {
-	upserts map[string]upsert // only keys whose value changes
-	deletes []string          // live keys to tombstone
-	changed []string          // sorted union of both
-}
-
-// upsert is a new value and its entry checksum.
-type upsert struct {
-	value, sum string
-}
-
-// planWrite checks w against cur and works out its changes.
-func planWrite(cur *repoState, w store.Write) (plan, error) {
-	if w.IfMatch != "" && w.IfMatch != cur.checksum {
-		return plan{}, store.ErrPrecondition
-	}
-	p := plan{upserts: make(map[string]upsert, len(w.Entries))}
-	live := cur.live
-	for k, v := range w.Entries {
-		sum := api.EntryChecksum(v)
-		old, ok := cur.lookup(k)
-		if ok && old == sum {
-			continue
-		}
-		if !ok {
-			live++
-		}
-		p.upserts[k] = upsert{value: v, sum: sum}
-		p.changed = append(p.changed, k)
-	}
-	for _, k := range w.Deletes {
-		_, wasLive := cur.lookup(k)
-		_, upserted := p.upserts[k]
-		if upserted {
-			return plan{}, fmt.Errorf("key %q is both written and deleted", k)
-		}
-		if wasLive && !contains(p.deletes, k) {
-			p.deletes = append(p.deletes, k)
-			p.changed = append(p.changed, k)
-			live--
-		}
-	}
-	if w.MaxEntries > 0 && live > w.MaxEntries && len(p.changed) > 0 {
-		return plan{}, &store.TooManyEntriesError{Max: w.MaxEntries, Received: live}
-	}
-	sort.Strings(p.changed)
-	return p, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

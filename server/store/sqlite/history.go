@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -24,24 +23,7 @@ func (s *Store) History(ctx context.Context, q store.HistoryQuery, yield func(st
 	if err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("read history: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		rev, err := scanRevision(rows)
-		if err != nil {
-			return err
-		}
-		if err := yield(rev); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read history: %w", err)
-	}
-	return nil
+	return store.YieldRevisions(ctx, sqlQuerier(tx), yield, query, args...)
 }
 
 // historyQuery builds the statement that reads q's revisions: repo, key,
@@ -99,32 +81,4 @@ func limitArg(n int) int64 {
 		return -1 // no limit in SQLite
 	}
 	return int64(n)
-}
-
-// scanRevision reads one row of a history query.
-func scanRevision(rows *sql.Rows) (store.Revision, error) {
-	var rev store.Revision
-	var sum sql.NullString
-	var ns int64
-	var content []byte
-	var size sql.NullInt64
-	if err := rows.Scan(&rev.Repo, &rev.Key, &rev.Version, &sum, &rev.Subject, &rev.Client, &ns, &content, &size); err != nil {
-		return rev, fmt.Errorf("read history: %w", err)
-	}
-	fillRevision(&rev, sum, ns, content)
-	if size.Valid {
-		rev.Size = &size.Int64
-	}
-	return rev, nil
-}
-
-// fillRevision sets rev's fields read from their columns.
-func fillRevision(rev *store.Revision, sum sql.NullString, ns int64, content []byte) {
-	rev.Checksum = sum.String
-	rev.Deleted = !sum.Valid
-	rev.Time = time.Unix(0, ns).UTC()
-	if content != nil {
-		c := string(content)
-		rev.Content = &c
-	}
 }

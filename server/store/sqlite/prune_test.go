@@ -85,20 +85,20 @@ func TestPruneInSteps(t *testing.T) {
 				t.Fatal("fixture leaves nothing to prune")
 			}
 			var total int64
-			steps, from, more := 0, revKey{}, true
+			steps, from, more := 0, store.RevisionKey{}, true
 			for more {
 				var n int64
 				var err error
-				n, from, more, err = s.pruneStep(ctx, from, 4, keep, olderThan)
+				n, from, more, err = store.PruneStep(ctx, sharedSQL{sqlQuerier(s.rdb), s.wdb}, from, 4, keep, olderThan)
 				if err != nil {
-					t.Fatalf("pruneStep(%d) error = %v", steps, err)
+					t.Fatalf("PruneStep(%d) error = %v", steps, err)
 				}
 				total += n
 				steps++
 				mustApply(t, s, store.Write{Repo: "acme/z", Entries: map[string]string{"between.md": fmt.Sprint(steps)}, Time: olderThan})
 			}
 			if total != wantN || steps < 10 {
-				t.Errorf("pruneStep cleared %d in %d steps, want %d in at least 10", total, steps, wantN)
+				t.Errorf("PruneStep cleared %d in %d steps, want %d in at least 10", total, steps, wantN)
 			}
 			checkPruned(t, s, keys, want)
 			if n, err := s.PruneHistory(ctx, keep, olderThan); n != 0 || err != nil {
@@ -130,27 +130,27 @@ func TestPruneHistoryCanceled(t *testing.T) {
 }
 
 // TestPruneStepBoundedByContent prunes large revisions: a step stops once
-// it covers pruneBytes of content, however many revisions it may take.
+// it covers store.PruneBytes of content, however many revisions it may take.
 func TestPruneStepBoundedByContent(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	big := strings.Repeat("x", pruneBytes/3)
+	big := strings.Repeat("x", store.PruneBytes/3)
 	for i := range 10 {
 		mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"big.md": fmt.Sprint(i, big)}})
 	}
 	var total int64
-	steps, from, more := 0, revKey{}, true
+	steps, from, more := 0, store.RevisionKey{}, true
 	for more {
 		var n int64
 		var err error
-		n, from, more, err = s.pruneStep(ctx, from, pruneBatch, 1, t0.Add(time.Hour))
+		n, from, more, err = store.PruneStep(ctx, sharedSQL{sqlQuerier(s.rdb), s.wdb}, from, store.PruneBatch, 1, t0.Add(time.Hour))
 		if err != nil || n > 3 {
-			t.Fatalf("pruneStep(%d) = %d, %v, want at most 3 cleared", steps, n, err)
+			t.Fatalf("PruneStep(%d) = %d, %v, want at most 3 cleared", steps, n, err)
 		}
 		total += n
 		steps++
 	}
 	if total != 9 || steps < 4 {
-		t.Errorf("pruneStep cleared %d in %d steps, want 9 in at least 4", total, steps)
+		t.Errorf("PruneStep cleared %d in %d steps, want 9 in at least 4", total, steps)
 	}
 }

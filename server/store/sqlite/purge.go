@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -31,14 +30,9 @@ type purgeRes struct {
 // the content is left in it; when readers keep it from being truncated,
 // the result's Residue says so.
 func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, error) {
-	switch {
-	case p.Repo == "" || p.Key == "":
-		return store.PurgeResult{}, errors.New("purge: empty repo or key")
-	case p.Actor == "":
-		return store.PurgeResult{}, errors.New("purge: empty actor")
-	}
-	if p.Time.IsZero() {
-		p.Time = time.Now()
+	p, err := store.CheckPurge(p)
+	if err != nil {
+		return store.PurgeResult{}, err
 	}
 	req := &purgeReq{ctx: ctx, p: p, res: make(chan purgeRes, 1)}
 	select {
@@ -92,7 +86,7 @@ func (s *Store) purgeTx(ctx context.Context, p store.Purge) (store.PurgeResult, 
 	if err != nil {
 		return store.PurgeResult{}, nil, err
 	}
-	_, live := cur.lookup(p.Key)
+	_, live := cur.EntryChecksum(p.Key)
 	targets, deleteLive, err := store.PurgeTargets(revs, p, live)
 	if err != nil {
 		return store.PurgeResult{}, nil, fmt.Errorf("purge %s of %s: %w", p.Key, p.Repo, err)
@@ -146,7 +140,7 @@ func keyRevisions(ctx context.Context, tx *sql.Tx, repoID int64, key string) ([]
 // recorded as the purge's deletion.
 func (s *Store) deleteLive(ctx context.Context, tx *writeTx, cur *repoState, p store.Purge) (*repoState, store.Result, error) {
 	w := store.Write{Repo: p.Repo, Deletes: []string{p.Key}, Subject: store.PurgeSubjectPrefix + p.Actor, Time: p.Time}
-	plan, err := planWrite(cur, w)
+	plan, err := store.PlanWrite(cur, w)
 	if err != nil {
 		return nil, store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
@@ -154,7 +148,7 @@ func (s *Store) deleteLive(ctx context.Context, tx *writeTx, cur *repoState, p s
 	if err != nil {
 		return nil, store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
-	return next, next.result(plan.changed), nil
+	return next, next.result(plan.Changed), nil
 }
 
 // dropContent clears the content of the revisions of key at versions.

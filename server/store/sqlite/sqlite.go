@@ -28,6 +28,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // FileName is the name of the database file in the server's data directory.
@@ -87,7 +89,14 @@ type Store struct {
 
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
+
+	sqlParts // tokens, web sessions, proposals, pruning and the repo list
 }
+
+// sqlParts are the parts package store writes once for the SQL backends,
+// embedded in Store so that their methods are Store's: their queries run
+// on the read pool, their changes on the writer's connection.
+type sqlParts = store.SQLParts
 
 // Open opens the database at path, creating it and its directory (mode
 // 0700) when missing and migrating its schema. A file that is not a
@@ -136,6 +145,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		purges:     make(chan *purgeReq),
 		closing:    make(chan struct{}),
 		writerDone: make(chan struct{}),
+		sqlParts:   store.NewSQLParts(sharedSQL{sqlQuerier(rdb), wdb}),
 	}
 	go s.writeLoop()
 	return s, nil

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/storetest"
 )
 
@@ -14,29 +13,9 @@ import (
 func openTemp(t *testing.T) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "data", FileName), Options{})
-	if err != nil {
-		t.Fatalf("Open() error = %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close() error = %v", err)
-		}
-	})
-	return s
+	return storetest.CloseAtEnd(t, s, err)
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
-}
-
-func TestTokensConformance(t *testing.T) {
-	storetest.RunTokens(t, func(t *testing.T) store.Tokens { return openTemp(t) })
-}
-
-func TestWebSessionsConformance(t *testing.T) {
-	storetest.RunWebSessions(t, func(t *testing.T) store.WebSessions { return openTemp(t) })
-}
-
-func TestProposalsConformance(t *testing.T) {
-	storetest.RunProposals(t, func(t *testing.T) store.Proposals { return openTemp(t) })
+	storetest.RunBackend(t, openTemp)
 }

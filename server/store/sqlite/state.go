@@ -32,8 +32,14 @@ type repoState struct {
 
 func (st *repoState) size() int { return len(st.lines) }
 
-// lookup returns the entry checksum of key and whether it is live.
-func (st *repoState) lookup(key string) (string, bool) {
+// Checksum implements store.KeyView.
+func (st *repoState) Checksum() string { return st.checksum }
+
+// LiveCount implements store.KeyView.
+func (st *repoState) LiveCount() int { return st.live }
+
+// EntryChecksum implements store.KeyView.
+func (st *repoState) EntryChecksum(key string) (string, bool) {
 	l, ok := findLine(st.lines, key)
 	return l.sum, ok && l.live()
 }

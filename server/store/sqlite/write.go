@@ -144,8 +144,8 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[st
 	if err != nil {
 		return writeRes{err: err}, nil
 	}
-	plan, err := planWrite(cur, w)
-	if err != nil || len(plan.changed) == 0 {
+	plan, err := store.PlanWrite(cur, w)
+	if err != nil || len(plan.Changed) == 0 {
 		return writeRes{r: cur.result(nil), err: err}, nil
 	}
 	if _, err := tx.ExecContext(ctx, savepoint); err != nil {
@@ -162,7 +162,7 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[st
 		return writeRes{}, fmt.Errorf("release savepoint: %w", err)
 	}
 	states[w.Repo] = next
-	return writeRes{r: next.result(plan.changed)}, nil
+	return writeRes{r: next.result(plan.Changed)}, nil
 }
 
 // rollbackSavepoint undoes a failed write and ends its savepoint.

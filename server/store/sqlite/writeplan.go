@@ -10,7 +10,7 @@ import (
 
 // writePlan writes p to the database and returns the repo's next state. It
 // runs on the writer goroutine only: it uses the writer's checksummer.
-func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p plan, w store.Write) (*repoState, error) {
+func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p store.WritePlan, w store.Write) (*repoState, error) {
 	next := &repoState{
 		id:               cur.id,
 		slug:             cur.slug,
@@ -27,8 +27,8 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 			return nil, fmt.Errorf("create repo: %w", err)
 		}
 	}
-	changes := make([]entryLine, 0, len(p.changed))
-	for _, k := range p.changed {
+	changes := make([]entryLine, 0, len(p.Changed))
+	for _, k := range p.Changed {
 		l, err := writeKey(ctx, tx, next, k, p, w)
 		if err != nil {
 			return nil, err
@@ -53,9 +53,9 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p pl
 
 // writeKey writes the change p makes to key, records it in history with
 // w's subject and client, and returns the key's new line.
-func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p plan, w store.Write) (entryLine, error) {
+func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p store.WritePlan, w store.Write) (entryLine, error) {
 	ns := next.lastModified.UnixNano()
-	u, ok := p.upserts[key]
+	u, ok := p.Upserts[key]
 	if !ok {
 		ms := next.lastModified.UnixMilli()
 		if _, err := tx.ExecContext(ctx, tombstoneEntry, ms, next.id, key); err != nil {
@@ -66,14 +66,14 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p p
 		}
 		return entryLine{key: key, deletedAt: ms}, nil
 	}
-	value := []byte(u.value)
-	if _, err := tx.ExecContext(ctx, upsertEntry, next.id, key, u.sum, value); err != nil {
+	value := []byte(u.Value)
+	if _, err := tx.ExecContext(ctx, upsertEntry, next.id, key, u.Checksum, value); err != nil {
 		return entryLine{}, fmt.Errorf("write entry: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, u.sum, w.Subject, w.Client, ns, value); err != nil {
+	if _, err := tx.ExecContext(ctx, insertRevision, next.id, key, next.version, u.Checksum, w.Subject, w.Client, ns, value); err != nil {
 		return entryLine{}, fmt.Errorf("record revision: %w", err)
 	}
-	return entryLine{key: key, sum: u.sum}, nil
+	return entryLine{key: key, sum: u.Checksum}, nil
 }
 
 // compactMarkers drops from the database and from lines, which are next's,

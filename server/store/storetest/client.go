@@ -44,3 +44,15 @@ func testRevisionClient(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// WantClientlessRevision checks s, opened on a database written by a
+// schema before revisions kept their client and holding one revision,
+// ann's, of a.md in acme/app with the content A: the revision keeps its
+// subject and content, and has no client.
+func WantClientlessRevision(t *testing.T, s store.Store) {
+	t.Helper()
+	revs := history(t, s, store.HistoryQuery{Repo: repo})
+	if len(revs) != 1 || revs[0].Subject != "ann" || revs[0].Client != "" || revs[0].Content == nil || *revs[0].Content != "A" {
+		t.Errorf("History(%s) after the upgrade = %+v, want ann's revision with content A and no client", repo, revs)
+	}
+}

@@ -35,6 +35,8 @@ func Run(t *testing.T, open Opener) {
 		{"SoftDelete", testSoftDelete},
 		{"Revive", testRevive},
 		{"DeleteAbsent", testDeleteAbsent},
+		{"DeleteTwice", testDeleteTwice},
+		{"WrittenAndDeleted", testWrittenAndDeleted},
 		{"NoOpWrite", testNoOpWrite},
 		{"IfMatch", testIfMatch},
 		{"MaxEntries", testMaxEntries},
