@@ -47,7 +47,7 @@ func keyBody(t testing.TB, keyID, envelope string) string {
 func initKey(t testing.TB, base, token, keyID string) {
 	t.Helper()
 	r := do(t, base, req{method: http.MethodPut, path: api.PersonalKeyPath, token: token,
-		body: keyBody(t, keyID, "-----BEGIN AGE ENCRYPTED FILE-----\nopaque\n-----END AGE ENCRYPTED FILE-----\n"),
+		body:    keyBody(t, keyID, "-----BEGIN AGE ENCRYPTED FILE-----\nopaque\n-----END AGE ENCRYPTED FILE-----\n"),
 		headers: map[string]string{"If-None-Match": "*"}})
 	if r.status != http.StatusOK {
 		t.Fatalf("PUT key = %d %s, want 200", r.status, r.body)

@@ -118,8 +118,8 @@ type Server struct {
 	// offer them; quota bounds each subject's.
 	personal store.Personal
 	quota    store.Quota
-	handler    http.Handler
-	now        func() time.Time
+	handler  http.Handler
+	now      func() time.Time
 
 	stopping     chan struct{} // closed when shutdown begins: ends change waits
 	stopOnce     sync.Once

@@ -154,7 +154,7 @@ func testQuotaEntries(t *testing.T, s PersonalStore) {
 	}
 	apply(t, s, laneWrite("ann", lane2, keyA, q, map[string]string{"c": "3"}))
 	apply(t, s, laneWrite("ann", lane1, keyA, q, map[string]string{"a": "changed"})) // at the quota, no new entry
-	apply(t, s, laneWrite("ann", lane1, keyA, store.Quota{MaxEntries: 1}, nil, "b"))  // over a lowered quota, shrinking
+	apply(t, s, laneWrite("ann", lane1, keyA, store.Quota{MaxEntries: 1}, nil, "b")) // over a lowered quota, shrinking
 	apply(t, s, laneWrite("ann", lane2, keyA, q, map[string]string{"d": "4"}))
 }
 
