@@ -33,9 +33,10 @@ server, and these commands, know only its subjects, sizes and times.`,
 // newAdminPersonalListCmd is "teammemd admin personal list".
 func newAdminPersonalListCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List every subject with a personal lane: lanes, entries, bytes, last change",
-		Args:  noArgs,
+		Use:     "list",
+		Short:   "List every subject with a personal lane: lanes, entries, bytes, last change",
+		Example: "  teammemd admin personal list --json",
+		Args:    noArgs,
 	}
 	fs := cmd.Flags()
 	tf := addTokenFlags(fs)
