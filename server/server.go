@@ -114,12 +114,13 @@ type Server struct {
 	hashReads  singleflight.Group // reads of a repo's hashes shared by change waits
 	lot        parkLot            // parked change waits
 	ui         http.Handler       // the web view; nil when off
+	handler    http.Handler
+	now        func() time.Time
+
 	// personal keeps the personal lanes, nil when the server does not
 	// offer them; quota bounds each subject's.
 	personal store.Personal
 	quota    store.Quota
-	handler  http.Handler
-	now      func() time.Time
 
 	stopping     chan struct{} // closed when shutdown begins: ends change waits
 	stopOnce     sync.Once
