@@ -59,7 +59,7 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 // the store's precondition (412) and entry count (413), and for a personal
 // lane its key (409) and quota (413), atomically. Every write a client
 // asks for ends here: a team repo's after write's checks, a lane's after
-// writeLane's.
+// putLane's.
 func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest) (api.PutResponse, error) {
 	now := s.now().UTC()
 	wr.Entries, wr.Deletes, wr.Time = req.Entries, req.SoftDeleteKeys, now
