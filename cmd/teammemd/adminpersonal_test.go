@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/postgres"
+	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
@@ -26,6 +28,16 @@ func seedPersonal(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	seedPersonalStore(t, st)
+}
+
+// seedPersonalStore writes what seedPersonal does into st.
+func seedPersonalStore(t *testing.T, st interface {
+	store.Store
+	store.Personal
+}) {
+	t.Helper()
+	ctx := context.Background()
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for subject, key := range map[string]string{"alice": strings.Repeat("a", 32), "bob": strings.Repeat("b", 32)} {
 		if _, err := st.PutPersonalKey(ctx, store.PersonalKey{Subject: subject, KeyID: key, Envelope: "armor", UpdatedAt: at}, ""); err != nil {
@@ -104,5 +116,28 @@ func TestAdminPersonalPurgeNeedsSubject(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, "--subject") {
 			t.Errorf("admin personal purge %q = exit %d, stderr %q, want a usage error about --subject", args, code, stderr)
 		}
+	}
+}
+
+func TestAdminPersonalOnPostgres(t *testing.T) {
+	db := pgtest.Schema(t)
+	st, err := postgres.Open(context.Background(), db, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedPersonalStore(t, st)
+	st.Close()
+	out, stderr, code := runCLI(t, "admin", "personal", "list", "--store", db, "--json")
+	var got personalListJSON
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Subjects) != 2 || got.Subjects[0].Entries != 3 {
+		t.Fatalf("admin personal list --store = exit %d, %q, stderr %q, want alice's 3 entries and bob", code, out, stderr)
+	}
+	out, stderr, code = runCLI(t, "admin", "personal", "purge", "--store", db, "--subject", "alice", "--actor", "root")
+	if code != 0 || !strings.Contains(out, "2 lanes, 3 entries") {
+		t.Fatalf("admin personal purge --store = exit %d, %q, stderr %q, want alice's lanes dropped", code, out, stderr)
+	}
+	out, _, _ = runCLI(t, "admin", "personal", "list", "--store", db)
+	if strings.Contains(out, "alice") {
+		t.Errorf("admin personal list --store after the purge = %q, want no alice", out)
 	}
 }
