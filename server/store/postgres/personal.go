@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -138,39 +139,23 @@ func readPersonalKey(ctx context.Context, q querier, subject, lock string) (stor
 
 // PutPersonalKey implements store.Personal.
 func (s *Store) PutPersonalKey(ctx context.Context, k store.PersonalKey, ifMatch string) (store.PersonalKey, error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
-	if err != nil {
-		return store.PersonalKey{}, fmt.Errorf("begin key write: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
 	k.UpdatedAt = k.UpdatedAt.UTC().Round(0)
-	var tag string
+	var tag pgconn.CommandTag
+	var err error
 	if ifMatch == "" {
-		tag, err = execTag(ctx, tx, `INSERT INTO personal_keys (subject, key_id, envelope, updated_at) VALUES ($1, $2, $3, $4)
+		tag, err = s.pool.Exec(ctx, `INSERT INTO personal_keys (subject, key_id, envelope, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (subject) DO NOTHING`, k.Subject, k.KeyID, k.Envelope, k.UpdatedAt.UnixNano())
 	} else {
-		tag, err = execTag(ctx, tx, `UPDATE personal_keys SET key_id = $2, envelope = $3, updated_at = $4
+		tag, err = s.pool.Exec(ctx, `UPDATE personal_keys SET key_id = $2, envelope = $3, updated_at = $4
 			WHERE subject = $1 AND key_id = $5`, k.Subject, k.KeyID, k.Envelope, k.UpdatedAt.UnixNano(), ifMatch)
 	}
 	if err != nil {
 		return store.PersonalKey{}, fmt.Errorf("write personal key: %w", err)
 	}
-	if tag == "0" {
+	if tag.RowsAffected() == 0 {
 		return store.PersonalKey{}, store.ErrPrecondition
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return store.PersonalKey{}, fmt.Errorf("commit personal key: %w", err)
-	}
 	return k, nil
-}
-
-// execTag runs sql and returns how many rows it touched, as text.
-func execTag(ctx context.Context, tx pgx.Tx, sql string, args ...any) (string, error) {
-	tag, err := tx.Exec(ctx, sql, args...)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprint(tag.RowsAffected()), nil
 }
 
 // Lanes implements store.Personal.
