@@ -117,6 +117,11 @@ type Server struct {
 	handler    http.Handler
 	now        func() time.Time
 
+	// personal keeps the personal lanes, nil when the server does not
+	// offer them; quota bounds each subject's.
+	personal store.Personal
+	quota    store.Quota
+
 	stopping     chan struct{} // closed when shutdown begins: ends change waits
 	stopOnce     sync.Once
 	serveStarted atomic.Bool
@@ -169,6 +174,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if cfg.MCPEnabled() {
 		s.mcp = opts.MCP
+	}
+	if p, ok := opts.Store.(store.Personal); ok && cfg.Personal.On() {
+		s.personal, s.quota = p, cfg.Personal.Quota()
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second

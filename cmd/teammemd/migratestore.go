@@ -79,6 +79,11 @@ func migrateSQLite(ctx context.Context, src location, dstURL string, stdout io.W
 	fmt.Fprintf(stdout, "tokens: %d copied, %d revoked, %d already there\n", report.TokensCopied, report.TokensRevoked, report.TokensKept)
 	fmt.Fprintf(stdout, "purges: %d copied\n", report.PurgesCopied)
 	fmt.Fprintf(stdout, "proposals: %d copied\n", report.ProposalsCopied)
+	personal, perr := to.CopyPersonalFrom(ctx, from)
+	err = errors.Join(err, perr)
+	fmt.Fprintf(stdout, "personal lanes: %d copied, %d updated, %d up to date, %d diverged; keys: %d copied, %d already there\n",
+		personal.Lanes[postgres.Copied], personal.Lanes[postgres.Updated], personal.Lanes[postgres.Current], personal.Lanes[postgres.Diverged],
+		personal.KeysCopied, personal.KeysKept)
 	id, idErr := to.NewStoreID(ctx)
 	if idErr == nil {
 		fmt.Fprintf(stdout, "new store identity %s\n", id)

@@ -8,7 +8,7 @@ import (
 // The statements of an export, the same in every SQL dialect the backends
 // speak.
 const (
-	listRepos       = "SELECT slug FROM repos WHERE version > 0 ORDER BY slug"
+	listRepos       = "SELECT slug FROM repos WHERE version > 0 AND " + TeamSlugs + " ORDER BY slug"
 	exportEntries   = "SELECT key, checksum, value, deleted_at FROM entries WHERE repo_id = $1 ORDER BY key"
 	exportRevisions = `SELECT key, version, checksum, subject, client, time, content FROM revisions
 		WHERE repo_id = $1 ORDER BY key, version`
@@ -95,3 +95,8 @@ func fillRevision(rev *Revision, sum *string, ns int64, content []byte) {
 		rev.Content = &c
 	}
 }
+
+// TeamSlugs is the SQL condition that selects the team repos of the repos
+// table, leaving out every personal lane: a lane's name starts with '~',
+// which no slug can.
+const TeamSlugs = "slug NOT LIKE '~%'"

@@ -25,3 +25,7 @@ func openURL(t *testing.T, dbURL string) *Store {
 func TestConformance(t *testing.T) {
 	storetest.RunBackend(t, openTemp)
 }
+
+func TestPersonalConformance(t *testing.T) {
+	storetest.RunPersonal(t, func(t *testing.T) storetest.PersonalStore { return openTemp(t) })
+}

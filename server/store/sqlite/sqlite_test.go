@@ -19,3 +19,7 @@ func openTemp(t *testing.T) *Store {
 func TestConformance(t *testing.T) {
 	storetest.RunBackend(t, openTemp)
 }
+
+func TestPersonalConformance(t *testing.T) {
+	storetest.RunPersonal(t, func(t *testing.T) storetest.PersonalStore { return openTemp(t) })
+}
