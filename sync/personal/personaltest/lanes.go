@@ -7,6 +7,8 @@ package personaltest
 
 import (
 	"encoding/json"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -126,7 +128,7 @@ func (l *Lanes) laneRoute(w http.ResponseWriter, r *http.Request, cur string) {
 }
 
 func (l *Lanes) proxy(w http.ResponseWriter, r *http.Request) {
-	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(l.up) }}
+	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(l.up) }, ErrorLog: log.New(io.Discard, "", 0)}
 	p.ServeHTTP(w, r)
 }
 
