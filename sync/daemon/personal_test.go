@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/personal"
 	"github.com/teammemd/teammemd/sync/personal/personaltest"
@@ -39,14 +41,14 @@ func openTestLane(s Spec, c *memsync.Client, stateDir string, log *slog.Logger) 
 // one project, and her personal key stored for the server.
 type alice struct {
 	home, mem string
+	keys      *personal.KeyStore
 	node      *node
 }
 
-// personalLab is a real server behind the personal lane's routes, and
-// alice's key.
+// personalLab is a real server, and alice's personal key stored there.
 type personalLab struct {
 	srv   *servertest.Server
-	lanes *personaltest.Lanes
+	token string
 	key   *personal.Key
 }
 
@@ -57,8 +59,8 @@ func newPersonalLab(t *testing.T) *personalLab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &personalLab{srv: srv, lanes: personaltest.Serve(t, srv.URL), key: k}
-	l.lanes.SetKey(k.ID())
+	l := &personalLab{srv: srv, token: srv.CreateToken(t, "alice", store.Grant{Pattern: "**", Level: store.LevelWrite}), key: k}
+	personaltest.Init(t, srv.URL, l.token, k)
 	return l
 }
 
@@ -73,13 +75,14 @@ func (l *personalLab) machine(t *testing.T, userFiles bool, edit func(*Options))
 	}
 	ks := personal.NewKeyStore(t.TempDir(), "file")
 	ks.Keyring = nil
-	if err := ks.Save(context.Background(), l.lanes.URL, personal.Keys{Current: l.key}); err != nil {
+	if err := ks.Save(context.Background(), l.srv.URL, personal.Keys{Current: l.key}); err != nil {
 		t.Fatal(err)
 	}
-	team := Spec{Repo: slug, Dir: filepath.Join(a.mem, "team"), Server: l.lanes.URL, Source: "test"}
+	team := Spec{Repo: slug, Dir: filepath.Join(a.mem, "team"), Server: l.srv.URL, Source: "test"}
 	plan := WithPersonal(Plan{Specs: []Spec{team}},
-		Personal{KeyFile: ks.Stored, Home: a.home, UserFiles: userFiles, UserServer: l.lanes.URL})
-	a.node = startNode(t, l.srv.Token, plan, edit)
+		Personal{KeyFile: ks.Stored, Home: a.home, UserFiles: userFiles, UserServer: l.srv.URL})
+	a.keys = ks
+	a.node = startNode(t, l.token, plan, edit)
 	eventually(t, "both lanes live", func() bool {
 		rt, okT := a.node.repoStatus(team.Dir)
 		rp, okP := a.node.repoStatus(a.mem)
@@ -91,7 +94,7 @@ func (l *personalLab) machine(t *testing.T, userFiles bool, edit func(*Options))
 // laneEntries is what the server holds of alice's lane of the project.
 func (l *personalLab) laneEntries(t *testing.T) map[string]string {
 	t.Helper()
-	return repoEntries(t, l.srv, "personal/"+l.key.LaneID(slug))
+	return personaltest.Entries(t, l.srv.URL, l.token, l.key.LaneID(slug), l.key)
 }
 
 // TestPersonalLaneTwoMachines runs two of alice's daemons with both lanes:
@@ -136,17 +139,18 @@ func TestPersonalLaneTwoMachines(t *testing.T) {
 
 // TestPersonalLaneKeyRotated: a key rotated on another machine stops the
 // personal lane, which says why and writes nothing, while the team lane
-// goes on.
+// goes on; once the machine holds the new key, the lane starts again.
 func TestPersonalLaneKeyRotated(t *testing.T) {
 	l := newPersonalLab(t)
-	a, b := l.machine(t, false, nil), l.machine(t, false, nil)
+	fast := func(o *Options) { o.CredentialCheck = 50 * time.Millisecond }
+	a, b := l.machine(t, false, fast), l.machine(t, false, fast)
 	write(t, a.mem, "before.md", "before\n")
 	eventually(t, "before.md on B", fileIs(filepath.Join(b.mem, "before.md"), "before\n"))
 	other, err := personal.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.lanes.SetKey(other.ID())
+	personaltest.Rotate(t, l.srv.URL, l.token, l.key, other)
 	write(t, a.mem, "after.md", "after\n")
 	st := a.node.settles(t, a.mem, "the personal lane stopped", func(r RepoStatus) bool { return r.State == StateLaneStopped })
 	if !strings.Contains(st.Halted, "teammemd personal join") {
@@ -159,6 +163,15 @@ func TestPersonalLaneKeyRotated(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(b.mem, "after.md")); !os.IsNotExist(err) {
 		t.Errorf("after.md reached B after the rotation: %v", err)
+	}
+	if err := a.keys.Save(context.Background(), l.srv.URL, personal.Keys{Current: other, Previous: []*personal.Key{l.key}}); err != nil {
+		t.Fatal(err)
+	}
+	a.node.settles(t, a.mem, "the lane started again with the new key", func(r RepoStatus) bool {
+		return r.State == StateIdle && r.LastPush != nil && r.LastPush.OK
+	})
+	if lane := personaltest.Entries(t, l.srv.URL, l.token, other.LaneID(slug), other); len(lane) != 2 {
+		t.Errorf("the new key's lane holds %d entries, want before.md and after.md", len(lane))
 	}
 }
 
