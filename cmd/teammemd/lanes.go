@@ -11,11 +11,11 @@ import (
 	"github.com/teammemd/teammemd/sync/personal"
 )
 
-// personalKeyStore is where this machine keeps each server's personal
+// laneKeyStore is where this machine keeps each server's personal
 // key: the OS keyring, or a 0600 file per server under the config
 // directory; every file names where its key is, so that readers need no
 // storage setting.
-func personalKeyStore() *personal.KeyStore {
+func laneKeyStore() *personal.KeyStore {
 	return personal.NewKeyStore(filepath.Join(configDir(), "personal"), "")
 }
 
@@ -30,7 +30,7 @@ func personalLanes(f runFlags, cfg Config) daemon.Personal {
 		return daemon.Personal{}
 	}
 	client := f.client.resolve(cfg.Client)
-	return daemon.Personal{KeyFile: personalKeyStore().Stored, Home: home,
+	return daemon.Personal{KeyFile: laneKeyStore().Stored, Home: home,
 		UserFiles: cfg.Personal.UserFiles, UserServer: client.Server, UserTokenFile: client.TokenFile}
 }
 

@@ -113,7 +113,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, personalKeyStore(), log),
+		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, laneKeyStore(), log),
 		Watch:         watchOptions(cfg.Daemon),
 		Control:       ln,
 		Version:       version,
