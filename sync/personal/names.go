@@ -25,6 +25,10 @@ type nameMap struct {
 	file  string
 	paths map[string]string // wire key -> path
 	dirty bool
+	// tried holds the wire keys no known path was found for, with how
+	// many paths were known then: they are tried again only once more
+	// are known, so a lane's old deletion markers cost nothing per probe.
+	tried map[string]int
 }
 
 // loadNames reads the map in stateDir; none yet is an empty map.
@@ -62,14 +66,22 @@ func (m *nameMap) path(wire string, keys []*Key, project string) (string, bool) 
 	if p, ok := m.paths[wire]; ok {
 		return p, true
 	}
+	if n, ok := m.tried[wire]; ok && n == len(m.paths) {
+		return "", false
+	}
 	for _, p := range m.paths {
 		for _, k := range keys {
 			if k.EntryKey(project, p) == wire {
 				m.paths[wire], m.dirty = p, true
+				delete(m.tried, wire)
 				return p, true
 			}
 		}
 	}
+	if m.tried == nil {
+		m.tried = map[string]int{}
+	}
+	m.tried[wire] = len(m.paths)
 	return "", false
 }
 
