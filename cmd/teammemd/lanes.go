@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
@@ -15,8 +19,49 @@ import (
 // key: the OS keyring, or a 0600 file per server under the config
 // directory; every file names where its key is, so that readers need no
 // storage setting.
-func laneKeyStore() *personal.KeyStore {
-	return personal.NewKeyStore(filepath.Join(configDir(), "personal"), "")
+func laneKeyStore() *personal.KeyStore { return personal.NewKeyStore(laneKeyDir(), "") }
+
+// laneKeyDir holds the personal key store's files.
+func laneKeyDir() string { return filepath.Join(configDir(), "personal") }
+
+// keyDirCheck is how often the daemon looks at the personal key store for
+// a key stored, replaced or removed.
+const keyDirCheck = 5 * time.Second
+
+// watchPersonalKeys calls changed whenever the files in dir change, checking
+// every interval until ctx is done: a key that teammemd personal init or
+// join stores starts the lanes of its server without a reload.
+func watchPersonalKeys(ctx context.Context, dir string, every time.Duration, changed func()) error {
+	seen := dirDigest(dir)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		if cur := dirDigest(dir); cur != seen {
+			seen = cur
+			changed()
+		}
+	}
+}
+
+// dirDigest names the files in dir with their sizes and times, "" when it
+// cannot be read.
+func dirDigest(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			fmt.Fprintf(&b, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
 }
 
 // personalLanes says which personal lanes the daemon runs: none when

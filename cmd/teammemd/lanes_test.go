@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/personal"
@@ -57,5 +60,43 @@ func TestPersonalLanesPlanned(t *testing.T) {
 	cfg.Client.Server = server
 	if n := lanes(cfg); n != 2 {
 		t.Errorf("lanes with user_files = %d, want the project's and ~user", n)
+	}
+}
+
+// TestWatchPersonalKeys: a key stored while the daemon runs is noticed.
+func TestWatchPersonalKeys(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	changed := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- watchPersonalKeys(ctx, dir, 10*time.Millisecond, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	// The watcher may take its first look after any one write: store a
+	// key again until it notices.
+	deadline := time.Now().Add(30 * time.Second)
+	for n := 1; ; n++ {
+		key := fmt.Sprintf("http_127.0.0.1_%d.json", n)
+		if err := os.WriteFile(filepath.Join(dir, key), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+		case <-time.After(50 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("a key file stored was not noticed")
+			}
+			continue
+		}
+		break
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("watchPersonalKeys() = %v, want nil", err)
 	}
 }

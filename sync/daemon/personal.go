@@ -28,9 +28,9 @@ type Personal struct {
 // Claude Code project's team directory under p.Home, configured or
 // discovered, the personal lane over the project's memory directory,
 // with the repo's server and token; and, with p.UserFiles, the lane of
-// the user-level files. A lane whose server holds no key of this
-// machine's is left out: the user has not run teammemd personal init or
-// join for it.
+// the user-level files. A lane on a server this machine holds no
+// personal key of is left out: its user has not run teammemd personal
+// init or join for that server.
 func WithPersonal(plan Plan, p Personal) Plan {
 	if p.KeyFile == nil || p.Home == "" {
 		return plan

@@ -59,9 +59,9 @@ func (t *Transport) Host() string { return t.client.Host() }
 // StoreID is the server's store identity, as the client last saw it.
 func (t *Transport) StoreID() string { return t.client.StoreID() }
 
-// errKeyRotated is the reason a lane stops when the server's key is not
+// msgKeyRotated is the reason a lane stops when the server's key is not
 // this machine's.
-const errKeyRotated = "the personal key was rotated on another machine; run `teammemd personal join`"
+const msgKeyRotated = "the personal key was rotated on another machine; run `teammemd personal join`"
 
 // checked returns err, or the *memsync.LaneStopError that stops the lane
 // when the answer named another key than this machine's or refused the
@@ -69,7 +69,7 @@ const errKeyRotated = "the personal key was rotated on another machine; run `tea
 // anything of the answer is used.
 func (t *Transport) checked(err error) error {
 	if id := t.client.PersonalKeyID(); id != "" && id != t.keys.Current.ID() {
-		return &memsync.LaneStopError{Reason: errKeyRotated}
+		return &memsync.LaneStopError{Reason: msgKeyRotated}
 	}
 	var ae *api.Error
 	if !errors.As(err, &ae) {
@@ -77,7 +77,7 @@ func (t *Transport) checked(err error) error {
 	}
 	switch ae.Code {
 	case api.CodePersonalKeyChanged:
-		return &memsync.LaneStopError{Reason: errKeyRotated}
+		return &memsync.LaneStopError{Reason: msgKeyRotated}
 	case api.CodePersonalNotInitialized:
 		return &memsync.LaneStopError{Reason: "the server holds no personal key for you: run `teammemd personal init`, or `teammemd personal join` with the recovery code"}
 	case api.CodePersonalDisabled:
