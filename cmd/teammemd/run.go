@@ -136,7 +136,9 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		watchClaudeProjects(gctx, g, log, rediscover(gctx, d, f, rules, log))
 	}
 	if cfg.Personal.On() {
-		g.Go(func() error { return watchPersonalKeys(gctx, laneKeyDir(), keyDirCheck, rediscover(gctx, d, f, rules, log)) })
+		g.Go(func() error {
+			return watchPersonalKeys(gctx, laneKeyDir(), keyDirCheck, rediscover(gctx, d, f, rules, log))
+		})
 	}
 	err = g.Wait()
 	log.Info("daemon stopped")
