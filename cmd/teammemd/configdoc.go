@@ -28,6 +28,7 @@ var sectionDocs = map[string]string{
 	"client":             "Every command that talks to the server: run, sync, history, doctor and the others.",
 	"scan":               "The secret scanner the daemon runs before a push, and teammemd scan.",
 	"login":              "teammemd login, against a provider other than the one the server's discovery names.",
+	"personal":           "The personal lane: your private Claude Code memory on all your machines, end-to-end encrypted (teammemd personal init, join).",
 }
 
 // configDocs describes every key of the config file, by its dotted path.
@@ -119,5 +120,7 @@ var configDocs = map[string]keyDoc{
 	"login.issuer":                             {doc: "The identity provider's issuer URL; its discovery document names the device and token endpoints. Unset, the server's discovery names it."},
 	"login.client_id":                          {doc: "The public OAuth client teammemd logs in as."},
 	"login.scopes":                             {doc: "Scopes asked for."},
+	"personal.enabled":                         {def: "true", doc: "Sync, beside each Claude Code project's team repo, your personal lane of its memory directory, for every server this machine holds a personal key of. False turns every personal lane off."},
+	"personal.user_files":                      {doc: "Also sync Claude Code's user-level files, CLAUDE.md and rules/*.md in its config directory, as the personal lane ~user."},
 	"login.storage":                            {def: "auto", doc: "Where teammemd login keeps the tokens: auto (the OS keyring when it answers, else a 0600 file), keyring or file ($TEAMMEMD_LOGIN_STORAGE, --storage)."},
 }

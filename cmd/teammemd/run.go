@@ -22,6 +22,7 @@ import (
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/sync/personal"
 	"github.com/teammemd/teammemd/watch"
 )
 
@@ -113,7 +114,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, log),
+		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, laneKeyStore(), log),
 		Watch:         watchOptions(cfg.Daemon),
 		Control:       ln,
 		Version:       version,
@@ -134,6 +135,11 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, log) })
 	if cfg.Daemon.DiscoverClaudeProjects && f.dir == "" {
 		watchClaudeProjects(gctx, g, log, rediscover(gctx, d, f, rules, log))
+	}
+	if cfg.Personal.On() {
+		g.Go(func() error {
+			return watchPersonalKeys(gctx, laneKeyDir(), keyDirCheck, rediscover(gctx, d, f, rules, log))
+		})
 	}
 	err = g.Wait()
 	log.Info("daemon stopped")
@@ -199,7 +205,11 @@ func notify(log *slog.Logger, state string) {
 // creates it when the server holds the repo.
 func daemonPlan(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
 	rule := newTokenRule(f.client, cfg.Client)
-	return planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.For(s.Server, s.TokenFile)) })
+	plan, err := planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.For(s.Server, s.TokenFile)) })
+	if err != nil {
+		return plan, err
+	}
+	return daemon.WithPersonal(plan, personalLanes(f, cfg)), nil
 }
 
 // planFor lists the repos to run without asking a server: a discovered
@@ -271,8 +281,8 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 
 // engineOpener builds each repo's client and engine; the secret scanner is
 // shared. shareUserNotes is [client] share_user_notes at start-up.
-func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
-	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
+func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, keys *personal.KeyStore, log *slog.Logger) daemon.Opener {
+	return func(ctx context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
 		ts, err := rules.For(s.Server, s.TokenFile).Source()
 		if err != nil {
 			return nil, nil, err
@@ -280,6 +290,9 @@ func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules 
 		client, err := memsync.NewClient(s.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
 		if err != nil {
 			return nil, nil, err
+		}
+		if s.Lane == daemon.LanePersonal {
+			return openLane(ctx, s, client, keys, sc, stateDir, log)
 		}
 		eng, err := memsync.New(
 			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir, ShareUserNotes: shareUserNotes},
