@@ -70,7 +70,7 @@ func TestRecallEveryDefaultRule(t *testing.T) {
 		}
 		covered[smp.ruleID] = true
 	}
-	for id := range s.detector.Config.Rules {
+	for id := range s.engine.cfg.Rules {
 		if !covered[id] {
 			t.Errorf("default rule %s has no recall sample", id)
 		}
@@ -112,7 +112,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		all = append(all, fs...)
-		for _, f := range s.detector.DetectString(smp.text) {
+		for _, f := range plainDetector(s).DetectString(smp.text) {
 			if len(f.Secret) >= 8 {
 				secrets = append(secrets, f.Secret)
 			}

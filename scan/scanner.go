@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
@@ -33,7 +32,7 @@ type Finding struct {
 // Scanner scans content with one loaded ruleset. It is safe for concurrent
 // use; build it once per process with New.
 type Scanner struct {
-	detector    *detect.Detector
+	engine      *engine
 	fingerprint string
 	workers     int
 	cache       *verdictCache
@@ -88,15 +87,16 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load rules: %w", err)
 	}
-	d := detect.NewDetector(gl)
-	d.MaxDecodeDepth = cfg.decodeDepth()
-	d.IgnoreGitleaksAllow = !cfg.HonorInlineAllow
+	eng, err := newEngine(gl, cfg.decodeDepth(), cfg.HonorInlineAllow)
+	if err != nil {
+		return nil, fmt.Errorf("load rules: %w", err)
+	}
 	fp, err := fingerprint(fc, cfg, o.ignorePaths)
 	if err != nil {
 		return nil, err
 	}
 	s := &Scanner{
-		detector:    d,
+		engine:      eng,
 		fingerprint: fp,
 		workers:     cfg.Workers,
 		log:         o.log,
