@@ -297,10 +297,64 @@ func lowerASCII(r rune) (byte, bool) {
 	return b, ok
 }
 
+// countTexts is at least the number of texts expand lists for re, or more
+// than maxExpansion; it lets expand give up before building long lists.
+func countTexts(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return 1
+	case syntax.OpCharClass:
+		n := 0
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			n = add(n, int(min(re.Rune[i+1]-re.Rune[i], unbounded))+1)
+		}
+		return n
+	case syntax.OpCapture:
+		return countTexts(re.Sub[0])
+	case syntax.OpQuest:
+		return add(countTexts(re.Sub[0]), 1)
+	case syntax.OpRepeat:
+		if re.Max < 0 || re.Max > 16 {
+			return unbounded
+		}
+		c, n, power := countTexts(re.Sub[0]), 0, 1
+		for k := 0; k <= re.Max; k++ {
+			if k >= re.Min {
+				n = add(n, power)
+			}
+			power = mul(power, c)
+		}
+		return n
+	case syntax.OpConcat:
+		n := 1
+		for _, sub := range re.Sub {
+			n = mul(n, countTexts(sub))
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			n = add(n, countTexts(sub))
+		}
+		return n
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 1
+	}
+	return unbounded
+}
+
 // expand lists every text re matches, lower-cased, when there are at most
 // maxExpansion and all are ASCII; empty-width assertions are ignored, so
 // the list may hold more than re matches, never less.
 func expand(re *syntax.Regexp) ([]string, bool) {
+	if countTexts(re) > maxExpansion {
+		return nil, false
+	}
+	return expandTexts(re)
+}
+
+func expandTexts(re *syntax.Regexp) ([]string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		var b strings.Builder
@@ -315,9 +369,9 @@ func expand(re *syntax.Regexp) ([]string, bool) {
 	case syntax.OpCharClass:
 		return expandClass(re.Rune)
 	case syntax.OpCapture:
-		return expand(re.Sub[0])
+		return expandTexts(re.Sub[0])
 	case syntax.OpQuest:
-		sub, ok := expand(re.Sub[0])
+		sub, ok := expandTexts(re.Sub[0])
 		return union([]string{""}, sub), ok
 	case syntax.OpRepeat:
 		return expandRepeat(re)
@@ -326,7 +380,7 @@ func expand(re *syntax.Regexp) ([]string, bool) {
 	case syntax.OpAlternate:
 		var out []string
 		for _, sub := range re.Sub {
-			s, ok := expand(sub)
+			s, ok := expandTexts(sub)
 			if !ok {
 				return nil, false
 			}
@@ -367,7 +421,7 @@ func expandRepeat(re *syntax.Regexp) ([]string, bool) {
 	if re.Max < 0 || re.Max > 16 {
 		return nil, false
 	}
-	sub, ok := expand(re.Sub[0])
+	sub, ok := expandTexts(re.Sub[0])
 	if !ok {
 		return nil, false
 	}
@@ -389,7 +443,7 @@ func expandRepeat(re *syntax.Regexp) ([]string, bool) {
 func expandConcat(subs []*syntax.Regexp) ([]string, bool) {
 	out := []string{""}
 	for _, sub := range subs {
-		s, ok := expand(sub)
+		s, ok := expandTexts(sub)
 		if !ok {
 			return nil, false
 		}
@@ -414,22 +468,18 @@ func product(a, b []string) ([]string, bool) {
 }
 
 func union(a, b []string) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	for _, s := range a {
+		seen[s] = true
+	}
 	out := a
 	for _, s := range b {
-		if !containsString(out, s) {
+		if !seen[s] {
+			seen[s] = true
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // reachOf says how far a match of re reaches around an occurrence of one
@@ -485,8 +535,11 @@ func reachOfRepeat(sub *syntax.Regexp, n int, keywords []string) (reach, bool) {
 // the narrowest.
 func reachOfConcat(subs []*syntax.Regexp, keywords []string) (reach, bool) {
 	sizes := make([]span, len(subs))
+	parts := make([][]string, len(subs))
+	expanded := make([]bool, len(subs))
 	for i, sub := range subs {
 		sizes[i] = sizeOf(sub)
+		parts[i], expanded[i] = expand(sub)
 	}
 	sum := func(from, to int) span {
 		var s span
@@ -522,12 +575,9 @@ func reachOfConcat(subs []*syntax.Regexp, keywords []string) (reach, bool) {
 			consider(r, i, i+1, run)
 		}
 		texts := []string{""}
-		for j := i; j < len(subs); j++ {
-			part, ok := expand(subs[j])
-			if !ok {
-				break
-			}
-			if texts, ok = product(texts, part); !ok {
+		for j := i; j < len(subs) && expanded[j]; j++ {
+			var ok bool
+			if texts, ok = product(texts, parts[j]); !ok {
 				break
 			}
 			if allHoldKeyword(texts, keywords) {
