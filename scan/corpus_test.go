@@ -70,7 +70,7 @@ func TestRecallEveryDefaultRule(t *testing.T) {
 		}
 		covered[smp.ruleID] = true
 	}
-	for id := range s.engine.cfg.Rules {
+	for id := range s.engine.all().Rules {
 		if !covered[id] {
 			t.Errorf("default rule %s has no recall sample", id)
 		}

@@ -2,6 +2,9 @@ package scan
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,7 +19,7 @@ import (
 // plainDetector is gitleaks' detector over the scanner's whole ruleset,
 // with its settings: what the scanner must find, finding for finding.
 func plainDetector(s *Scanner) *detect.Detector {
-	d := detect.NewDetector(s.engine.cfg)
+	d := detect.NewDetector(s.engine.all())
 	d.MaxDecodeDepth = s.engine.decodeDepth
 	d.IgnoreGitleaksAllow = !s.engine.inlineAllow
 	return d
@@ -57,10 +60,22 @@ func TestSameFindingsAsEveryRule(t *testing.T) {
 		sameFindings(t, s, plain, "sample of "+smp.ruleID, smp.text, smp.path)
 		sameFindings(t, s, plain, "sample of "+smp.ruleID+" in a note", corpus.Note(7, 2048)+smp.text+"\n"+corpus.CleanNote(7, 1024), "team/"+smp.path)
 		sameFindings(t, s, plain, "name form of "+smp.ruleID, nameForms(firstLine(smp.text)), "")
+		for enc, text := range encodings(firstLine(smp.text)) {
+			sameFindings(t, s, plain, enc+" sample of "+smp.ruleID, "value: "+text+"\n", smp.path)
+		}
 	}
 	for i := range 300 {
 		sameFindings(t, s, plain, fmt.Sprintf("corpus.Note(%d)", i), corpus.Note(i, 4096), "note.md")
 		sameFindings(t, s, plain, fmt.Sprintf("corpus.CleanNote(%d)", i), corpus.CleanNote(i, 4096), "note.md")
+	}
+}
+
+// encodings are the forms of text gitleaks decodes before scanning again.
+func encodings(text string) map[string]string {
+	return map[string]string{
+		"base64":  base64.StdEncoding.EncodeToString([]byte(text)),
+		"hex":     hex.EncodeToString([]byte(text)),
+		"percent": url.QueryEscape(text),
 	}
 }
 

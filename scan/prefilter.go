@@ -1,9 +1,7 @@
 package scan
 
 import (
-	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -30,22 +28,38 @@ type prefilter struct {
 
 // filterRule is one rule as the prefilter sees it.
 type filterRule struct {
-	rule     config.Rule
-	keywords []int    // pattern numbers of its ASCII keywords
-	other    []string // its keywords outside ASCII, tested on strings.ToLower
-	windowed bool     // every match holds a keyword, within reach
+	base     config.Rule // without its expression
+	expr     string      // the expression, "" for a path-only rule
+	keywords []int       // pattern numbers of its ASCII keywords
+	other    []string    // its keywords outside ASCII, tested on strings.ToLower
+	windowed bool        // every match holds a keyword, within reach
 	reach    reach
+
+	ruleOnce sync.Once
+	rule     config.Rule // base with its expression, from compiled
 
 	tailOnce sync.Once
 	tail     *regexp.Regexp // reach.start's tail, compiled on first use
 }
 
-func newPrefilter(cfg config.Config) (*prefilter, error) {
-	p := &prefilter{byID: make(map[string]*filterRule, len(cfg.Rules))}
+// compiled is the rule with its expression, compiled on first use.
+func (fr *filterRule) compiled() config.Rule {
+	fr.ruleOnce.Do(func() {
+		fr.rule = fr.base
+		if fr.expr != "" {
+			fr.rule.Regex = compileExpr(fr.expr)
+		}
+	})
+	return fr.rule
+}
+
+func newPrefilter(rs compiledRuleset) *prefilter {
+	p := &prefilter{byID: make(map[string]*filterRule, len(rs.Rules))}
 	index := map[string]int{}
-	for _, id := range cfg.OrderedRules {
-		r := cfg.Rules[id]
-		fr := &filterRule{rule: r}
+	for _, id := range rs.OrderedRules {
+		r := rs.Rules[id]
+		expr, hasExpr := rs.exprs[id]
+		fr := &filterRule{base: r, expr: expr.source}
 		var ascii []string
 		for _, k := range r.Keywords {
 			if !isASCII(k) {
@@ -61,18 +75,14 @@ func newPrefilter(cfg config.Config) (*prefilter, error) {
 			fr.keywords = append(fr.keywords, n)
 			ascii = append(ascii, k)
 		}
-		if r.Regex != nil && len(fr.other) == 0 && len(ascii) > 0 {
-			re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
-			if err != nil {
-				return nil, fmt.Errorf("rule %q: regex: %w", id, err)
-			}
-			fr.reach, fr.windowed = reachOf(re, ascii)
+		if hasExpr && len(fr.other) == 0 && len(ascii) > 0 {
+			fr.reach, fr.windowed = reachOf(expr.parsed, ascii)
 		}
 		p.rules = append(p.rules, fr)
 		p.byID[id] = fr
 	}
 	p.trie = ahocorasick.NewTrieBuilder().AddStrings(p.keywords).Build()
-	return p, nil
+	return p
 }
 
 func isASCII(s string) bool {
@@ -103,12 +113,12 @@ type pass struct {
 func (p *prefilter) candidates(text, path string, decoded bool, global []*config.Allowlist, keep map[string]bool) {
 	ps := p.newPass(text)
 	for _, fr := range p.rules {
-		if keep[fr.rule.RuleID] || !fr.applies(ps, path) {
+		if keep[fr.base.RuleID] || !fr.applies(ps, path) {
 			continue
 		}
 		var may bool
 		switch {
-		case ps.unusual, fr.rule.Regex == nil:
+		case ps.unusual, fr.expr == "":
 			may = true
 		case decoded:
 			may = fr.matches(ps, p.keywords)
@@ -116,7 +126,7 @@ func (p *prefilter) candidates(text, path string, decoded bool, global []*config
 			may = fr.mayReport(ps, p.keywords, global)
 		}
 		if may {
-			keep[fr.rule.RuleID] = true
+			keep[fr.base.RuleID] = true
 		}
 	}
 }
@@ -168,7 +178,7 @@ func hasUnusualRune(text string) bool {
 // rule that reports only as another's requirement never does on its own,
 // a rule with keywords needs one of them, a rule with a path needs it.
 func (fr *filterRule) applies(ps *pass, path string) bool {
-	r := fr.rule
+	r := fr.base
 	if r.SkipReport {
 		return false
 	}
@@ -200,7 +210,7 @@ func (fr *filterRule) keywordFound(ps *pass) bool {
 // text: in one of the windows where its matches can be.
 func (fr *filterRule) matches(ps *pass, keywords []string) bool {
 	for _, w := range fr.windows(ps, keywords) {
-		if fr.rule.Regex.MatchString(ps.text[w.start:w.end]) {
+		if fr.compiled().Regex.MatchString(ps.text[w.start:w.end]) {
 			return true
 		}
 	}

@@ -87,10 +87,7 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load rules: %w", err)
 	}
-	eng, err := newEngine(gl, cfg.decodeDepth(), cfg.HonorInlineAllow)
-	if err != nil {
-		return nil, fmt.Errorf("load rules: %w", err)
-	}
+	eng := newEngine(gl, cfg.decodeDepth(), cfg.HonorInlineAllow)
 	fp, err := fingerprint(fc, cfg, o.ignorePaths)
 	if err != nil {
 		return nil, err
@@ -132,10 +129,6 @@ func (s *Scanner) File(ctx context.Context, path string, data []byte) ([]Finding
 // Flush writes the verdict cache to its file if it changed since the last
 // write. Without WithCacheFile it does nothing.
 func (s *Scanner) Flush() error { return s.cache.flush() }
-
-// Engine names the regular-expression engine this build scans with: "re2"
-// (built with -tags gore2regex) or "go-regexp".
-func Engine() string { return regexEngine }
 
 func withFile(fs []Finding, path string) []Finding {
 	if len(fs) == 0 {

@@ -17,7 +17,7 @@ import (
 // makes them, and gitleaks' own detector runs with those rules alone.
 // Detectors are kept by rule set, since the same few sets come back.
 type engine struct {
-	cfg         config.Config
+	allowlists  []*config.Allowlist // global
 	filter      *prefilter
 	decodeDepth int
 	inlineAllow bool
@@ -29,13 +29,9 @@ type engine struct {
 // maxDetectors bounds the detectors kept; past it they are built anew.
 const maxDetectors = 64
 
-func newEngine(cfg config.Config, decodeDepth int, inlineAllow bool) (*engine, error) {
-	f, err := newPrefilter(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &engine{cfg: cfg, filter: f, decodeDepth: decodeDepth, inlineAllow: inlineAllow,
-		detectors: map[string]*detect.Detector{}}, nil
+func newEngine(rs compiledRuleset, decodeDepth int, inlineAllow bool) *engine {
+	return &engine{allowlists: rs.Allowlists, filter: newPrefilter(rs), decodeDepth: decodeDepth,
+		inlineAllow: inlineAllow, detectors: map[string]*detect.Detector{}}
 }
 
 // detect returns gitleaks' findings on text at path ("" for none).
@@ -57,7 +53,7 @@ func (e *engine) candidates(ctx context.Context, text, path string) []string {
 	var segments []*codec.EncodedSegment
 	decoder := codec.NewDecoder()
 	for depth := 1; ctx.Err() == nil; depth++ {
-		e.filter.candidates(current, path, depth > 1, e.cfg.Allowlists, keep)
+		e.filter.candidates(current, path, depth > 1, e.allowlists, keep)
 		if depth > e.decodeDepth || !mayDecode(decoder, current) {
 			break
 		}
@@ -96,18 +92,18 @@ func (e *engine) detector(ids []string) *detect.Detector {
 }
 
 // subset is the configuration restricted to the rules ids and those they
-// require.
+// require, compiled.
 func (e *engine) subset(ids []string) config.Config {
 	out := config.Config{
 		Rules:      map[string]config.Rule{},
 		Keywords:   map[string]struct{}{},
-		Allowlists: e.cfg.Allowlists,
+		Allowlists: e.allowlists,
 	}
 	addRule := func(id string) {
 		if _, done := out.Rules[id]; done {
 			return
 		}
-		r := e.cfg.Rules[id]
+		r := e.filter.byID[id].compiled()
 		out.Rules[id] = r
 		out.OrderedRules = append(out.OrderedRules, id)
 		for _, k := range r.Keywords {
@@ -116,9 +112,19 @@ func (e *engine) subset(ids []string) config.Config {
 	}
 	for _, id := range ids {
 		addRule(id)
-		for _, req := range e.cfg.Rules[id].RequiredRules {
+		for _, req := range e.filter.byID[id].base.RequiredRules {
 			addRule(req.RuleID)
 		}
 	}
 	return out
+}
+
+// all is the whole configuration, every rule compiled: what the plain
+// gitleaks detector runs.
+func (e *engine) all() config.Config {
+	ids := make([]string, 0, len(e.filter.rules))
+	for _, fr := range e.filter.rules {
+		ids = append(ids, fr.base.RuleID)
+	}
+	return e.subset(ids)
 }

@@ -20,7 +20,7 @@ const entropySlack = 1e-9
 // matches touch its edges, where the text around them is cut off, is not
 // judged: the rule is kept.
 func (fr *filterRule) mayReport(ps *pass, keywords []string, global []*config.Allowlist) bool {
-	re := fr.rule.Regex
+	re := fr.compiled().Regex
 	for _, w := range mergeWindows(fr.windows(ps, keywords)) {
 		for _, m := range re.FindAllStringIndex(ps.text[w.start:w.end], -1) {
 			if (m[0] == 0 && w.start > 0) || (m[1] == w.end-w.start && w.end < len(ps.text)) {
@@ -38,7 +38,7 @@ func (fr *filterRule) mayReport(ps *pass, keywords []string, global []*config.Al
 // extraction, entropy check and allowlists on the secret and the match,
 // but none that needs the line or the path, which keep it.
 func (fr *filterRule) survives(match string, global []*config.Allowlist) bool {
-	r := fr.rule
+	r := fr.compiled()
 	match = strings.Trim(match, "\n")
 	secret := match
 	if groups := r.Regex.FindStringSubmatch(secret); len(groups) >= 2 {

@@ -41,9 +41,9 @@ teammemd_run() {
 	rm -rf "$work/state"
 	rc=0
 	t0=$(now)
-	XDG_STATE_HOME="$work/state" TEAMMEMD_CONFIG=/dev/null "$work/teammemd" scan --cache "$work/state/cache.json" "$1" >"$work/tm.txt" || rc=$?
+	XDG_STATE_HOME="$work/state" TEAMMEMD_CONFIG=/dev/null "$work/teammemd" scan --cache "$work/state/cache.json" "$1" >"$work/tm.txt" 2>"$work/tm.err" || rc=$?
 	t1=$(now)
-	[ "$rc" -le 1 ] || { echo "teammemd scan failed ($rc)" >&2; exit 1; }
+	[ "$rc" -le 1 ] || { cat "$work/tm.err" >&2; echo "teammemd scan failed ($rc)" >&2; exit 1; }
 	wc -l <"$work/tm.txt" >"$work/tm.count"
 	echo "$t1 - $t0" | bc
 }
@@ -78,7 +78,7 @@ head -c 4096 "$work/dense/note-00001.md" >"$work/one.md"
 for _ in $(seq 20); do
 	rm -rf "$work/state"
 	t0=$(now)
-	XDG_STATE_HOME="$work/state" TEAMMEMD_CONFIG=/dev/null "$work/teammemd" scan --cache "$work/state/cache.json" "$work/one.md" >/dev/null || true
+	XDG_STATE_HOME="$work/state" TEAMMEMD_CONFIG=/dev/null "$work/teammemd" scan --cache "$work/state/cache.json" "$work/one.md" >/dev/null 2>&1 || true
 	t1=$(now)
 	echo "$t1 - $t0" | bc >>"$work/start"
 done
