@@ -321,6 +321,9 @@ func (fr *filterRule) anchorMatches(ps *pass, keyword string, at, end int) bool 
 		return true
 	}
 	tail := fr.compiledTail()
+	if tail == nil {
+		return true
+	}
 	for _, t := range st.texts {
 		for o := strings.Index(t, keyword); o >= 0; {
 			from := at - o
@@ -338,11 +341,11 @@ func (fr *filterRule) anchorMatches(ps *pass, keyword string, at, end int) bool 
 	return false
 }
 
-// compiledTail compiles the tail of the rule's anchor once.
+// compiledTail compiles the tail of the rule's anchor once; nil if it
+// does not compile, and then the tail is not tested.
 func (fr *filterRule) compiledTail() *regexp.Regexp {
 	fr.tailOnce.Do(func() {
-		// The tail is a part of an expression that compiles, so it does too.
-		fr.tail = regexp.MustCompile(fr.reach.start.tail.String())
+		fr.tail, _ = regexp.Compile(fr.reach.start.tail.String())
 	})
 	return fr.tail
 }
