@@ -27,7 +27,7 @@ type engine struct {
 }
 
 // maxDetectors bounds the detectors kept; past it they are built anew.
-const maxDetectors = 64
+const maxDetectors = 16
 
 func newEngine(rs compiledRuleset, decodeDepth int, inlineAllow bool) *engine {
 	return &engine{allowlists: rs.Allowlists, filter: newPrefilter(rs), decodeDepth: decodeDepth,
