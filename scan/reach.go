@@ -131,12 +131,12 @@ type follower struct {
 	within int
 }
 
-// followerOf finds the first part of subs, at a bounded distance from
+// followerOf finds the first of the parts, at a bounded distance from
 // reached bytes after the keyword, that lists as non-empty texts.
-func followerOf(reached int, subs []*syntax.Regexp, sizes []span) *follower {
+func followerOf(reached int, parts [][]string, expanded []bool, sizes []span) *follower {
 	dist := reached
-	for k, sub := range subs {
-		if texts, ok := expand(sub); ok && !slices.Contains(texts, "") {
+	for k, texts := range parts {
+		if expanded[k] && !slices.Contains(texts, "") {
 			f := &follower{within: dist}
 			for _, t := range texts {
 				f.first[t[0]] = true
@@ -397,7 +397,7 @@ func expandTexts(re *syntax.Regexp) ([]string, bool) {
 }
 
 func expandClass(ranges []rune) ([]string, bool) {
-	seen := map[byte]bool{}
+	var seen [256]bool
 	var out []string
 	for i := 0; i+1 < len(ranges); i += 2 {
 		if ranges[i+1]-ranges[i] > maxExpansion {
@@ -468,6 +468,15 @@ func product(a, b []string) ([]string, bool) {
 }
 
 func union(a, b []string) []string {
+	if len(a)*len(b) <= 64 {
+		out := a
+		for _, s := range b {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
 	seen := make(map[string]bool, len(a)+len(b))
 	for _, s := range a {
 		seen[s] = true
@@ -559,7 +568,7 @@ func reachOfConcat(subs []*syntax.Regexp, keywords []string) (reach, bool) {
 		}
 		if r.after.bytes < unbounded {
 			out.afterLine = boundByLine(r.after.bytes, slices.All(sizes[j:]))
-			out.follow = followerOf(r.after.bytes, subs[j:], sizes[j:])
+			out.follow = followerOf(r.after.bytes, parts[j:], expanded[j:], sizes[j:])
 		}
 		r = out
 		if !found || r.cost() < best.cost() {
