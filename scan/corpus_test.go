@@ -91,6 +91,10 @@ func TestCleanNotes(t *testing.T) {
 		if err != nil || len(fs) != 0 {
 			t.Errorf("File(corpus.Note(%d)) = %v, %v, want none", i, fs, err)
 		}
+		fs, err = s.File(context.Background(), "note.md", []byte(corpus.CleanNote(i, 4096)))
+		if err != nil || len(fs) != 0 {
+			t.Errorf("File(corpus.CleanNote(%d)) = %v, %v, want none", i, fs, err)
+		}
 	}
 	fs, err = s.File(context.Background(), "note.md", []byte(corpus.Note(100, 4096)))
 	if err != nil || len(RuleIDs(fs)) != 1 || fs[0].RuleID != "aws-access-token" {
