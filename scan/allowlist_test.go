@@ -54,7 +54,7 @@ func TestDefaultAllowlistsKeepNonPathChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newScanner(t, Config{})
-	gl := s.detector.Config
+	gl := s.engine.all()
 	var regexes, stopwords int
 	for _, a := range gl.Allowlists {
 		if len(a.Paths) > 0 {

@@ -1,20 +1,45 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/zricethezav/gitleaks/v8/config"
-	glregexp "github.com/zricethezav/gitleaks/v8/regexp"
 )
 
+// regexEngine names the regular-expression engine the rules run on; it is
+// part of the ruleset fingerprint.
+const regexEngine = "go-regexp"
+
+// compiledRuleset is a ruleset ready to scan with: a gitleaks config whose
+// rules lack their expressions, which are compiled when a rule first
+// applies (most rules never apply to a given team's notes), and those
+// expressions, checked and parsed.
+type compiledRuleset struct {
+	config.Config
+	exprs map[string]ruleExpr // by rule id; none for a path-only rule
+}
+
+// ruleExpr is a rule's expression as written and parsed.
+type ruleExpr struct {
+	source string
+	parsed *syntax.Regexp
+}
+
 // compileRuleset turns a merged ruleset plus the [scan] allowlists into a
-// gitleaks config, compiling every expression with an error instead of
-// gitleaks' MustCompile.
-func compileRuleset(fc fileConfig, cfg Config) (config.Config, error) {
-	out := config.Config{
-		Rules:    make(map[string]config.Rule, len(fc.Rules)),
-		Keywords: make(map[string]struct{}),
+// gitleaks config, checking every expression with an error instead of
+// gitleaks' MustCompile. The rules' own expressions are parsed, not yet
+// compiled.
+func compileRuleset(fc fileConfig, cfg Config) (compiledRuleset, error) {
+	out := compiledRuleset{
+		Config: config.Config{
+			Rules:    make(map[string]config.Rule, len(fc.Rules)),
+			Keywords: make(map[string]struct{}),
+		},
+		exprs: make(map[string]ruleExpr, len(fc.Rules)),
 	}
 	if len(fc.Rules) == 0 {
 		return out, errEmptyRuleset
@@ -34,9 +59,12 @@ func compileRuleset(fc fileConfig, cfg Config) (config.Config, error) {
 		}
 	}
 	for _, fr := range fc.Rules {
-		r, err := compileRule(fr)
+		r, expr, err := compileRule(fr)
 		if err != nil {
 			return out, err
+		}
+		if expr != nil {
+			out.exprs[r.RuleID] = ruleExpr{fr.Regex, expr}
 		}
 		if _, dup := out.Rules[r.RuleID]; dup {
 			return out, fmt.Errorf("rule %q: defined twice", r.RuleID)
@@ -72,7 +100,9 @@ func compileRuleset(fc fileConfig, cfg Config) (config.Config, error) {
 	return out, nil
 }
 
-func compileRule(fr fileRule) (config.Rule, error) {
+// compileRule builds a rule without its expression, and returns that
+// expression parsed: compileExpr compiles it when the rule first applies.
+func compileRule(fr fileRule) (config.Rule, *syntax.Regexp, error) {
 	r := config.Rule{
 		RuleID:      fr.ID,
 		Description: fr.Description,
@@ -81,15 +111,18 @@ func compileRule(fr fileRule) (config.Rule, error) {
 		Tags:        fr.Tags,
 		SkipReport:  fr.SkipReport,
 	}
-	var err error
+	var (
+		expr *syntax.Regexp
+		err  error
+	)
 	if fr.Regex != "" {
-		if r.Regex, err = compileRegex(fr.Regex); err != nil {
-			return r, fmt.Errorf("rule %q: regex: %w", fr.ID, err)
+		if expr, err = syntax.Parse(fr.Regex, syntax.Perl); err != nil {
+			return r, nil, fmt.Errorf("rule %q: regex: %w", fr.ID, err)
 		}
 	}
 	if fr.Path != "" {
-		if r.Path, err = compileRegex(fr.Path); err != nil {
-			return r, fmt.Errorf("rule %q: path: %w", fr.ID, err)
+		if r.Path, err = regexp.Compile(fr.Path); err != nil {
+			return r, nil, fmt.Errorf("rule %q: path: %w", fr.ID, err)
 		}
 	}
 	for _, k := range fr.Keywords {
@@ -97,26 +130,53 @@ func compileRule(fr fileRule) (config.Rule, error) {
 	}
 	for _, req := range fr.Required {
 		if req.ID == "" {
-			return r, fmt.Errorf("rule %q: required rule id is empty", fr.ID)
+			return r, nil, fmt.Errorf("rule %q: required rule id is empty", fr.ID)
 		}
 		r.RequiredRules = append(r.RequiredRules, &config.Required{
 			RuleID: req.ID, WithinLines: req.WithinLines, WithinColumns: req.WithinColumns,
 		})
 	}
-	if err := r.Validate(); err != nil {
-		return r, fmt.Errorf("rule %q: %w", fr.ID, err)
+	if err := validateRule(r, fr.Regex, expr); err != nil {
+		return r, nil, fmt.Errorf("rule %q: %w", fr.ID, err)
 	}
-	// The allowlists are attached after Rule.Validate: it would run
-	// gitleaks' Validate on a stopwords-only allowlist, which
-	// validateAllowlist leaves unvalidated, and so build its trie.
 	for _, fa := range fr.Allowlists {
 		a, err := compileAllowlist(fa)
 		if err != nil {
-			return r, fmt.Errorf("rule %q: allowlist: %w", fr.ID, err)
+			return r, nil, fmt.Errorf("rule %q: allowlist: %w", fr.ID, err)
 		}
 		r.Allowlists = append(r.Allowlists, a)
 	}
-	return r, nil
+	return r, expr, nil
+}
+
+// validateRule makes gitleaks' Rule.Validate checks on a rule whose
+// expression is parsed, not compiled, with its messages.
+func validateRule(r config.Rule, source string, expr *syntax.Regexp) error {
+	switch {
+	case strings.TrimSpace(r.RuleID) == "":
+		msg := "rule |id| is missing or empty"
+		if r.Description != "" {
+			msg += ", description: " + r.Description
+		}
+		if source != "" {
+			msg += ", regex: " + source
+		}
+		if r.Path != nil {
+			msg += ", path: " + r.Path.String()
+		}
+		return errors.New(msg)
+	case expr == nil && r.Path == nil:
+		return errors.New(r.RuleID + ": both |regex| and |path| are empty, this rule will have no effect")
+	case expr != nil && r.SecretGroup > expr.MaxCap():
+		return fmt.Errorf("%s: invalid regex secret group %d, max regex secret group %d", r.RuleID, r.SecretGroup, expr.MaxCap())
+	}
+	return nil
+}
+
+// compileExpr compiles a rule's expression that compileRule parsed: the
+// same parser accepted it, and compiling a parsed expression cannot fail.
+func compileExpr(expr string) *regexp.Regexp {
+	return regexp.MustCompile(expr)
 }
 
 func compileAllowlist(fa fileAllowlist) (*config.Allowlist, error) {
@@ -165,10 +225,10 @@ func configAllowlist(cfg Config) (*config.Allowlist, error) {
 	return a, nil
 }
 
-func compileAll(exprs []string) ([]*glregexp.Regexp, error) {
-	out := make([]*glregexp.Regexp, 0, len(exprs))
+func compileAll(exprs []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(exprs))
 	for _, e := range exprs {
-		re, err := compileRegex(e)
+		re, err := regexp.Compile(e)
 		if err != nil {
 			return nil, err
 		}

@@ -70,7 +70,7 @@ func TestRecallEveryDefaultRule(t *testing.T) {
 		}
 		covered[smp.ruleID] = true
 	}
-	for id := range s.detector.Config.Rules {
+	for id := range s.engine.all().Rules {
 		if !covered[id] {
 			t.Errorf("default rule %s has no recall sample", id)
 		}
@@ -90,6 +90,10 @@ func TestCleanNotes(t *testing.T) {
 		fs, err := s.File(context.Background(), "note.md", []byte(corpus.Note(i, 4096)))
 		if err != nil || len(fs) != 0 {
 			t.Errorf("File(corpus.Note(%d)) = %v, %v, want none", i, fs, err)
+		}
+		fs, err = s.File(context.Background(), "note.md", []byte(corpus.CleanNote(i, 4096)))
+		if err != nil || len(fs) != 0 {
+			t.Errorf("File(corpus.CleanNote(%d)) = %v, %v, want none", i, fs, err)
 		}
 	}
 	fs, err = s.File(context.Background(), "note.md", []byte(corpus.Note(100, 4096)))
@@ -112,7 +116,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		all = append(all, fs...)
-		for _, f := range s.detector.DetectString(smp.text) {
+		for _, f := range plainDetector(s).DetectString(smp.text) {
 			if len(f.Secret) >= 8 {
 				secrets = append(secrets, f.Secret)
 			}

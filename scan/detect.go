@@ -13,7 +13,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
@@ -26,10 +25,7 @@ const engineVersion = "teammemd-scan/2"
 // detect runs the rules over one file and converts the results.
 func (s *Scanner) detect(ctx context.Context, path string, data []byte) ([]Finding, error) {
 	raw := string(data)
-	// DetectContext takes only detect.Fragment in gitleaks v8; the
-	// replacement, sources.Fragment, is accepted from v9 on.
-	//lint:ignore SA1019 the v8 detector API has no other entry point
-	gl := s.detector.DetectContext(ctx, detect.Fragment{Raw: raw, FilePath: path})
+	gl := s.engine.detect(ctx, raw, path)
 	if err := ctx.Err(); err != nil {
 		return nil, err // a cancelled scan is incomplete: never a verdict
 	}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zricethezav/gitleaks/v8/detect"
-
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -39,8 +37,7 @@ func (s *Scanner) Key(ctx context.Context, key string) ([]Finding, error) {
 
 // detectName runs the rules over the forms of a name, one finding per rule.
 func (s *Scanner) detectName(ctx context.Context, key string) ([]Finding, error) {
-	//lint:ignore SA1019 the v8 detector API has no other entry point
-	gl := s.detector.DetectContext(ctx, detect.Fragment{Raw: nameForms(key)})
+	gl := s.engine.detect(ctx, nameForms(key), "")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
@@ -33,7 +32,7 @@ type Finding struct {
 // Scanner scans content with one loaded ruleset. It is safe for concurrent
 // use; build it once per process with New.
 type Scanner struct {
-	detector    *detect.Detector
+	engine      *engine
 	fingerprint string
 	workers     int
 	cache       *verdictCache
@@ -88,15 +87,13 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load rules: %w", err)
 	}
-	d := detect.NewDetector(gl)
-	d.MaxDecodeDepth = cfg.decodeDepth()
-	d.IgnoreGitleaksAllow = !cfg.HonorInlineAllow
+	eng := newEngine(gl, cfg.decodeDepth(), cfg.HonorInlineAllow)
 	fp, err := fingerprint(fc, cfg, o.ignorePaths)
 	if err != nil {
 		return nil, err
 	}
 	s := &Scanner{
-		detector:    d,
+		engine:      eng,
 		fingerprint: fp,
 		workers:     cfg.Workers,
 		log:         o.log,
@@ -132,10 +129,6 @@ func (s *Scanner) File(ctx context.Context, path string, data []byte) ([]Finding
 // Flush writes the verdict cache to its file if it changed since the last
 // write. Without WithCacheFile it does nothing.
 func (s *Scanner) Flush() error { return s.cache.flush() }
-
-// Engine names the regular-expression engine this build scans with: "re2"
-// (built with -tags gore2regex) or "go-regexp".
-func Engine() string { return regexEngine }
 
 func withFile(fs []Finding, path string) []Finding {
 	if len(fs) == 0 {

@@ -105,8 +105,8 @@ func TestNoStopwordTrie(t *testing.T) {
 	rules := writeFile(t, t.TempDir(), "rules.toml", "[extend]\nuseDefault = true\n"+customRule+
 		"[[rules.allowlists]]\nstopwords = ['gamma']\n")
 	s := newScanner(t, Config{GitleaksConfig: rules, AllowStopwords: []string{"Alpha", "beta", "alpha"}})
-	lists := s.detector.Config.Allowlists
-	for _, r := range s.detector.Config.Rules {
+	lists := s.engine.allowlists
+	for _, r := range s.engine.all().Rules {
 		lists = append(lists, r.Allowlists...)
 	}
 	words := 0

@@ -6,7 +6,7 @@
 // daemon's idle memory (VmRSS) and CPU. It always stops its processes and
 // removes its temporary files, also on error or Ctrl-C.
 //
-//	go run ./cmd/daemonbench [-tags gore2regex] [-edits 20] [-burst 1000] [-idle 60s]
+//	go run ./cmd/daemonbench [-tags TAGS] [-edits 20] [-burst 1000] [-idle 60s]
 package main
 
 import (
@@ -37,7 +37,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("daemonbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.tags, "tags", "", "build tags passed to go build (e.g. gore2regex)")
+	fs.StringVar(&o.tags, "tags", "", "build tags passed to go build")
 	fs.IntVar(&o.edits, "edits", 20, "single-file edits to time")
 	fs.IntVar(&o.burst, "burst", 1000, "files in the burst")
 	fs.IntVar(&o.size, "size", 4096, "bytes per burst file")

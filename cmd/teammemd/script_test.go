@@ -18,8 +18,7 @@ import (
 )
 
 // scriptsTimeout bounds the whole set of scripts, which on two cores run
-// two at a time under -race, each teammemd process of the RE2 build
-// compiling its rules at start; scriptWait bounds each wait inside one.
+// two at a time under -race; scriptWait bounds each wait inside one.
 const (
 	scriptsTimeout = 10 * time.Minute
 	scriptWait     = 30 * time.Second

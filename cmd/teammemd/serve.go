@@ -153,7 +153,7 @@ func serve(ctx context.Context, settings server.Settings, loc location, scanCfg 
 			return fmt.Errorf("load secret scanner: %w", err)
 		}
 		opts.Scanner = sec
-		logScanEngine(log)
+		log.Info("secret scan on")
 	}
 	if waker != nil {
 		opts.Waker = waker
@@ -222,16 +222,4 @@ func hintFirstToken(ctx context.Context, st store.Tokens, loc location, log *slo
 func firstTokenCommand(loc location) string {
 	args := append([]string{"teammemd", "token", "create"}, loc.flagArgs()...)
 	return shell.Join(append(args, "--subject", "you", "--repos", "**")...)
-}
-
-// logScanEngine says which engine scans PUTs, and warns when it is the slow
-// one: a server scanning with Go's regexp takes about a quarter of the PUTs
-// per second of one built with RE2 (docs/BENCHMARKS.md).
-func logScanEngine(log *slog.Logger) {
-	if scan.Engine() == "re2" {
-		log.Info("secret scan on", "engine", scan.Engine())
-		return
-	}
-	log.Warn("secret scan on", "engine", scan.Engine(),
-		"hint", "build the server with -tags gore2regex for about 4x the PUT throughput")
 }

@@ -1,7 +1,8 @@
 // Package corpus generates deterministic, realistic team memory notes for
 // the scanner's benchmarks: Markdown dense with the words secret rules key
 // on (token, key, secret, password, AWS, GitHub, Slack...), UUIDs, hashes,
-// URLs and code fences, with a secret planted in a small share of them.
+// URLs and code fences, with a secret planted in a small share of them
+// (Note), and plain ones with no secret vocabulary (CleanNote).
 package corpus
 
 import (
@@ -83,12 +84,16 @@ func PlantedSecret(i int) string {
 
 // WriteDir writes notes 0..n-1 as note-NNNNN.md into dir.
 func WriteDir(dir string, n, size int) error {
+	return writeNotes(dir, n, func(i int) string { return Note(i, size) })
+}
+
+func writeNotes(dir string, n int, note func(int) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}
 	for i := range n {
 		name := filepath.Join(dir, fmt.Sprintf("note-%05d.md", i))
-		if err := os.WriteFile(name, []byte(Note(i, size)), 0o644); err != nil {
+		if err := os.WriteFile(name, []byte(note(i)), 0o644); err != nil {
 			return fmt.Errorf("corpus: %w", err)
 		}
 	}
@@ -107,4 +112,60 @@ func hexString(rng *rand.Rand, n int) string {
 		b[i] = digits[rng.IntN(16)]
 	}
 	return string(b)
+}
+
+var cleanHeadings = []string{
+	"Build and test", "Code layout", "Review habits", "Release steps", "Local setup",
+	"Error handling", "Logging", "Database migrations", "Frontend conventions", "On-call",
+}
+
+var cleanProse = []string{
+	"Run make check before pushing; it formats, vets and runs the unit tests in about two minutes.",
+	"Handlers live in internal/http and call the service layer; nothing in the service layer imports net/http.",
+	"Every migration gets a down step, and the CI job applies both directions on an empty database.",
+	"Prefer table-driven tests and name each case after the behaviour it checks, not the input.",
+	"Wrap errors with the operation that failed so the log line tells you where to look first.",
+	"The release branch is cut on Tuesdays; a fix after the cut goes to main first, then is cherry-picked.",
+	"Use the structured logger that is passed in; a message is a constant string and the details are fields.",
+	"The frontend builds with the pinned Node version from .nvmrc; run npm ci, never npm install, in CI.",
+	"Feature flags are read once per request and default to off; remove a flag within two releases of launch.",
+	"Page the secondary only after fifteen minutes without progress on a customer-facing outage.",
+	"The staging cluster mirrors production settings except for the replica count and the log level.",
+	"Large files go through the upload service, which streams to object storage and never buffers in memory.",
+	"Benchmarks run on the shared runner at night; compare medians, since single runs drift by ten percent.",
+	"Style fixes go in their own commit so that the review of the behaviour change stays readable.",
+	"When a test is flaky, quarantine it with an issue link the same day instead of retrying the job.",
+}
+
+var cleanCode = []string{
+	"```sh\nmake check\ngo test ./internal/... -run TestOrders -count=1\n```",
+	"```go\nif err := store.Save(ctx, order); err != nil {\n\treturn fmt.Errorf(\"save order %d: %w\", order.ID, err)\n}\n```",
+	"```sql\nALTER TABLE orders ADD COLUMN shipped_at timestamptz;\nCREATE INDEX orders_shipped_at ON orders (shipped_at);\n```",
+	"```yaml\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make check\n```",
+}
+
+// CleanNote returns the deterministic note number i, about size bytes
+// long, of the kind most team memory is: build habits, layout and review
+// conventions, with none of the secret vocabulary Note is dense with and
+// never a secret.
+func CleanNote(i, size int) string {
+	rng := rand.New(rand.NewPCG(uint64(i), 0xc1ea))
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s (%d)\n\n", cleanHeadings[rng.IntN(len(cleanHeadings))], i)
+	for b.Len() < size-200 {
+		switch rng.IntN(6) {
+		case 0:
+			fmt.Fprintf(&b, "## %s\n\n", cleanHeadings[rng.IntN(len(cleanHeadings))])
+		case 1:
+			b.WriteString(cleanCode[rng.IntN(len(cleanCode))] + "\n\n")
+		default:
+			b.WriteString(cleanProse[rng.IntN(len(cleanProse))] + "\n")
+		}
+	}
+	return b.String()
+}
+
+// WriteCleanDir writes clean notes 0..n-1 as note-NNNNN.md into dir.
+func WriteCleanDir(dir string, n, size int) error {
+	return writeNotes(dir, n, func(i int) string { return CleanNote(i, size) })
 }
