@@ -217,10 +217,19 @@ func tokenList(toks []store.Token) tokensJSON {
 	return out
 }
 
-// lintJSON is "lint --json": the findings in the team directory.
+// lintJSON is "lint --json": the findings in the team directory, and
+// with --fix the notes moved to the private memory.
 type lintJSON struct {
 	Dir      string        `json:"dir"`
 	Findings []lintFinding `json:"findings"`
+	Moved    []lintMove    `json:"moved,omitempty"`
+}
+
+// lintMove is a note of type user lint --fix moved out of the team
+// directory.
+type lintMove struct {
+	Key string `json:"key"`
+	To  string `json:"to"` // its path in the private memory
 }
 
 // lintFinding is what Claude Code would cut or misread in one note.
@@ -231,8 +240,8 @@ type lintFinding struct {
 
 // writeLintJSON prints lintJSON and, as the text output does, fails with
 // status 1 on a finding.
-func writeLintJSON(w io.Writer, dir string, found []memsync.Warning) error {
-	out := lintJSON{Dir: dir, Findings: []lintFinding{}}
+func writeLintJSON(w io.Writer, dir string, found []memsync.Warning, moved []lintMove) error {
+	out := lintJSON{Dir: dir, Findings: []lintFinding{}, Moved: moved}
 	for _, f := range found {
 		out.Findings = append(out.Findings, lintFinding{Key: f.Key, Message: f.Message})
 	}
