@@ -44,6 +44,9 @@ type Client struct {
 	waitMax   time.Duration
 	// storeID is the store identity the last response named.
 	storeID atomic.Pointer[string]
+	// personalKey is the personal key ID the last personal lane answer
+	// named.
+	personalKey atomic.Pointer[string]
 }
 
 // ClientOption configures a Client.
@@ -183,15 +186,24 @@ func (c *Client) Put(ctx context.Context, repo, ifMatch string, body []byte) (ap
 // query builds the collection URL. wait "" is a full pull or push; "0" a
 // hash probe; any other value a change wait of that many seconds.
 func (c *Client) query(repo, wait string) string {
-	q := url.Values{api.ParamRepo: {repo}}
+	return c.endpoint(api.Path, withWait(url.Values{api.ParamRepo: {repo}}, wait))
+}
+
+// withWait adds to q the view and wait that wait asks for, as query's.
+func withWait(q url.Values, wait string) url.Values {
 	if wait != "" {
 		q.Set(api.ParamView, api.ViewHashes)
 	}
 	if wait != "" && wait != "0" {
 		q.Set(api.ParamWait, wait)
 	}
+	return q
+}
+
+// endpoint is the URL of the server's route at path with query q.
+func (c *Client) endpoint(path string, q url.Values) string {
 	u := *c.base
-	u.Path = c.base.Path + api.Path
+	u.Path = c.base.Path + path
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -209,6 +221,11 @@ type request struct {
 	// maxBody bounds the body of a 2xx answer: what the protocol lets a
 	// server send for the request.
 	maxBody int64
+	// header holds headers of the request's own, beside credentials and
+	// preconditions.
+	header http.Header
+	// answered, when set, sees the headers of the final answer.
+	answered func(http.Header)
 }
 
 // do sends one request with retries and decodes a 200 body into out. It
@@ -238,6 +255,9 @@ func (c *Client) send(ctx context.Context, rq request, out any) (int, error) {
 	resp, err := c.retrying(timeout, rt).Do(req)
 	if resp != nil {
 		c.noteStoreID(resp.Header)
+		if rq.answered != nil {
+			rq.answered(resp.Header)
+		}
 	}
 	if err != nil {
 		if resp != nil {
@@ -291,6 +311,9 @@ func (c *Client) newRequest(ctx context.Context, rq request) (*retryablehttp.Req
 	}
 	if rq.body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range rq.header {
+		req.Header[k] = v
 	}
 	return req, nil
 }

@@ -50,10 +50,16 @@ func (c *Client) foreignError(resp *http.Response, data []byte) error {
 		return c.notServer(fmt.Sprintf("HTTP %d %s with %s instead of the protocol's JSON error",
 			status, http.StatusText(status), bodyKind(resp, data)))
 	}
-	if status == http.StatusNotFound && env.Error.Details["error_code"] != api.CodeNotFound {
+	if code, _ := env.Error.Details["error_code"].(string); status == http.StatusNotFound && !notFoundCodes[code] {
 		return c.notServer(fmt.Sprintf("HTTP 404 (%s) for %s", api.Printable(env.Error.Message), api.Path))
 	}
 	return nil
+}
+
+// notFoundCodes are the error codes of a 404 a teammemd server gives: a
+// repo never written, and the personal lane's.
+var notFoundCodes = map[string]bool{
+	api.CodeNotFound: true, api.CodePersonalNotInitialized: true, api.CodePersonalDisabled: true,
 }
 
 // checkBody returns a *NotServerError when a decoded 2xx body lacks the

@@ -24,6 +24,8 @@ func (c *Client) decodeResponse(resp *http.Response, rq request, out any) error 
 		return nil
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return c.decodeError(resp)
+	case out == nil:
+		return nil
 	}
 	data, over, err := readBounded(resp, rq.maxBody)
 	if err != nil {

@@ -98,8 +98,5 @@ func (c *Client) reviewCall(ctx context.Context, method string, id int64, action
 // reviewURL is the URL of the proposals route, with path after it and
 // query q.
 func (c *Client) reviewURL(path string, q url.Values) string {
-	u := *c.base
-	u.Path = c.base.Path + api.ProposalsPath + path
-	u.RawQuery = q.Encode()
-	return u.String()
+	return c.endpoint(api.ProposalsPath+path, q)
 }

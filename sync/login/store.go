@@ -75,7 +75,11 @@ func (s Store) Path(server string) (string, error) {
 }
 
 // keyringUser is the keyring item's user for server: its origin.
-func keyringUser(server string) string {
+func keyringUser(server string) string { return Origin(server) }
+
+// Origin is server's scheme and host, which names what is kept for it in
+// the OS keyring; server itself when it does not parse.
+func Origin(server string) string {
 	u, err := url.Parse(server)
 	if err != nil {
 		return server
