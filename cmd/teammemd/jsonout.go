@@ -296,6 +296,41 @@ func writeServiceStatusJSON(ctx context.Context, plan servicePlan, installed boo
 	return nil
 }
 
+// personalStatusJSON is "personal status --json". Problem says why the
+// lane cannot run (the exit status is 1 then).
+type personalStatusJSON struct {
+	Server      string `json:"server"`
+	KeyID       string `json:"keyId,omitempty"`  // this machine's key; absent when none
+	KeptIn      string `json:"keptIn,omitempty"` // "keyring" or the key file's path
+	Rotating    bool   `json:"rotating"`         // a rotation begun here is unfinished
+	ServerKeyID string `json:"serverKeyId"`      // the server's key; "" before init
+	// Lanes are the server's lanes of the caller: sizes of ciphertext, no
+	// names.
+	Lanes    []api.LaneInfo      `json:"lanes"`
+	Quota    api.Quota           `json:"quota"`
+	Projects []personalProject   `json:"projects"`
+	Daemon   *personalDaemonJSON `json:"daemon,omitempty"`
+	Problem  string              `json:"problem,omitempty"`
+}
+
+// personalProject is one local project and its lane under this machine's
+// key.
+type personalProject struct {
+	Project  string `json:"project"`       // the team repo slug, or ~user
+	Dir      string `json:"dir,omitempty"` // its private memory directory
+	Lane     string `json:"lane"`
+	OnServer bool   `json:"onServer"`
+	Entries  int    `json:"entries"`
+}
+
+// personalDaemonJSON is whether the daemon runs.
+type personalDaemonJSON struct {
+	Running bool   `json:"running"`
+	PID     int    `json:"pid,omitempty"`
+	Version string `json:"version,omitempty"`
+	Detail  string `json:"detail"`
+}
+
 // jsonFlag registers --json, to print what instead of text.
 func jsonFlag(fs *pflag.FlagSet, what string) *bool {
 	return fs.Bool("json", false, "print "+what+" as JSON (see docs/reference/json.md)")

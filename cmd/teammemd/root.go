@@ -12,13 +12,14 @@ import (
 
 // deps are the parts of this machine the commands use that tests replace.
 type deps struct {
-	doctorEnv  func() doctorEnv
-	serviceEnv func() (serviceEnv, error)
+	doctorEnv   func() doctorEnv
+	serviceEnv  func() (serviceEnv, error)
+	secretInput func() secretInput
 }
 
 // realDeps are this machine's.
 func realDeps() deps {
-	return deps{doctorEnv: realDoctorEnv, serviceEnv: realServiceEnv}
+	return deps{doctorEnv: realDoctorEnv, serviceEnv: realServiceEnv, secretInput: realSecretInput}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -108,7 +109,7 @@ func commands(d deps) []*cobra.Command {
 		newServeCmd(), newTokenCmd(), newAdminCmd(), newMigrateStoreCmd(), newSyncCmd(),
 		newReviewCmd(), newHistoryCmd(), newShowCmd(), newDiffCmd(), newRestoreCmd(), newConflictsCmd(),
 		newLintCmd(), newHookCmd(), newMCPCmd(), newScanCmd(), newServiceCmd(d),
-		newSetupCmd(d), newLoginCmd(), newLogoutCmd(),
+		newSetupCmd(d), newLoginCmd(), newLogoutCmd(), newPersonalCmd(d),
 	}
 }
 
