@@ -102,6 +102,9 @@ func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stde
 		return usageError{err}
 	}
 	printChoice(stdout, choice)
+	if err := checkPersonalRoute(ctx, f, client, choice, stdout); err != nil {
+		return err
+	}
 	spec, err := installSpec(env, f.installFlags)
 	if err != nil {
 		return err

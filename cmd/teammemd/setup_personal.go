@@ -1,0 +1,52 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/teammemd/teammemd/sync/claude/route"
+)
+
+// checkPersonalRoute keeps Claude Code's own private memory sync off when
+// this machine has the personal lane on for the server setup configures:
+// the two would fight over memory/. A client that would sync it itself
+// needs the user's consent to turning its traffic off.
+func checkPersonalRoute(ctx context.Context, f setupFlags, client route.Client, choice route.Choice, w io.Writer) error {
+	server := setupServer(f)
+	if server == "" || !personalKeyStored(ctx, server) {
+		return nil
+	}
+	msg, err := route.CheckPersonal(client, choice)
+	if err != nil {
+		return usageError{err}
+	}
+	fmt.Fprintln(w, msg)
+	return nil
+}
+
+// setupServer is the server setup configures: --server, else
+// $TEAMMEMD_SERVER, else the config's.
+func setupServer(f setupFlags) string {
+	if s := cmp.Or(f.server, os.Getenv(envServer)); s != "" {
+		return s
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return ""
+	}
+	return cfg.Client.Server
+}
+
+// personalKeyStored reports whether this machine keeps a personal key for
+// server, without asking the OS keyring for it.
+func personalKeyStored(ctx context.Context, server string) bool {
+	where := personalKeyStore("").Where(ctx, server)
+	if where == "keyring" {
+		return true
+	}
+	_, err := os.Stat(where)
+	return err == nil
+}
