@@ -87,6 +87,8 @@ type Config struct {
 	UI webui.Config `toml:"ui"`
 	// Repos are per-repo settings ([[server.repo]]), such as review.
 	Repos []RepoConfig `toml:"repo"`
+	// Personal is the personal lane ([server.personal]).
+	Personal Personal `toml:"personal"`
 }
 
 // TLS reports whether the server serves HTTPS.
@@ -174,6 +176,7 @@ func (c Config) Resolve() Config {
 	setDefault(&c.Deletions.KeepFor, DefaultKeepDeletedFor)
 	setDefault(&c.Deletions.MaxPerRepo, DefaultMaxDeletedPerRepo)
 	c.UI = c.UI.Resolve()
+	c.Personal = c.Personal.Resolve()
 	return c
 }
 
@@ -217,6 +220,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := validateRepos(c.Repos); err != nil {
+		return err
+	}
+	if err := c.Personal.Validate(); err != nil {
 		return err
 	}
 	return validateRetention(c.History)

@@ -138,7 +138,7 @@ func (s *Server) writeSnapshot(w http.ResponseWriter, snap store.Snapshot, hashe
 		return
 	}
 	s.writeJSON(w, http.StatusOK, api.FullResponse{
-		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
+		OrganizationID: s.org, Repo: wireRepo(snap.Repo), Version: snap.Version,
 		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum, CompactedThrough: snap.CompactedThrough,
 		Content: api.Content{Entries: orEmpty(snap.Entries), EntryChecksums: sums, DeletedEntries: snap.Deleted},
 	})
@@ -160,7 +160,7 @@ func (s *Server) writeHashes(w http.ResponseWriter, snap store.Snapshot, sums ma
 		return
 	}
 	body, err := json.Marshal(api.HashesResponse{
-		OrganizationID: s.org, Repo: snap.Repo, Version: snap.Version,
+		OrganizationID: s.org, Repo: wireRepo(snap.Repo), Version: snap.Version,
 		LastModified: snap.LastModified.UTC(), Checksum: snap.Checksum,
 		EntryChecksums: sums, DeletedEntries: snap.Deleted, CompactedThrough: snap.CompactedThrough,
 	})

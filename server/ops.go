@@ -38,6 +38,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 		s.apiRoute([]string{http.MethodGet}, s.serveProposals)))
 	mux.Handle(api.ProposalsPath+"/", s.instrument("proposal",
 		s.apiRoute([]string{http.MethodGet, http.MethodPost}, s.serveProposal)))
+	s.personalRoutes(mux)
 	mux.Handle(api.DiscoveryPath, s.instrument("discovery", http.HandlerFunc(s.serveDiscovery)))
 	if s.mcp != nil {
 		mux.Handle(MCPPath, s.instrument("mcp", s.mcpRoute(s.mcp)))

@@ -58,7 +58,9 @@ type parkLot struct {
 // reports false, leaving the request as it was, when the connection cannot
 // be taken over (HTTP/2, a test recorder) or the request has a body.
 func (s *Server) park(w http.ResponseWriter, r *http.Request, subject, repo, inm string, deadline time.Time) bool {
-	if r.ProtoMajor != 1 || r.ContentLength != 0 {
+	if r.ProtoMajor != 1 || r.ContentLength != 0 || store.IsPersonalRepo(repo) {
+		// A lane's answer names its subject's key, which the answers
+		// parked waits share do not: a lane's wait is held by its handler.
 		return false
 	}
 	conn, brw, err := http.NewResponseController(w).Hijack()

@@ -39,10 +39,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	return nil
 }
 
-// write is every write a client asks for, through the API's PUT, the MCP
-// tools or the web view: access (403), the secret scan (422), then on a
-// repo under review a proposal, else the store's precondition (412) and
-// entry count (413), atomically. client describes who wrote, for history.
+// write is every write a client asks for to a team repo, through the
+// API's PUT, the MCP tools or the web view: access (403), the secret scan
+// (422), then on a repo under review a proposal, else commit.
 func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch, client string) (api.PutResponse, error) {
 	if !p.Allows(repo, store.LevelWrite) {
 		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
@@ -53,16 +52,23 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 	if s.ReviewRequired(repo) {
 		return s.proposeWrite(ctx, p, repo, ifMatch, req)
 	}
+	return s.commit(ctx, store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: client}, req)
+}
+
+// commit stores req as wr, which names its repo, precondition and writer:
+// the store's precondition (412) and entry count (413), and for a personal
+// lane its key (409) and quota (413), atomically. Every write a client
+// asks for ends here: a team repo's after write's checks, a lane's after
+// writeLane's.
+func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest) (api.PutResponse, error) {
 	now := s.now().UTC()
-	res, err := s.apply(ctx, store.Write{
-		Repo: repo, IfMatch: ifMatch, Entries: req.Entries, Deletes: req.SoftDeleteKeys, Subject: p.Subject,
-		Client: client, Time: now,
-	})
+	wr.Entries, wr.Deletes, wr.Time = req.Entries, req.SoftDeleteKeys, now
+	res, err := s.apply(ctx, wr)
 	if err != nil {
 		return api.PutResponse{}, err
 	}
 	return api.PutResponse{
-		OrganizationID: s.org, Repo: repo, Version: res.Version,
+		OrganizationID: s.org, Repo: wireRepo(wr.Repo), Version: res.Version,
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
 	}, nil
 }
@@ -162,6 +168,9 @@ func secretRefusal(values, names map[string][]string) *api.Error {
 
 // applyError maps a store error of Apply to the protocol.
 func applyError(repo string, err error) error {
+	if lerr := laneError(err); lerr != nil {
+		return lerr
+	}
 	var tooMany *store.TooManyEntriesError
 	switch {
 	case errors.Is(err, store.ErrPrecondition):

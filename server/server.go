@@ -114,8 +114,12 @@ type Server struct {
 	hashReads  singleflight.Group // reads of a repo's hashes shared by change waits
 	lot        parkLot            // parked change waits
 	ui         http.Handler       // the web view; nil when off
-	handler    http.Handler
-	now        func() time.Time
+	// personal keeps the personal lanes, nil when the server does not
+	// offer them; quota bounds each subject's.
+	personal store.Personal
+	quota    store.Quota
+	handler  http.Handler
+	now      func() time.Time
 
 	stopping     chan struct{} // closed when shutdown begins: ends change waits
 	stopOnce     sync.Once
@@ -169,6 +173,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if cfg.MCPEnabled() {
 		s.mcp = opts.MCP
+	}
+	if p, ok := opts.Store.(store.Personal); ok && cfg.Personal.On() {
+		s.personal, s.quota = p, cfg.Personal.Quota()
 	}
 	if s.stopTO <= 0 {
 		s.stopTO = 10 * time.Second

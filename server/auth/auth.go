@@ -47,8 +47,12 @@ func (p Principal) clone() Principal {
 }
 
 // Allows reports whether p may act on repo at level (review implies write,
-// which implies read).
+// which implies read). No grant reaches a personal lane, which only its own
+// subject reaches, through the personal routes.
 func (p Principal) Allows(repo string, level store.Level) bool {
+	if store.IsPersonalRepo(repo) {
+		return false
+	}
 	for _, g := range p.Grants {
 		if !levelCovers(g.Level, level) {
 			continue

@@ -82,6 +82,8 @@ type Write struct {
 	// Deletions bounds the repo's deletion markers after a write that
 	// changes it; the zero bound keeps them all.
 	Deletions DeletionBound
+	// Lane, when set, makes this a write to a personal lane (LaneWrite).
+	Lane *LaneWrite
 }
 
 // Result describes the repo after Apply.

@@ -192,6 +192,10 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 	if err != nil {
 		return err
 	}
+	lane, err := beginLane(ctx, tx, cur, batch)
+	if err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
 	start := cur
 	for i, req := range batch {
@@ -200,11 +204,18 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 			continue
 		}
 		p, err := planWrite(cur, req.w)
+		var use store.Usage
+		if err == nil && lane != nil {
+			use, err = lane.check(p, req.w)
+		}
 		if err != nil || len(p.changed) == 0 {
 			results[i] = writeRes{r: cur.result(nil), err: err}
 			continue
 		}
 		cur = queueWrite(b, cur, p, req.w)
+		if lane != nil {
+			lane.queue(b, cur, p, req.w, use)
+		}
 		results[i] = writeRes{r: cur.result(p.changed)}
 	}
 	if cur == start {

@@ -67,6 +67,8 @@ func (s *Store) historyQuery(ctx context.Context, q store.HistoryQuery) (string,
 			return "", nil, err
 		}
 		where, order = append(where, cond), "v.version DESC, v.key"
+	} else {
+		where = append(where, "r."+teamSlugs)
 	}
 	if !q.Since.IsZero() {
 		where = append(where, "v.time >= "+args.add(q.Since.UnixNano()))

@@ -46,3 +46,7 @@ func TestWebSessionsConformance(t *testing.T) {
 func TestProposalsConformance(t *testing.T) {
 	storetest.RunProposals(t, func(t *testing.T) store.Proposals { return openTemp(t) })
 }
+
+func TestPersonalConformance(t *testing.T) {
+	storetest.RunPersonal(t, func(t *testing.T) storetest.PersonalStore { return openTemp(t) })
+}

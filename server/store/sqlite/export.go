@@ -10,7 +10,7 @@ import (
 
 // Repos implements store.Exporter.
 func (s *Store) Repos(ctx context.Context) ([]string, error) {
-	rows, err := s.rdb.QueryContext(ctx, "SELECT slug FROM repos WHERE version > 0 ORDER BY slug")
+	rows, err := s.rdb.QueryContext(ctx, "SELECT slug FROM repos WHERE version > 0 AND "+teamSlugs+" ORDER BY slug")
 	if err != nil {
 		return nil, fmt.Errorf("list repos: %w", err)
 	}

@@ -63,6 +63,8 @@ func historyQuery(ctx context.Context, tx *sql.Tx, q store.HistoryQuery) (string
 		cond, cargs := repoCondition(q, st)
 		where, args = append(where, cond), append(args, cargs...)
 		order = "v.version DESC, v.key"
+	} else {
+		where = append(where, "r."+teamSlugs)
 	}
 	if !q.Since.IsZero() {
 		where, args = append(where, "v.time >= ?"), append(args, q.Since.UnixNano())

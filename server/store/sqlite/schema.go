@@ -83,6 +83,7 @@ var migrations = []string{
 	);
 	CREATE INDEX proposals_repo ON proposals (repo, state, id);`,
 	`ALTER TABLE revisions ADD COLUMN client TEXT NOT NULL DEFAULT ''; -- the credential and client that wrote it, as described at the write`,
+	personalSchema,
 }
 
 // SchemaVersion is the schema version this build writes.

@@ -145,6 +145,10 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[st
 		return writeRes{err: err}, nil
 	}
 	plan, err := planWrite(cur, w)
+	var lane store.Usage
+	if err == nil && w.Lane != nil {
+		lane, err = checkLane(ctx, tx, cur, plan, w)
+	}
 	if err != nil || len(plan.changed) == 0 {
 		return writeRes{r: cur.result(nil), err: err}, nil
 	}
@@ -152,6 +156,9 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[st
 		return writeRes{}, fmt.Errorf("savepoint: %w", err)
 	}
 	next, err := s.writePlan(ctx, tx, cur, plan, w)
+	if err == nil && w.Lane != nil {
+		err = recordLane(ctx, tx, next, lane, w)
+	}
 	if err != nil {
 		if rbErr := rollbackSavepoint(ctx, tx); rbErr != nil {
 			return writeRes{}, fmt.Errorf("roll back savepoint: %w", errors.Join(err, rbErr))
