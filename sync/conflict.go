@@ -99,7 +99,7 @@ func (s *session) recordConflict(c Conflict) {
 // atomically, so it reads without waiting for a sync under way.
 func (e *Engine) Conflicts() ([]Conflict, error) {
 	store := stateStore{path: e.state.path}
-	st, _, err := store.loadReadOnly(e.cfg.Repo, e.client.Host())
+	st, _, err := store.loadReadOnly(e.cfg.Repo, e.remote.Host())
 	if err != nil {
 		return nil, err
 	}

@@ -49,11 +49,34 @@ type Config struct {
 	// ShareUserNotes lets notes of type user (personal by Claude Code's
 	// rules) be pushed; without it they are held back.
 	ShareUserNotes bool
+	// Lane, when set, is the ID of the personal lane (PROTOCOL.md section
+	// 16) the engine syncs instead of a team repo: Dir is then a Claude
+	// Code project's memory directory (or, with LaneFiles UserFiles,
+	// its config directory), of which only what LaneFiles holds syncs,
+	// notes of type user among them; and the state lives apart from every
+	// team repo's.
+	Lane      string
+	LaneFiles LaneFiles
+}
+
+// Remote is what the engine asks of the server: *Client, or a transport
+// that stands in for it, such as a personal lane's, which seals what it
+// sends and opens what it gets.
+type Remote interface {
+	Host() string
+	StoreID() string
+	Get(ctx context.Context, repo, ifNoneMatch string) (api.FullResponse, bool, error)
+	Hashes(ctx context.Context, repo string) (api.HashesResponse, error)
+	Put(ctx context.Context, repo, ifMatch string, body []byte) (api.PutResponse, error)
 }
 
 // Options are the parts an Engine uses.
 type Options struct {
+	// Client is the team server's client; a personal lane's engine has
+	// none (its history and review are not the server's to show).
 	Client *Client
+	// Remote, when set, stands in for Client in pulls and pushes.
+	Remote Remote
 	// Scanner, when set, keeps files with secrets from being pushed, and
 	// keys whose name holds one from syncing at all.
 	Scanner SecretScanner
@@ -68,7 +91,8 @@ type Options struct {
 // one at a time, and a lock file keeps other processes out meanwhile.
 type Engine struct {
 	cfg      Config
-	client   *Client
+	client   *Client // nil for a personal lane
+	remote   Remote
 	scanner  SecretScanner
 	log      *slog.Logger
 	now      func() time.Time
@@ -98,11 +122,16 @@ type Engine struct {
 
 // New returns an engine for cfg.
 func New(cfg Config, opts Options) (*Engine, error) {
-	if opts.Client == nil {
+	remote := opts.Remote
+	if remote == nil && opts.Client != nil {
+		remote = opts.Client
+	}
+	if remote == nil {
 		return nil, errors.New("memsync: no client")
 	}
-	if err := api.ValidateSlug(cfg.Repo); err != nil {
-		return nil, fmt.Errorf("memsync: %w", err)
+	cfg, err := cfg.checkName()
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Dir == "" || cfg.StateDir == "" {
 		return nil, errors.New("memsync: team directory and state directory are required")
@@ -112,7 +141,7 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("memsync: team directory: %w", err)
 	}
 	cfg.Dir = dir
-	e := &Engine{cfg: cfg, client: opts.Client, scanner: opts.Scanner, log: opts.Logger, now: opts.Now}
+	e := &Engine{cfg: cfg, client: opts.Client, remote: remote, scanner: opts.Scanner, log: opts.Logger, now: opts.Now}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -120,13 +149,13 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	repoDir := repoStateDir(cfg.StateDir, cfg.Repo, opts.Client.Host())
+	repoDir := repoStateDir(cfg.StateDir, cfg.Repo, remote.Host())
 	e.state.path = filepath.Join(repoDir, stateFile)
 	e.lockPath = filepath.Join(repoDir, "lock")
 	e.provenance = filepath.Join(repoDir, provenanceFile)
-	e.conflict = filepath.Join(cfg.StateDir, "conflicts", repoStateName(cfg.Repo, opts.Client.Host()))
+	e.conflict = filepath.Join(cfg.StateDir, "conflicts", repoStateName(cfg.Repo, remote.Host()))
 	store := stateStore{path: e.state.path}
-	if st, _, err := store.loadReadOnly(cfg.Repo, opts.Client.Host()); err == nil {
+	if st, _, err := store.loadReadOnly(cfg.Repo, remote.Host()); err == nil {
 		e.setChecksum(st.LastKnownChecksum)
 		e.storeID.Store(&st.StoreID)
 	}
@@ -193,7 +222,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, err
 	}
 	defer lock.release()
-	st, aside, err := e.state.load(e.cfg.Repo, e.client.Host(), e.now())
+	st, aside, err := e.state.load(e.cfg.Repo, e.remote.Host(), e.now())
 	if err != nil {
 		return rep, err
 	}
@@ -248,5 +277,17 @@ func (e *Engine) openDir(st *State) (*teamDir, error) {
 			return nil, err
 		}
 	}
-	return openTeamDir(e.cfg.Dir)
+	return e.openTeamDir()
+}
+
+// openTeamDir opens the engine's directory, which must exist, with the
+// personal lane's filter when it syncs one.
+func (e *Engine) openTeamDir() (*teamDir, error) {
+	td, err := openTeamDir(e.cfg.Dir)
+	if err == nil {
+		if e.cfg.Lane != "" {
+			td.lane = &e.cfg.LaneFiles
+		}
+	}
+	return td, err
 }

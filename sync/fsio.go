@@ -40,6 +40,9 @@ type teamDir struct {
 	path            string
 	root            *os.Root
 	caseInsensitive bool
+	// lane is set for a personal lane's directory: only the files it
+	// holds are the engine's.
+	lane *LaneFiles
 }
 
 // openTeamDir opens the team directory, which must exist. Whether its

@@ -117,7 +117,11 @@ func (e *Engine) eachRevision(ctx context.Context, key string, fn func(api.Revis
 // historyPage fetches one page of the repo's history; a key or repo
 // without any is ErrNoHistory.
 func (e *Engine) historyPage(ctx context.Context, hr HistoryRequest) (api.HistoryResponse, error) {
-	page, err := e.client.HistoryPage(ctx, e.cfg.Repo, hr)
+	c, err := e.teamClient()
+	if err != nil {
+		return api.HistoryResponse{}, err
+	}
+	page, err := c.HistoryPage(ctx, e.cfg.Repo, hr)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Code == api.CodeNotFound {
 		return page, fmt.Errorf("%s in %s: %w", whichKeys(hr.Key), e.cfg.Repo, ErrNoHistory)

@@ -14,13 +14,13 @@ func (e *Engine) StoreChanged() bool {
 	if p := e.storeID.Load(); p != nil {
 		saved = *p
 	}
-	cur := e.client.StoreID()
+	cur := e.remote.StoreID()
 	return saved != "" && cur != "" && cur != saved
 }
 
 // storeChanged is StoreChanged for the session's state.
 func (s *session) storeChanged() bool {
-	cur := s.client.StoreID()
+	cur := s.remote.StoreID()
 	return s.st.StoreID != "" && cur != "" && cur != s.st.StoreID
 }
 
@@ -38,7 +38,7 @@ func (s *session) storeChanged() bool {
 // deleted it. The base of a file deleted locally stays, so the deletion is
 // still sent when the server holds the version that was deleted.
 func (s *session) rebaseline() bool {
-	cur := s.client.StoreID()
+	cur := s.remote.StoreID()
 	switch {
 	case cur == "" || cur == s.st.StoreID:
 		return false

@@ -199,12 +199,12 @@ func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if api.IsHiddenKey(d.Name()) {
+			if api.IsHiddenKey(d.Name()) || t.skips(key, true) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !api.IsSyncableKey(key) {
+		if !api.IsSyncableKey(key) || t.skips(key, false) {
 			return nil
 		}
 		if reason := localProblem(key, d); reason != "" {

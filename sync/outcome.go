@@ -59,13 +59,17 @@ const (
 	DeletionsHeld
 	// NoRepo: the server holds no such repo: it was never written (404).
 	NoRepo
+	// LaneStopped: a personal lane cannot go on with the key this machine
+	// holds (*LaneStopError, or 409 personal_key_changed). Stop every
+	// request until the key changes.
+	LaneStopped
 )
 
 var outcomeNames = [...]string{
 	Done: "done", RetryLater: "retry later", Unreachable: "unreachable", LocalFault: "local fault",
 	Refused: "refused", RepoFull: "repo full", ReadOnly: "read-only", NoAccess: "no access",
 	TokenRejected: "token rejected", WrongServer: "wrong server", DirMissing: "directory missing",
-	DeletionsHeld: "deletions held", NoRepo: "no repo",
+	DeletionsHeld: "deletions held", NoRepo: "no repo", LaneStopped: "lane stopped",
 }
 
 func (o Outcome) String() string {
@@ -94,6 +98,7 @@ func Classify(err error) Outcome {
 		re      *RedirectError
 		missing *DirMissingError
 		mass    *MassDeletionError
+		stop    *LaneStopError
 		ue      *url.Error
 		oe      *net.OpError
 	)
@@ -106,6 +111,8 @@ func Classify(err error) Outcome {
 		return DirMissing
 	case errors.As(err, &mass):
 		return DeletionsHeld
+	case errors.As(err, &stop):
+		return LaneStopped
 	case errors.As(err, &ae):
 		return answerOutcome(ae.Status, ae.Code, requestOp(err))
 	case errors.As(err, &ue), errors.As(err, &oe):
@@ -129,6 +136,8 @@ func answerOutcome(status int, code, op string) Outcome {
 		return NoAccess
 	case status == http.StatusNotFound && code == api.CodeNotFound:
 		return NoRepo
+	case code == api.CodePersonalKeyChanged, code == api.CodePersonalNotInitialized, code == api.CodePersonalDisabled:
+		return LaneStopped
 	case status == http.StatusConflict, status == http.StatusPreconditionFailed, status == http.StatusTooManyRequests:
 		return RetryLater
 	case code == api.CodeTooManyEntries:

@@ -28,7 +28,10 @@ const carryPageSize = 50
 // already made for the state's checksum. A repo never synced has none to
 // make. On a failure the old file stays.
 func (e *Engine) RefreshProvenance(ctx context.Context) error {
-	st, err := e.state.read(e.cfg.Repo, e.client.Host())
+	if e.client == nil {
+		return nil // a personal lane's history is its own machines'
+	}
+	st, err := e.state.read(e.cfg.Repo, e.remote.Host())
 	if errors.Is(err, ErrNoState) {
 		return nil
 	}

@@ -24,11 +24,11 @@ func (s *session) pull(ctx context.Context) error {
 	if s.restore || s.st.PullAgain {
 		since = "" // restoring, or a change was left unapplied: fetch it all again
 	}
-	resp, modified, err := s.client.Get(ctx, s.cfg.Repo, since)
+	resp, modified, err := s.remote.Get(ctx, s.cfg.Repo, since)
 	if s.rebaseline() && since != "" {
 		// The answer named a new store identity: what since stood for
 		// may be gone.
-		resp, modified, err = s.client.Get(ctx, s.cfg.Repo, "")
+		resp, modified, err = s.remote.Get(ctx, s.cfg.Repo, "")
 	}
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {

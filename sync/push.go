@@ -179,7 +179,7 @@ func (s *session) send(ctx context.Context, ups []upload, deletes []string) erro
 			return err
 		}
 		s.rep.PUTs++
-		resp, err := s.client.Put(ctx, s.cfg.Repo, ifMatch, body)
+		resp, err := s.remote.Put(ctx, s.cfg.Repo, ifMatch, body)
 		if parts := splitRefused(err, b); parts != nil {
 			queue = append(parts, queue...)
 			continue

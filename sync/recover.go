@@ -48,7 +48,7 @@ func (s *session) reconcile(ctx context.Context) error {
 	if s.storeChanged() {
 		return s.pull(ctx) // the 412 named a new store identity: re-baseline
 	}
-	h, err := s.client.Hashes(ctx, s.cfg.Repo)
+	h, err := s.remote.Hashes(ctx, s.cfg.Repo)
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		s.forgetServer()
@@ -64,7 +64,7 @@ func (s *session) reconcile(ctx context.Context) error {
 		s.st.LastKnownVersion = h.Version
 		return nil
 	}
-	full, _, err := s.client.Get(ctx, s.cfg.Repo, "")
+	full, _, err := s.remote.Get(ctx, s.cfg.Repo, "")
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (e *Engine) Restore(ctx context.Context, key, content string) (Report, erro
 // new version, and checks the grant first), so that a restore refused
 // for want of a write grant writes nothing.
 func (s *session) checkWriteGrant(ctx context.Context) error {
-	_, err := s.client.Put(ctx, s.cfg.Repo, "", []byte(`{"entries":{}}`))
+	_, err := s.remote.Put(ctx, s.cfg.Repo, "", []byte(`{"entries":{}}`))
 	var ae *api.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusForbidden {
 		return fmt.Errorf("%s: this token may only read it, and a restore needs a write grant; nothing was written: %w", s.cfg.Repo, err)
@@ -136,7 +136,7 @@ func (e *Engine) RestoreDeleted(ctx context.Context) (Report, error) {
 		if err != nil || len(gone) == 0 {
 			return err
 		}
-		full, _, err := s.client.Get(ctx, s.cfg.Repo, "")
+		full, _, err := s.remote.Get(ctx, s.cfg.Repo, "")
 		if err != nil {
 			return err
 		}

@@ -117,7 +117,7 @@ func (s *session) checkReviews(ctx context.Context) {
 			first = n.Proposal
 		}
 	}
-	if first == 0 {
+	if first == 0 || s.client == nil {
 		return
 	}
 	list, err := s.client.Proposals(ctx, s.cfg.Repo, ProposalQuery{State: "all", After: first - 1})

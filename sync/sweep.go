@@ -56,7 +56,7 @@ func (s *session) sweep() {
 		case err != nil:
 			return nil // an unreadable directory holds nothing the engine wrote
 		case d.IsDir():
-			if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || s.td.skips(p, true)) {
 				return fs.SkipDir
 			}
 		case d.Type().IsRegular() && leftoverKind(d.Name()) != notLeftover:

@@ -17,14 +17,14 @@ import (
 func (e *Engine) Unsent() ([]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st, _, err := e.state.loadReadOnly(e.cfg.Repo, e.client.Host())
+	st, _, err := e.state.loadReadOnly(e.cfg.Repo, e.remote.Host())
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(e.cfg.Dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	td, err := openTeamDir(e.cfg.Dir)
+	td, err := e.openTeamDir()
 	if err != nil {
 		return nil, err
 	}

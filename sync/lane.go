@@ -1,0 +1,119 @@
+package memsync
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// errNotTeam is the error of a team server's feature (history, review)
+// asked of a personal lane's engine.
+var errNotTeam = errors.New("a personal lane has no server history or review")
+
+// teamClient is the team server's client, or errNotTeam.
+func (e *Engine) teamClient() (*Client, error) {
+	if e.client == nil {
+		return nil, errNotTeam
+	}
+	return e.client, nil
+}
+
+// LaneStopError stops a personal lane before it writes anything, locally
+// or on the server: the key was rotated on another machine, the lane
+// holds a note this machine's keys cannot open, or the server has no
+// personal lane for the user. Reason says which, with the fix.
+type LaneStopError struct{ Reason string }
+
+func (e *LaneStopError) Error() string { return e.Reason }
+
+// LaneStateDir is the state directory of personal lane lane on host, under
+// the state root: apart from every team repo's.
+func LaneStateDir(stateDir, lane, host string) string {
+	return repoStateDir(stateDir, lanePrefix+lane, host)
+}
+
+// lanePrefix begins the state name of every personal lane: "~" is in no
+// repo slug, so no team repo's state or conflict copies can share it.
+const lanePrefix = "~personal/"
+
+// checkName checks the repo or lane c names. A lane's state is named
+// after its lane ID, and its notes of type user sync: they are what the
+// lane is for.
+func (c Config) checkName() (Config, error) {
+	if c.Lane == "" {
+		if err := api.ValidateSlug(c.Repo); err != nil {
+			return c, fmt.Errorf("memsync: %w", err)
+		}
+		return c, nil
+	}
+	if !api.ValidLaneID(c.Lane) {
+		return c, fmt.Errorf("memsync: personal lane %q is not a lane ID", c.Lane)
+	}
+	c.Repo = lanePrefix + c.Lane
+	c.ShareUserNotes = true
+	return c, nil
+}
+
+// LaneFiles says which files of its directory a personal lane holds.
+type LaneFiles int
+
+const (
+	// ProjectMemory: a Claude Code project's memory directory, without
+	// team/, logs/, sessions/ and proposals/ at its top, hidden files and
+	// directories, and conflict copies.
+	ProjectMemory LaneFiles = iota
+	// UserFiles: Claude Code's user-level files in its config directory,
+	// CLAUDE.md and rules/*.md.
+	UserFiles
+)
+
+// laneLeftOut are the directories at the top of a project's memory
+// directory that are not its owner's private notes: the team's, and
+// Claude Code's own records.
+var laneLeftOut = map[string]bool{"team": true, "logs": true, "sessions": true, "proposals": true}
+
+// conflictCopyName matches the name saveConflict gives a conflict copy:
+// <stem>.<UTC time>.<source>[-N]<ext>.
+var conflictCopyName = regexp.MustCompile(`\.\d{8}T\d{6}\.\d{3}Z\.[a-z]+(-\d+)?\.[^./]+$`)
+
+// Holds reports whether key, a path in the lane's directory, belongs in
+// the lane: a file that syncs at all (api.IsSyncableKey), in no directory
+// the lane passes over, and not a conflict copy.
+func (f LaneFiles) Holds(key string) bool {
+	if !api.IsSyncableKey(key) || conflictCopyName.MatchString(path.Base(key)) {
+		return false
+	}
+	if f == UserFiles {
+		return key == "CLAUDE.md" || (path.Dir(key) == "rules" && path.Ext(key) == ".md")
+	}
+	for dir := path.Dir(key); dir != "."; dir = path.Dir(dir) {
+		if f.skipsDir(dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// skipsDir reports whether the directory at p holds nothing of the lane's.
+func (f LaneFiles) skipsDir(p string) bool {
+	if f == UserFiles {
+		return p != "rules"
+	}
+	return laneLeftOut[p] || strings.HasPrefix(path.Base(p), ".")
+}
+
+// skips reports whether the walk of t passes over p: in a personal
+// lane's directory, what its LaneFiles leave out.
+func (t *teamDir) skips(p string, dir bool) bool {
+	switch {
+	case t.lane == nil:
+		return false
+	case dir:
+		return t.lane.skipsDir(p)
+	}
+	return !t.lane.Holds(p)
+}

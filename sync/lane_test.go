@@ -1,0 +1,35 @@
+package memsync
+
+import "testing"
+
+func TestLaneFilesHolds(t *testing.T) {
+	tests := []struct {
+		files LaneFiles
+		key   string
+		want  bool
+	}{
+		{ProjectMemory, "MEMORY.md", true},
+		{ProjectMemory, "notes/prefs.md", true},
+		{ProjectMemory, "notes/team/x.md", true},
+		{ProjectMemory, "team/x.md", false},
+		{ProjectMemory, "logs/2026/x.md", false},
+		{ProjectMemory, "sessions/x.md", false},
+		{ProjectMemory, "proposals/x.md", false},
+		{ProjectMemory, ".hidden.md", false},
+		{ProjectMemory, "a/.git/x.md", false},
+		{ProjectMemory, "x.json", false},
+		{ProjectMemory, "prefs.20260101T000000.000Z.local.md", false},
+		{ProjectMemory, "prefs.20260101T000000.000Z.server-2.md", false},
+		{ProjectMemory, "prefs.2026.md", true},
+		{UserFiles, "CLAUDE.md", true},
+		{UserFiles, "rules/go.md", true},
+		{UserFiles, "rules/deep/go.md", false},
+		{UserFiles, "projects/p/memory/x.md", false},
+		{UserFiles, "notes.md", false},
+	}
+	for _, tt := range tests {
+		if got := tt.files.Holds(tt.key); got != tt.want {
+			t.Errorf("LaneFiles(%d).Holds(%q) = %v, want %v", tt.files, tt.key, got, tt.want)
+		}
+	}
+}
