@@ -29,6 +29,33 @@ func (e *TargetExistsError) Error() string {
 	return fmt.Sprintf("%s was not moved: %s already exists with other content; compare the two, keep one, and remove or rename the other", e.From, e.To)
 }
 
+// KnownOnServer reports whether the saved state of repo records key on
+// its server: a note a teammate shared, or one that synced before it
+// became of type user. Moving it out of the team directory would delete it
+// for the whole team. An empty repo checks the state of every repo.
+func KnownOnServer(stateDir, repo, key string) (bool, error) {
+	paths, err := filepath.Glob(filepath.Join(stateDir, "repos", "*", stateFile))
+	if err != nil {
+		return false, fmt.Errorf("list repo states: %w", err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return false, fmt.Errorf("read state: %w", err)
+		}
+		st, err := decodeState(data)
+		if err != nil || (repo != "" && st.Repo != repo) {
+			continue // not a state the engine would use
+		}
+		_, server := st.ServerChecksums[key]
+		_, base := st.Base[key]
+		if server || base {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // PersonalTarget returns where key of team directory teamDir goes in the
 // private memory: memory/team/X.md becomes memory/X.md.
 func PersonalTarget(teamDir, key string) (string, error) {

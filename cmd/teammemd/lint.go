@@ -44,7 +44,7 @@ and lint says so.`,
 
 // runLint runs the guards for what Claude Code reads on the team
 // directory and exits 1 on a finding, for CI.
-func runLint(_ context.Context, f syncFlags, asJSON, fix bool, stdout io.Writer) error {
+func runLint(ctx context.Context, f syncFlags, asJSON, fix bool, stdout io.Writer) error {
 	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func runLint(_ context.Context, f syncFlags, asJSON, fix bool, stdout io.Writer)
 	}
 	var moved []lintMove
 	if fix {
-		found, moved = fixPersonal(dir, found)
+		found, moved = fixPersonal(ctx, f, cfg, dir, found)
 	}
 	if asJSON {
 		return writeLintJSON(stdout, dir, found, moved)

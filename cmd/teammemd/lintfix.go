@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude"
 )
 
 // personalHint is what lint and status add to a note of type user held
@@ -23,11 +25,22 @@ func personalHint(teamDir, key string) string {
 
 // fixPersonal moves each note of type user that found holds back from the
 // team directory dir to the private memory above it, and returns the
-// findings left and the moves made. A move that fails is a finding.
-func fixPersonal(dir string, found []memsync.Warning) (left []memsync.Warning, moved []lintMove) {
+// findings left and the moves made. A note the repo's saved state knows on
+// the server stays: the move would delete it for the team. A move that
+// fails is a finding.
+func fixPersonal(ctx context.Context, f syncFlags, cfg Config, dir string, found []memsync.Warning) (left []memsync.Warning, moved []lintMove) {
+	repo, stateDir := lintRepo(ctx, f, cfg, dir), f.client.resolve(cfg.Client).StateDir
 	for _, w := range found {
 		if w.Message != memsync.HeldPersonal {
 			left = append(left, w)
+			continue
+		}
+		shared, err := memsync.KnownOnServer(stateDir, repo, w.Key)
+		if err == nil && shared {
+			err = fmt.Errorf("the team's server holds %s (shared by a teammate, or synced before it became of type user): moving it out of the team directory would delete it for the whole team; copy it to your private memory by hand if you want it there", w.Key)
+		}
+		if err != nil {
+			left = append(left, memsync.Warning{Key: w.Key, Message: "not moved to your private memory: " + moveErrText(err)})
 			continue
 		}
 		target, err := memsync.MoveToPersonal(dir, w.Key)
@@ -38,6 +51,31 @@ func fixPersonal(dir string, found []memsync.Warning) (left []memsync.Warning, m
 		moved = append(moved, lintMove{Key: w.Key, To: target})
 	}
 	return left, moved
+}
+
+// lintRepo is the repo whose team directory dir is: the one lint found,
+// or for --dir the checkout of the Claude Code project dir belongs to;
+// "" when none is known, which makes fixPersonal ask every repo's state.
+func lintRepo(ctx context.Context, f syncFlags, cfg Config, dir string) string {
+	if f.dir == "" {
+		if t, err := findTarget(f, cfg, ""); err == nil {
+			return t.repo
+		}
+		return ""
+	}
+	home, err := claude.Home()
+	if err != nil {
+		return ""
+	}
+	checkout, ok := claude.CheckoutOf(home, dir)
+	if !ok {
+		return ""
+	}
+	found, err := claude.DiscoverContext(ctx, checkout)
+	if err != nil {
+		return ""
+	}
+	return found.Slug
 }
 
 // printMoves says where each note went.

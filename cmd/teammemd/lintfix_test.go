@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
@@ -19,9 +20,11 @@ const (
 )
 
 // memoryTeamDir makes a Claude Code project's memory/team/ with a note of
-// type user and a team note, and returns the team directory.
+// type user and a team note, and returns the team directory; no repo's
+// state knows them.
 func memoryTeamDir(t *testing.T) string {
 	t.Helper()
+	t.Setenv(envStateDir, t.TempDir())
 	team := filepath.Join(t.TempDir(), "-src-app", "memory", "team")
 	if err := os.MkdirAll(team, 0o700); err != nil {
 		t.Fatal(err)
@@ -98,5 +101,44 @@ func TestStatusOffersTheMove(t *testing.T) {
 	want := "teammemd lint --fix moves it to your private memory, " + filepath.Join(filepath.Dir(team), "me.md")
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("printStatus = %q, want it to contain %q", b.String(), want)
+	}
+}
+
+// A note of type user a teammate shared (share_user_notes) is on the
+// team's server: lint --fix leaves it, since moving it out of the team
+// directory would delete it for everyone.
+func TestLintFixLeavesANoteTheServerHolds(t *testing.T) {
+	srv := servertest.Start(t)
+	t.Setenv(envToken, srv.Token)
+	t.Setenv(envServer, srv.URL)
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	sharer := t.TempDir()
+	if err := os.WriteFile(filepath.Join(sharer, "me.md"), []byte(lintUserNote), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envStateDir, t.TempDir())
+	shareCfg := writeConfig(t, "[client]\nshare_user_notes = true\n")
+	if stdout, stderr, code := runCLI(t, "sync", "--dir", sharer, "--repo", "acme/app", "--config", shareCfg); code != 0 {
+		t.Fatalf("sync of the sharer: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	team := filepath.Join(t.TempDir(), "-src-app", "memory", "team")
+	if err := os.MkdirAll(team, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envStateDir, t.TempDir())
+	cfg := writeConfig(t, "")
+	if stdout, stderr, code := runCLI(t, "sync", "--dir", team, "--repo", "acme/app", "--config", cfg); code != 0 {
+		t.Fatalf("sync of the teammate: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, _, code := runCLI(t, "lint", "--fix", "--dir", team, "--config", cfg)
+	if code != exitFailure || !strings.Contains(stdout, "would delete it for the whole team") {
+		t.Errorf("lint --fix on a note the server holds: exit %d\n%s\nwant 1 and the note left", code, stdout)
+	}
+	if data, err := os.ReadFile(filepath.Join(team, "me.md")); err != nil || string(data) != lintUserNote {
+		t.Errorf("team/me.md = %q, %v; want it left in place", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(team), "me.md")); !os.IsNotExist(err) {
+		t.Errorf("the note was copied to the private memory (%v)", err)
 	}
 }
