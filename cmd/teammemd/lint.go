@@ -23,8 +23,9 @@ A note of type user is one person's and is never pushed to the team; --fix
 moves each such note from the team directory (memory/team/X.md) to the
 private memory above it (memory/X.md), which the personal lane syncs to
 your own machines only. The move never replaces a file: when the private
-memory already holds another file of that name, the note stays where it is
-and lint says so.`,
+memory already holds another file of that name, or the team's server holds
+the note (a teammate shared it, and moving it would delete it for the team),
+the note stays where it is and lint says so.`,
 		Example: `  teammemd lint
   teammemd lint --fix
   teammemd lint --dir team --json`,
