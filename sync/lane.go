@@ -117,3 +117,23 @@ func (t *teamDir) skips(p string, dir bool) bool {
 	}
 	return !t.lane.Holds(p)
 }
+
+// Ignores reports whether a change at p, a path in the engine's directory
+// as a watcher names it (a file or a directory), is none of the engine's:
+// in a personal lane's directory, a path under or at a directory the lane
+// passes over, or a file it does not hold. A team repo ignores nothing.
+func (e *Engine) Ignores(p string) bool {
+	if e.cfg.Lane == "" {
+		return false
+	}
+	f := e.cfg.LaneFiles
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if f.skipsDir(dir) {
+			return true
+		}
+	}
+	if f.Holds(p) {
+		return false
+	}
+	return api.IsSyncableKey(p) || strings.HasPrefix(path.Base(p), ".") || f.skipsDir(p)
+}

@@ -33,3 +33,35 @@ func TestLaneFilesHolds(t *testing.T) {
 		}
 	}
 }
+
+func TestEngineIgnores(t *testing.T) {
+	tests := []struct {
+		files LaneFiles
+		p     string
+		want  bool
+	}{
+		{ProjectMemory, "team", true},
+		{ProjectMemory, "team/x.md", true},
+		{ProjectMemory, "logs/a/b", true},
+		{ProjectMemory, "notes", false},
+		{ProjectMemory, "notes/x.md", false},
+		{ProjectMemory, ".teammemd-tmp", true},
+		{ProjectMemory, "x.20260101T000000.000Z.local.md", true},
+		{UserFiles, "CLAUDE.md", false},
+		{UserFiles, "rules", false},
+		{UserFiles, "rules/go.md", false},
+		{UserFiles, "projects", true},
+		{UserFiles, "projects/p/memory/x.md", true},
+		{UserFiles, "settings.json", true},
+		{UserFiles, "todo.md", true},
+	}
+	for _, tt := range tests {
+		e := &Engine{cfg: Config{Lane: "x", LaneFiles: tt.files}}
+		if got := e.Ignores(tt.p); got != tt.want {
+			t.Errorf("Ignores(%q) in lane %d = %v, want %v", tt.p, tt.files, got, tt.want)
+		}
+	}
+	if (&Engine{}).Ignores("team/x.md") {
+		t.Error("a team repo's engine ignores team/x.md, want nothing ignored")
+	}
+}

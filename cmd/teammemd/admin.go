@@ -35,7 +35,8 @@ running.`,
 		Example: `  teammemd admin history --repo acme/app --key notes/deploy.md
   teammemd admin audit --since 24h --json`,
 	}
-	cmd.AddCommand(newAdminHistoryCmd(), newAdminPurgeCmd(), newAdminPurgesCmd(), newAdminAuditCmd(), newAdminNewStoreIDCmd())
+	cmd.AddCommand(newAdminHistoryCmd(), newAdminPurgeCmd(), newAdminPurgesCmd(), newAdminAuditCmd(), newAdminNewStoreIDCmd(),
+		newAdminPersonalCmd())
 	return cmd
 }
 

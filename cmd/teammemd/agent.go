@@ -87,6 +87,9 @@ func printAgents(w io.Writer, a agentChecker, repos []daemon.RepoStatus) error {
 	var b strings.Builder
 	b.WriteString("\nagent\n")
 	for _, r := range repos {
+		if r.Lane == daemon.LanePersonal {
+			continue // Claude Code reads the memory directory itself
+		}
 		c := a.check(r.Dir)
 		fmt.Fprintf(&b, "  %s: %s", api.Printable(r.Repo), api.Printable(c.detail))
 		if c.fix != "" {

@@ -72,6 +72,7 @@ type backend interface {
 	store.Store
 	store.Tokens
 	store.Proposals
+	store.Personal
 	StoreID(ctx context.Context) (string, error)
 	storeRenamer
 }

@@ -14,6 +14,7 @@ import (
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/login"
+	"github.com/teammemd/teammemd/sync/personal"
 )
 
 // Config is the one configuration file of teammemd, TOML, decoded strictly:
@@ -25,6 +26,8 @@ type Config struct {
 	Client memsync.ClientConfig `toml:"client"`
 	Scan   scan.Config          `toml:"scan"`
 	Login  login.Config         `toml:"login"`
+	// Personal is the daemon's personal lanes.
+	Personal personal.Config `toml:"personal"`
 }
 
 // Validate checks every section.

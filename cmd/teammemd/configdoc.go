@@ -21,12 +21,14 @@ var sectionDocs = map[string]string{
 	"server.auth.claude": "claude.ai OAuth access tokens, the ones Claude Code holds.",
 	"server.auth.grants": "`[[server.auth.grants]]`, repeated: which OIDC or claude.ai identities may read or write which repos.",
 	"server.ui":          "The web view of the team's memory at /ui (docs/web-ui.md).",
+	"server.personal":    "The personal lane: each person's own memory, end-to-end encrypted by their clients, which no grant, admin token, web view or MCP endpoint reaches (docs/PROTOCOL.md section 16).",
 	"server.repo":        "`[[server.repo]]`, repeated: settings of the repos a name or pattern matches; the last matching entry decides (docs/review.md).",
 	"daemon":             "The sync daemon, `teammemd run`.",
 	"daemon.repo":        "`[[daemon.repo]]`, repeated: a repo to keep in sync, either a git checkout (its slug and team directory are discovered) or an explicit dir and repo.",
 	"client":             "Every command that talks to the server: run, sync, history, doctor and the others.",
 	"scan":               "The secret scanner the daemon runs before a push, and teammemd scan.",
 	"login":              "teammemd login, against a provider other than the one the server's discovery names.",
+	"personal":           "The personal lane: your private Claude Code memory on all your machines, end-to-end encrypted (teammemd personal init, join).",
 }
 
 // configDocs describes every key of the config file, by its dotted path.
@@ -66,6 +68,9 @@ var configDocs = map[string]keyDoc{
 	"server.history.prune_interval":            {doc: "How often pruning runs."},
 	"server.deletions.keep_for":                {doc: "How long a deletion marker is kept."},
 	"server.deletions.max_per_repo":            {doc: "Most deletion markers a repo keeps."},
+	"server.personal.enabled":                  {def: "true", doc: "Serve the personal lane; false makes its routes answer 404 personal_lane_disabled."},
+	"server.personal.max_bytes":                {doc: "Most bytes of live (encrypted) values a subject's lanes hold together; a write past it gets 413 personal_quota_exceeded."},
+	"server.personal.max_entries":              {doc: "Most live entries a subject's lanes hold together; a write past it gets 413 personal_quota_exceeded."},
 	"server.auth.tokens":                       {def: "true", doc: "Accept the server's own tmd_ tokens (teammemd token create)."},
 	"server.auth.failure_cache_ttl":            {doc: "How long a credential the OIDC provider, GitHub or claude.ai refused is refused again without asking."},
 	"server.auth.failure_cache_size":           {doc: "How many refused credentials are remembered (by SHA-256, never the credential)."},
@@ -115,5 +120,7 @@ var configDocs = map[string]keyDoc{
 	"login.issuer":                             {doc: "The identity provider's issuer URL; its discovery document names the device and token endpoints. Unset, the server's discovery names it."},
 	"login.client_id":                          {doc: "The public OAuth client teammemd logs in as."},
 	"login.scopes":                             {doc: "Scopes asked for."},
+	"personal.enabled":                         {def: "true", doc: "Sync, beside each Claude Code project's team repo, your personal lane of its memory directory, for every server this machine holds a personal key of. False turns every personal lane off."},
+	"personal.user_files":                      {doc: "Also sync Claude Code's user-level files, CLAUDE.md and rules/*.md in its config directory, as the personal lane ~user."},
 	"login.storage":                            {def: "auto", doc: "Where teammemd login keeps the tokens: auto (the OS keyring when it answers, else a 0600 file), keyring or file ($TEAMMEMD_LOGIN_STORAGE, --storage)."},
 }

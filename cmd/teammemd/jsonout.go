@@ -353,3 +353,33 @@ func orEmpty[T any](s []T) []T {
 	}
 	return s
 }
+
+// personalListJSON is "admin personal list --json": every subject with a
+// personal lane or key, by sizes; never content.
+type personalListJSON struct {
+	Subjects []personalSubjectJSON `json:"subjects"`
+}
+
+// personalSubjectJSON is one subject's personal lanes.
+type personalSubjectJSON struct {
+	Subject string `json:"subject"`
+	// HasKey is false for a subject whose key is gone but lanes are not.
+	HasKey       bool       `json:"hasKey"`
+	Lanes        int        `json:"lanes"`
+	Entries      int        `json:"entries"`
+	Bytes        int64      `json:"bytes"`
+	LastModified *time.Time `json:"lastModified,omitempty"`
+}
+
+func personalList(subjects []store.PersonalSubject) personalListJSON {
+	out := personalListJSON{Subjects: []personalSubjectJSON{}}
+	for _, p := range subjects {
+		pj := personalSubjectJSON{Subject: p.Subject, HasKey: p.KeyID != "", Lanes: p.Lanes, Entries: p.Usage.Entries, Bytes: p.Usage.Bytes}
+		if !p.LastModified.IsZero() {
+			modified := p.LastModified
+			pj.LastModified = &modified
+		}
+		out.Subjects = append(out.Subjects, pj)
+	}
+	return out
+}

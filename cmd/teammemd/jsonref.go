@@ -28,6 +28,7 @@ var jsonOutputs = []jsonOutput{
 	{"sync", syncJSON{}, "What one sync did; `error` is set, and the exit status not 0, when it failed."},
 	{"token list", tokensJSON{}, "Every token, revoked ones too; never a secret or its hash."},
 	{"admin audit", auditEvent{}, "One JSON object per line (JSON Lines), oldest first."},
+	{"admin personal list", personalListJSON{}, "Every subject with a personal lane or key, by subject: sizes and times, never content."},
 	{"lint", lintJSON{}, "The findings; exit status 1 when there is one."},
 	{"scan", []scan.Finding{}, "An array of findings (also `--format json`); exit status 1 when there is one."},
 	{"service status", serviceStatusJSON{}, "The service's state and the daemon's status; exit status 3 unless the service runs."},

@@ -21,6 +21,7 @@ import (
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/sync/personal"
 	"github.com/teammemd/teammemd/watch"
 )
 
@@ -112,7 +113,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	debug.FreeOSMemory()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
-		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, log),
+		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, laneKeyStore(), log),
 		Watch:         watchOptions(cfg.Daemon),
 		Control:       ln,
 		Version:       version,
@@ -192,7 +193,11 @@ func notify(log *slog.Logger, state string) {
 // creates it when the server holds the repo.
 func daemonPlan(ctx context.Context, f runFlags, cfg Config) (daemon.Plan, error) {
 	rule := newTokenRule(f.client, cfg.Client)
-	return planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.explicit(s.TokenFile)) })
+	plan, err := planWith(f, cfg, func(s daemon.Spec) (bool, error) { return serverHasRepo(ctx, s, rule.explicit(s.TokenFile)) })
+	if err != nil {
+		return plan, err
+	}
+	return daemon.WithPersonal(plan, personalLanes(f, cfg)), nil
 }
 
 // planFor lists the repos to run without asking a server: a discovered
@@ -265,8 +270,8 @@ func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 
 // engineOpener builds each repo's client and engine; the secret scanner is
 // shared. shareUserNotes is [client] share_user_notes at start-up.
-func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, log *slog.Logger) daemon.Opener {
-	return func(_ context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
+func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules *tokenRules, keys *personal.KeyStore, log *slog.Logger) daemon.Opener {
+	return func(ctx context.Context, s daemon.Spec) (daemon.Engine, daemon.Waiter, error) {
 		ts, err := tokenSource(s.Server, s.TokenFile, rules.explicit(s.TokenFile))
 		if err != nil {
 			return nil, nil, err
@@ -274,6 +279,9 @@ func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules 
 		client, err := memsync.NewClient(s.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
 		if err != nil {
 			return nil, nil, err
+		}
+		if s.Lane == daemon.LanePersonal {
+			return openLane(ctx, s, client, keys, stateDir, log)
 		}
 		eng, err := memsync.New(
 			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir, ShareUserNotes: shareUserNotes},

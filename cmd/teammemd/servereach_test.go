@@ -94,7 +94,7 @@ func settingCases() []settingCase {
 		{keys: []string{"deletions.keep_for"}, toml: "[server.deletions]\nkeep_for = \"1h\"\n", prepare: prepareOldDeletion, probe: probeOldDeletionCompacted},
 		{keys: []string{"repo"}, toml: "[[server.repo]]\nname = \"acme/*\"\nreview = \"required\"\n", probe: probeReview},
 		{keys: []string{"auth"}, toml: "[server.auth]\ntokens = false\n[server.auth.github]\nenabled = true\n", probe: probeAuth},
-	}, uiSettingCases()...)
+	}, append(uiSettingCases(), personalSettingCases()...)...)
 }
 
 // Every [server] setting in the config file reaches the running server:

@@ -41,6 +41,8 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 		{"fast pruning", "[server.history]\nprune_interval = \"1ms\"\n", nil, []string{"history.prune_interval", "1ms"}},
 		{"negative marker cap", "[server.deletions]\nmax_per_repo = -2\n", nil, []string{"deletions.max_per_repo", "-2"}},
 		{"markers kept a second", "[server.deletions]\nkeep_for = \"1s\"\n", nil, []string{"deletions.keep_for", "1s"}},
+		{"negative personal bytes", "[server.personal]\nmax_bytes = -1\n", nil, []string{"personal.max_bytes", "-1"}},
+		{"negative personal entries", "[server.personal]\nmax_entries = -5\n", nil, []string{"personal.max_entries", "-5"}},
 		{"every auth mode off", "[server.auth]\ntokens = false\n", nil, []string{"auth", "every mode is off"}},
 		{"failure cache ttl", "[server.auth]\nfailure_cache_ttl = \"2h\"\n", nil, []string{"auth.failure_cache_ttl", "2h0m0s"}},
 		{"failure cache size", "[server.auth]\nfailure_cache_size = -1\n", nil, []string{"auth.failure_cache_size", "-1"}},

@@ -93,7 +93,11 @@ func printStatus(w io.Writer, st daemon.Status, now time.Time) error {
 // printRepo writes one repo's block of the status.
 func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	p := api.Printable
-	fmt.Fprintf(b, "\n%s\n", p(r.Repo))
+	if r.Lane == daemon.LanePersonal {
+		fmt.Fprintf(b, "\n%s (personal lane, end-to-end encrypted)\n", p(r.Repo))
+	} else {
+		fmt.Fprintf(b, "\n%s\n", p(r.Repo))
+	}
 	fmt.Fprintf(b, "  directory:  %s\n", p(r.Dir))
 	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), reachLine(r, now))
 	if r.State != "" {
@@ -169,6 +173,7 @@ var stateHints = map[string]string{
 	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
 	daemon.StateUnauthorized: "the server rejected the token: syncing resumes when the token file changes or the config is reloaded",
 	daemon.StateDenied:       "the token has no access to this repo: syncing resumes when the token file changes or the config is reloaded",
+	daemon.StateLaneStopped:  "the personal lane cannot go on with this machine's personal key: it resumes when the key changes (teammemd personal join) or the config is reloaded",
 	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",
 	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
 	daemon.StateStopped:      "pushes are stopped; see pushes stopped",

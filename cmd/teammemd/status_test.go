@@ -81,6 +81,12 @@ func TestPrintStatusStuckStates(t *testing.T) {
 			[]string{"state:      conflict (a conflict copy waits: teammemd conflicts lists it; teammemd conflicts resolve KEY --keep local|server|FILE settles it)",
 				"conflict copy: /s/deploy.conflict-1.md\n"},
 			`"state":"conflict"`},
+		{"personal lane stopped", daemon.RepoStatus{Lane: daemon.LanePersonal, State: daemon.StateLaneStopped, LastPull: ok,
+			Halted: "the personal key was rotated on another machine; run `teammemd personal join`"},
+			[]string{"acme/app (personal lane, end-to-end encrypted)\n",
+				"state:      lane-stopped (the personal lane cannot go on with this machine's personal key: it resumes when the key changes (teammemd personal join) or the config is reloaded)",
+				"stopped:    the personal key was rotated on another machine; run `teammemd personal join`\n"},
+			`"lane":"personal","dir":"/t","server":"","state":"lane-stopped"`},
 		{"idle", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok},
 			[]string{"state:      idle\n"}, `"state":"idle"`},
 	}

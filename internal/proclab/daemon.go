@@ -23,6 +23,12 @@ type DaemonSpec struct {
 	Server, Token string
 	// Repo is the slug of the one repo the daemon syncs.
 	Repo string
+	// Claude lays the daemon out as Claude Code does: a Claude Code config
+	// directory of its own, <name>/claude, whose one project's team
+	// directory is the daemon's, and a teammemd config directory of its
+	// own, <name>/config/teammemd, where a personal key can be stored
+	// (ConfigDir) before the daemon starts (NewDaemon, then Restart).
+	Claude bool
 }
 
 // Daemon is one "teammemd run" of a lab, on one repo, and its directories.
@@ -31,6 +37,10 @@ type Daemon struct {
 	// Dir is the team directory, StateDir the state directory (state and
 	// conflict copies) and Socket the control socket.
 	Dir, StateDir, Socket string
+	// With Claude set: Memory is the project's memory directory (Dir is
+	// its team/), ClaudeHome Claude Code's config directory and ConfigDir
+	// teammemd's.
+	Memory, ClaudeHome, ConfigDir string
 
 	lab  *Lab
 	mu   sync.Mutex
@@ -41,6 +51,16 @@ type Daemon struct {
 // <lab>/<name>/state, and starts "teammemd run" on them. It does not wait
 // for the daemon to be ready.
 func (l *Lab) StartDaemon(s DaemonSpec) (*Daemon, error) {
+	d, err := l.NewDaemon(s)
+	if err != nil {
+		return nil, err
+	}
+	return d, d.Restart()
+}
+
+// NewDaemon creates the daemon's directories without starting it;
+// Restart starts it.
+func (l *Lab) NewDaemon(s DaemonSpec) (*Daemon, error) {
 	home := filepath.Join(l.Dir, s.Name)
 	d := &Daemon{
 		DaemonSpec: s, lab: l,
@@ -48,10 +68,15 @@ func (l *Lab) StartDaemon(s DaemonSpec) (*Daemon, error) {
 		StateDir: filepath.Join(home, "state"),
 		Socket:   daemon.SocketPath(home),
 	}
+	if s.Claude {
+		d.ClaudeHome, d.ConfigDir = filepath.Join(home, "claude"), filepath.Join(home, "config", "teammemd")
+		d.Memory = filepath.Join(d.ClaudeHome, "projects", "-proof", "memory")
+		d.Dir = filepath.Join(d.Memory, "team")
+	}
 	if err := os.MkdirAll(d.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", d.Dir, err)
 	}
-	return d, d.Restart()
+	return d, nil
 }
 
 // Restart starts the daemon again on the same directories, after a Kill or
@@ -61,6 +86,9 @@ func (d *Daemon) Restart() error {
 		return fmt.Errorf("daemon %s is still running (pid %d)", d.Name, p.Pid())
 	}
 	env := []string{"TEAMMEMD_TOKEN=" + d.Token, "XDG_RUNTIME_DIR=" + filepath.Dir(d.Socket), "XDG_STATE_HOME=" + d.StateDir}
+	if d.Claude {
+		env = append(env, "CLAUDE_CONFIG_DIR="+d.ClaudeHome, "XDG_CONFIG_HOME="+filepath.Dir(d.ConfigDir))
+	}
 	p, err := d.lab.Start(d.Name, env, "run", "--dir", d.Dir, "--repo", d.Repo, "--server", d.Server,
 		"--state-dir", d.StateDir, "--socket", d.Socket)
 	if err != nil {
@@ -82,16 +110,33 @@ func (d *Daemon) Proc() *Process {
 // Kill kills the daemon's process with SIGKILL and waits until it is gone.
 func (d *Daemon) Kill() error { return d.Proc().Kill() }
 
-// Status asks the running daemon for the status of its one repo.
+// Status asks the running daemon for the status of its one repo's team
+// lane.
 func (d *Daemon) Status(ctx context.Context) (daemon.RepoStatus, error) {
+	return d.laneStatus(ctx, daemon.LaneTeam)
+}
+
+// PersonalStatus asks the running daemon for the status of its personal
+// lane.
+func (d *Daemon) PersonalStatus(ctx context.Context) (daemon.RepoStatus, error) {
+	return d.laneStatus(ctx, daemon.LanePersonal)
+}
+
+func (d *Daemon) laneStatus(ctx context.Context, lane string) (daemon.RepoStatus, error) {
 	st, err := daemon.FetchStatus(ctx, d.Socket)
 	if err != nil {
 		return daemon.RepoStatus{}, err
 	}
-	if len(st.Repos) != 1 {
-		return daemon.RepoStatus{}, fmt.Errorf("daemon %s runs %d repos, want 1", d.Name, len(st.Repos))
+	var found []daemon.RepoStatus
+	for _, r := range st.Repos {
+		if r.Lane == lane {
+			found = append(found, r)
+		}
 	}
-	return st.Repos[0], nil
+	if len(found) != 1 {
+		return daemon.RepoStatus{}, fmt.Errorf("daemon %s runs %d repos in the %s lane, want 1", d.Name, len(found), lane)
+	}
+	return found[0], nil
 }
 
 // WaitPulled waits until the daemon answers on its control socket and has

@@ -103,3 +103,18 @@ func CheckoutOf(home, dir string) (checkout string, ok bool) {
 	}
 	return "", true
 }
+
+// MemoryDirOf returns the memory directory of the Claude Code project
+// whose team directory, under the config home, is dir: ok is false when
+// dir is not a project's team directory there.
+func MemoryDirOf(home, dir string) (string, bool) {
+	rel, err := filepath.Rel(projectsDir(home), dir)
+	if err != nil {
+		return "", false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) != 3 || parts[0] == ".." || parts[0] == "." || parts[1] != "memory" || parts[2] != "team" {
+		return "", false
+	}
+	return filepath.Dir(dir), true
+}

@@ -291,7 +291,7 @@ func (d *Daemon) Status() Status {
 		st.Repos = append(st.Repos, rs)
 	}
 	slices.SortFunc(st.Repos, func(a, b RepoStatus) int {
-		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Dir, b.Dir))
+		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Dir, b.Dir))
 	})
 	if st.Repos == nil {
 		st.Repos = []RepoStatus{}

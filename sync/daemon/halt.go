@@ -15,6 +15,7 @@ const (
 	msgWrongServer  = "server URL does not lead to a teammemd server; syncing stops until the config is reloaded"
 	msgUnauthorized = "server rejected the token; syncing stops until the token file changes or the config is reloaded"
 	msgDenied       = "token has no access to the repo; syncing stops until the token file changes or the config is reloaded"
+	msgLaneStopped  = "personal lane stopped; it starts again when the personal key changes or the config is reloaded"
 )
 
 // DefaultCredentialCheck is how often a repo stopped by a rejected token
@@ -32,6 +33,8 @@ func haltCause(err error) (state, reason string, ok bool) {
 	case memsync.TokenRejected:
 		return StateUnauthorized, "the server rejected the token (" + err.Error() + "): run teammemd login, " +
 			"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded", true
+	case memsync.LaneStopped:
+		return StateLaneStopped, err.Error(), true
 	case memsync.NoAccess:
 		return StateDenied, "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
 			"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded", true
@@ -53,6 +56,8 @@ func (r *repo) halt(err error) bool {
 			r.log.Error(msgWrongServer, "err", err)
 		case StateUnauthorized:
 			r.log.Warn(msgUnauthorized, "err", err)
+		case StateLaneStopped:
+			r.log.Warn(msgLaneStopped, "err", err)
 		default:
 			r.log.Warn(msgDenied, "err", err)
 		}
@@ -88,10 +93,10 @@ func (r *repo) awaitResume(ctx context.Context) bool {
 // changed.
 func (r *repo) watchCredential(ctx context.Context) error {
 	file := cmp.Or(r.spec.CredentialFile, r.spec.TokenFile)
-	if file == "" || r.restart == nil {
+	if (file == "" && r.spec.KeyFile == "") || r.restart == nil {
 		return nil
 	}
-	seen := fileDigest(file)
+	seen, seenKey := fileDigest(file), fileDigest(r.spec.KeyFile)
 	tick := time.NewTicker(r.opts.CredentialCheck)
 	defer tick.Stop()
 	for {
@@ -100,11 +105,15 @@ func (r *repo) watchCredential(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		}
-		if kind := r.status.haltKind(); kind != StateUnauthorized && kind != StateDenied {
-			continue
+		changed := ""
+		switch kind := r.status.haltKind(); {
+		case (kind == StateUnauthorized || kind == StateDenied) && file != "" && fileDigest(file) != seen:
+			changed = file
+		case kind == StateLaneStopped && r.spec.KeyFile != "" && fileDigest(r.spec.KeyFile) != seenKey:
+			changed = r.spec.KeyFile
 		}
-		if fileDigest(file) != seen {
-			r.log.Info("token file changed; opening the repo again", "file", file)
+		if changed != "" {
+			r.log.Info("credential changed; opening the repo again", "file", changed)
 			r.restart(ctx)
 			return nil
 		}

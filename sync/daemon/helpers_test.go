@@ -66,6 +66,9 @@ func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logg
 		if err != nil {
 			return nil, nil, err
 		}
+		if s.Lane == LanePersonal {
+			return openTestLane(s, client, stateDir, log)
+		}
 		eng, err := memsync.New(memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir}, memsync.Options{Client: client, Scanner: sc, Logger: log})
 		return eng, client, err
 	}

@@ -56,11 +56,31 @@ type Spec struct {
 	// CredentialFile is the file whose change may fix a rejected token:
 	// the token file, or the login's; TokenFile when empty.
 	CredentialFile string `json:"-"`
+	// Lane is LaneTeam (or "") for a team repo, LanePersonal for a
+	// personal lane, whose Repo is the project (a slug, or "~user").
+	Lane string `json:"lane,omitempty"`
+	// KeyFile, for a personal lane, is the file of its server's personal
+	// key, whose change may restart a lane stopped for its key.
+	KeyFile string `json:"-"`
 }
+
+// The lanes a spec can sync.
+const (
+	LaneTeam     = "team"
+	LanePersonal = "personal"
+)
 
 // key identifies a spec across reloads.
 func (s Spec) key() string {
-	return s.Server + "\x00" + s.Repo + "\x00" + s.Dir + "\x00" + s.TokenFile + "\x00" + s.TokenID
+	return s.Server + "\x00" + s.Repo + "\x00" + s.Dir + "\x00" + s.TokenFile + "\x00" + s.TokenID + "\x00" + s.lane()
+}
+
+// lane is the spec's lane, LaneTeam when unset.
+func (s Spec) lane() string {
+	if s.Lane == "" {
+		return LaneTeam
+	}
+	return s.Lane
 }
 
 // emptyChecksum is the checksum of a repo never written, which a change wait
@@ -92,8 +112,8 @@ type repo struct {
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
 	r := &repo{
 		spec: spec, eng: eng, waiter: waiter, watcher: w, opts: opts,
-		log:     opts.Logger.With("repo", spec.Repo, "dir", spec.Dir),
-		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Dir: spec.Dir, Server: spec.Server}},
+		log:     opts.Logger.With("repo", spec.Repo, "lane", spec.lane(), "dir", spec.Dir),
+		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Lane: spec.lane(), Dir: spec.Dir, Server: spec.Server}},
 		pullReq: make(chan waitAnswer),
 		kick:    make(chan struct{}, 1),
 		own:     newOwnWrites(eng.Identify),

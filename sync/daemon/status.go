@@ -34,7 +34,10 @@ type Skipped struct {
 
 // RepoStatus is the state of one synced repo.
 type RepoStatus struct {
-	Repo   string `json:"repo"`
+	Repo string `json:"repo"`
+	// Lane is "team" for the team repo, "personal" for the owner's
+	// personal lane of the project.
+	Lane   string `json:"lane"`
 	Dir    string `json:"dir"`
 	Server string `json:"server"`
 	// State is what the repo is doing now: one of the State constants.
@@ -105,16 +108,20 @@ const (
 	// see Halted. Nothing is sent until the token file changes or a
 	// reload. A token that may read but not write only stops pushes
 	// (StateStopped).
-	StateDenied   = "denied"
-	StateMissing  = "missing"  // the team directory is missing; see Missing
-	StateRetrying = "retrying" // a failure is retried; see NextRetry
-	StateStopped  = "stopped"  // pushes are stopped; see Suppressed
-	StateStarting = "starting" // no pull has finished yet
-	StateFailed   = "failed"   // the last pull or push failed, no retry is due
-	StateConflict = "conflict" // a conflict copy waits to be settled; see Conflict
-	StatePending  = "pending"  // files wait to be pushed; see Pending
-	StateHeld     = "held"     // files or deletions are held back
-	StateIdle     = "idle"     // in sync, waiting for changes
+	StateDenied = "denied"
+	// StateLaneStopped: a personal lane cannot go on with the personal
+	// key this machine holds (rotated on another machine, or a note it
+	// cannot open); see Halted. Nothing is written until the key changes.
+	StateLaneStopped = "lane-stopped"
+	StateMissing     = "missing"  // the team directory is missing; see Missing
+	StateRetrying    = "retrying" // a failure is retried; see NextRetry
+	StateStopped     = "stopped"  // pushes are stopped; see Suppressed
+	StateStarting    = "starting" // no pull has finished yet
+	StateFailed      = "failed"   // the last pull or push failed, no retry is due
+	StateConflict    = "conflict" // a conflict copy waits to be settled; see Conflict
+	StatePending     = "pending"  // files wait to be pushed; see Pending
+	StateHeld        = "held"     // files or deletions are held back
+	StateIdle        = "idle"     // in sync, waiting for changes
 )
 
 // Sources of a retry, each with its own schedule.
@@ -192,7 +199,7 @@ type statusBox struct {
 	op      string               // StatePulling or StatePushing while one runs
 	retries map[string]retryNote // by source; State and NextRetry derive from them
 	held    map[string][]Held    // by the operation that held them; Held merges them
-	halt    string               // StateWrongServer, StateUnauthorized or StateDenied while halted
+	halt    string               // StateWrongServer, StateUnauthorized, StateDenied or StateLaneStopped while halted
 	resumed chan struct{}        // closed when a halt is lifted; nil while running
 }
 

@@ -44,6 +44,9 @@ func (r *repo) work(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case b := <-r.watcher.Batches():
+			if b = r.relevant(b); !b.Rescan && len(b.Paths) == 0 {
+				continue
+			}
 			if r.own.only(b) {
 				r.log.Debug(msgOwnWrites, "paths", len(b.Paths))
 				continue

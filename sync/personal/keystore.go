@@ -220,6 +220,17 @@ func (s *KeyStore) Delete(ctx context.Context, server string) error {
 	return nil
 }
 
+// Stored returns the file of server's keys and whether it exists: a key
+// is stored for server, in the file or in the keyring. It reads neither.
+func (s *KeyStore) Stored(server string) (string, bool) {
+	path, err := s.path(server)
+	if err != nil {
+		return "", false
+	}
+	_, err = os.Stat(path)
+	return path, err == nil
+}
+
 // Where says where server's keys are: "keyring", or the file's path (also
 // when none is stored, for a message that says where one would be).
 func (s *KeyStore) Where(_ context.Context, server string) string {

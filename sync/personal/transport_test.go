@@ -2,7 +2,6 @@ package personal_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/teammemd/teammemd/server/servertest"
-	"github.com/teammemd/teammemd/server/store"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 	"github.com/teammemd/teammemd/sync/personal"
@@ -29,10 +27,9 @@ type machine struct {
 	tr         *personal.Transport
 }
 
-// lab is a real server behind the personal lane's routes, and alice's key.
+// lab is a real server and alice's personal key, stored there.
 type lab struct {
 	srv   *servertest.Server
-	lanes *personaltest.Lanes
 	token string
 	keys  personal.Keys
 }
@@ -44,20 +41,20 @@ func newLab(t *testing.T) *lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lab{srv: srv, lanes: personaltest.Serve(t, srv.URL), token: srv.Token, keys: personal.Keys{Current: k}}
-	l.lanes.SetKey(k.ID())
+	l := &lab{srv: srv, token: srv.CreateToken(t, "alice"), keys: personal.Keys{Current: k}}
+	personaltest.Init(t, srv.URL, l.token, k)
 	return l
 }
 
 func (l *lab) machine(t *testing.T, keys personal.Keys) *machine {
 	t.Helper()
 	m := &machine{mem: filepath.Join(t.TempDir(), "memory"), state: t.TempDir()}
-	c, err := memsync.NewClient(l.lanes.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: l.token}),
+	c, err := memsync.NewClient(l.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: l.token}),
 		memsync.WithRetry(1, time.Millisecond, 5*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := personal.LaneConfig{Dir: m.mem, Project: project, Files: memsync.ProjectMemory, Server: l.lanes.URL, StateDir: m.state}
+	cfg := personal.LaneConfig{Dir: m.mem, Project: project, Files: memsync.ProjectMemory, Server: l.srv.URL, StateDir: m.state}
 	m.eng, m.tr, err = personal.OpenLane(cfg, keys, c, memsync.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,14 +83,7 @@ func (m *machine) read(t *testing.T, key string) string {
 // stored is what the server holds of the lane.
 func (l *lab) stored(t *testing.T, lane string) map[string]string {
 	t.Helper()
-	snap, err := l.srv.Store.Snapshot(context.Background(), "personal/"+lane, true)
-	if errors.Is(err, store.ErrNotFound) {
-		return map[string]string{}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap.Entries
+	return personaltest.Entries(t, l.srv.URL, l.token, lane, l.keys.Current)
 }
 
 const note = "---\nname: prefs\ntype: user\n---\nI like tabs.\n"
@@ -173,7 +163,7 @@ func TestLaneKeyRotated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.lanes.SetKey(other.ID())
+	personaltest.Rotate(t, l.srv.URL, l.token, l.keys.Current, other)
 	before := l.stored(t, a.tr.Lane())
 	a.write(t, "two.md", "two\n")
 	for _, m := range []*machine{a, b} {
@@ -206,7 +196,7 @@ func TestLaneForeignNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	wire := l.keys.Current.EntryKey(project, "theirs.md")
-	c, err := memsync.NewClient(l.lanes.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: l.token}))
+	c, err := memsync.NewClient(l.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: l.token}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func (r *rig) verify(ctx context.Context, limit time.Duration) tally {
 	var t tally
 	ev := evidence{written: map[string]save{}}
 	for _, s := range r.sides {
-		for _, sv := range s.w.saves {
+		for _, sv := range slices.Concat(s.w.saves, s.pw.saves) {
 			ev.written[sv.sum] = sv
 		}
 	}
@@ -68,6 +68,7 @@ func (r *rig) verify(ctx context.Context, limit time.Duration) tally {
 		r.account(s, ev, &t)
 		r.checkDir(s, ev, &t)
 	}
+	r.verifyPersonal(ctx, limit, ev, &t)
 	return t
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/internal/proclab/labtest"
+	"github.com/teammemd/teammemd/sync/personal"
 )
 
 // proofRepo is the repo both daemons sync.
@@ -24,7 +25,11 @@ type side struct {
 	token string
 	d     *proclab.Daemon
 	w     *writer
-	up    uptime
+	// pw saves the owner's private notes in the memory directory, which
+	// the personal lane sealed with key syncs.
+	pw  *writer
+	key *personal.Key
+	up  uptime
 }
 
 // rig is a server, two daemons (alice and bob) on one repo and their
@@ -76,11 +81,15 @@ func newRig(ctx context.Context, t *testing.T, tm timing) *rig {
 func (r *rig) startDaemons(ctx context.Context, url string) {
 	r.t.Helper()
 	for _, s := range r.sides {
-		d, err := r.lab.StartDaemon(proclab.DaemonSpec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo})
+		d, err := r.lab.NewDaemon(proclab.DaemonSpec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo, Claude: true})
 		if err != nil {
 			r.t.Fatal(err)
 		}
 		s.d = d
+		r.preparePersonal(ctx, s, url)
+		if err := d.Restart(); err != nil {
+			r.t.Fatal(err)
+		}
 	}
 	for _, s := range r.sides {
 		if err := r.waitUp(ctx, s); err != nil {
@@ -94,6 +103,9 @@ func (r *rig) waitUp(ctx context.Context, s *side) error {
 	if err := s.d.WaitPulled(ctx, readyLimit); err != nil {
 		return fmt.Errorf("%s: %w (log: %s)", s.name, err, s.d.Proc().LogTail())
 	}
+	if err := waitPersonal(ctx, s); err != nil {
+		return err
+	}
 	s.up.markUp(time.Now())
 	return nil
 }
@@ -104,7 +116,9 @@ func (r *rig) startWriters(ctx context.Context) {
 	r.stopWriters = cancel
 	for i, s := range r.sides {
 		s.w = newWriter(s.name, s.d.Dir, r.seed+uint64(i), r.tm)
+		s.pw = newWriter(personalSide(s.name), s.d.Memory, r.seed+uint64(len(r.sides)+i), r.tm)
 		r.writers.Go(func() { s.w.run(wctx) })
+		r.writers.Go(func() { s.pw.run(wctx) })
 	}
 }
 
@@ -114,8 +128,10 @@ func (r *rig) stopWriting() {
 	r.stopWriters()
 	r.writers.Wait()
 	for _, s := range r.sides {
-		if s.w.failed != nil {
-			r.t.Fatalf("writer: %v", s.w.failed)
+		for _, w := range []*writer{s.w, s.pw} {
+			if w.failed != nil {
+				r.t.Fatalf("writer: %v", w.failed)
+			}
 		}
 	}
 }

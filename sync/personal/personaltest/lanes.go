@@ -1,137 +1,64 @@
-// Package personaltest gives tests the personal lane's routes (PROTOCOL.md
-// section 16) in front of the real server: the key routes, and the lane
-// routes carried to the team route of the real server and store, where
-// lane L of the one test subject is repo personal/L. The key header and
-// the key check of a write are as the protocol has them.
+// Package personaltest sets up the personal lane (PROTOCOL.md section 16)
+// on a real server for tests: a subject's key, its rotation on "another
+// machine", and what the server holds of a lane.
 package personaltest
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync"
 	"testing"
 
+	"golang.org/x/oauth2"
+
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/personal"
 )
 
-// Lanes serves the personal lane's routes of one subject.
-type Lanes struct {
-	// URL is the base URL the lane routes are served at; every other
-	// route goes to the server behind.
-	URL string
+// envelope stands for a wrapped key: the server keeps it as it is.
+const envelope = "-----BEGIN AGE ENCRYPTED FILE-----\ntest\n-----END AGE ENCRYPTED FILE-----\n"
 
-	mu  sync.Mutex
-	key *api.KeyEnvelope
-	up  *url.URL
-}
-
-// Serve starts the lane routes in front of the server at upstream, until
-// the test ends.
-func Serve(t testing.TB, upstream string) *Lanes {
+func client(t testing.TB, url, token string) *memsync.Client {
 	t.Helper()
-	up, err := url.Parse(upstream)
+	c, err := memsync.NewClient(url, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}))
 	if err != nil {
-		t.Fatalf("personaltest: %v", err)
+		t.Fatal(err)
 	}
-	l := &Lanes{up: up}
-	srv := httptest.NewServer(l)
-	t.Cleanup(srv.Close)
-	l.URL = srv.URL
-	return l
+	return c
 }
 
-// SetKey makes id the subject's current key, as a rotation or an init on
-// another machine does.
-func (l *Lanes) SetKey(id string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.key = &api.KeyEnvelope{KeyID: id, Envelope: "-----BEGIN AGE ENCRYPTED FILE-----"}
-}
-
-func (l *Lanes) current() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.key == nil {
-		return ""
-	}
-	return l.key.KeyID
-}
-
-func (l *Lanes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	cur := l.current()
-	if cur != "" {
-		w.Header().Set(api.PersonalKeyHeader, cur)
-	}
-	switch r.URL.Path {
-	case api.PersonalKeyPath:
-		l.keyRoute(w, r)
-	case api.PersonalPath:
-		l.laneRoute(w, r, cur)
-	default:
-		l.proxy(w, r)
+// Init stores k as the personal key of token's subject on the server at
+// url, as teammemd personal init does.
+func Init(t testing.TB, url, token string, k *personal.Key) {
+	t.Helper()
+	env := api.KeyEnvelope{KeyID: k.ID(), Envelope: envelope}
+	if _, err := client(t, url, token).PutPersonalKey(context.Background(), env, ""); err != nil {
+		t.Fatalf("personaltest: init: %v", err)
 	}
 }
 
-func (l *Lanes) keyRoute(w http.ResponseWriter, r *http.Request) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch {
-	case r.Method == http.MethodGet && l.key == nil:
-		writeError(w, http.StatusNotFound, api.CodePersonalNotInitialized)
-	case r.Method == http.MethodGet:
-		json.NewEncoder(w).Encode(l.key)
-	case r.Method == http.MethodPut:
-		var env api.KeyEnvelope
-		if err := json.NewDecoder(r.Body).Decode(&env); err != nil || !api.ValidKeyID(env.KeyID) {
-			writeError(w, http.StatusBadRequest, api.CodeInvalidRequest)
-			return
-		}
-		create := r.Header.Get("If-None-Match") == "*"
-		if (create && l.key != nil) || (!create && (l.key == nil || api.StripETag(r.Header.Get("If-Match")) != l.key.KeyID)) {
-			writeError(w, http.StatusPreconditionFailed, api.CodePrecondition)
-			return
-		}
-		l.key = &env
-		w.Header().Set(api.PersonalKeyHeader, env.KeyID)
-		json.NewEncoder(w).Encode(env)
-	default:
-		writeError(w, http.StatusMethodNotAllowed, api.CodeInvalidRequest)
+// Rotate replaces the subject's key old by k, as a rotation on another
+// machine does; the lanes stay as they are.
+func Rotate(t testing.TB, url, token string, old, k *personal.Key) {
+	t.Helper()
+	env := api.KeyEnvelope{KeyID: k.ID(), Envelope: envelope}
+	if _, err := client(t, url, token).PutPersonalKey(context.Background(), env, old.ID()); err != nil {
+		t.Fatalf("personaltest: rotate: %v", err)
 	}
 }
 
-func (l *Lanes) laneRoute(w http.ResponseWriter, r *http.Request, cur string) {
-	lane := r.URL.Query().Get(api.ParamLane)
-	if !api.ValidLaneID(lane) {
-		writeError(w, http.StatusBadRequest, api.CodeInvalidRequest)
-		return
+// Entries returns the wire keys and values the server holds of lane,
+// none for a lane never written.
+func Entries(t testing.TB, url, token, lane string, k *personal.Key) map[string]string {
+	t.Helper()
+	full, _, err := client(t, url, token).PersonalGet(context.Background(), lane, k.ID(), "")
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		return map[string]string{}
 	}
-	if r.Method != http.MethodGet {
-		switch sent := r.Header.Get(api.PersonalKeyHeader); {
-		case cur == "":
-			writeError(w, http.StatusConflict, api.CodePersonalNotInitialized)
-			return
-		case sent != cur:
-			writeError(w, http.StatusConflict, api.CodePersonalKeyChanged)
-			return
-		}
+	if err != nil {
+		t.Fatalf("personaltest: pull lane %s: %v", lane, err)
 	}
-	q := r.URL.Query()
-	q.Del(api.ParamLane)
-	q.Set(api.ParamRepo, "personal/"+lane)
-	r.URL.Path, r.URL.RawQuery = api.Path, q.Encode()
-	l.proxy(w, r)
-}
-
-func (l *Lanes) proxy(w http.ResponseWriter, r *http.Request) {
-	p := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(l.up) }}
-	p.ServeHTTP(w, r)
-}
-
-func writeError(w http.ResponseWriter, status int, code string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(api.NewError(status, code, http.StatusText(status)).Envelope())
+	return full.Content.Entries
 }

@@ -1,0 +1,192 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/personal"
+	"github.com/teammemd/teammemd/sync/personal/personaltest"
+)
+
+// openTestLane opens a personal lane with the keys in the file its spec
+// names, as the daemon's opener does with the machine's key store.
+func openTestLane(s Spec, c *memsync.Client, stateDir string, log *slog.Logger) (Engine, Waiter, error) {
+	ks := personal.NewKeyStore(filepath.Dir(s.KeyFile), "file")
+	ks.Keyring = nil
+	keys, err := ks.Load(context.Background(), s.Server)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := memsync.ProjectMemory
+	if s.Repo == personal.UserProject {
+		files = memsync.UserFiles
+	}
+	cfg := personal.LaneConfig{Dir: s.Dir, Project: s.Repo, Files: files, Server: s.Server, StateDir: stateDir}
+	eng, tr, err := personal.OpenLane(cfg, keys, c, memsync.Options{Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, tr, nil
+}
+
+// alice is one of alice's machines: a Claude Code config directory with
+// one project, and her personal key stored for the server.
+type alice struct {
+	home, mem string
+	keys      *personal.KeyStore
+	node      *node
+}
+
+// personalLab is a real server, and alice's personal key stored there.
+type personalLab struct {
+	srv   *servertest.Server
+	token string
+	key   *personal.Key
+}
+
+func newPersonalLab(t *testing.T) *personalLab {
+	t.Helper()
+	srv := servertest.Start(t)
+	k, err := personal.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &personalLab{srv: srv, token: srv.CreateToken(t, "alice", store.Grant{Pattern: "**", Level: store.LevelWrite}), key: k}
+	personaltest.Init(t, srv.URL, l.token, k)
+	return l
+}
+
+// machine starts a daemon for a new machine of alice's: the plan of its
+// one project's team repo, with the personal lanes WithPersonal adds.
+func (l *personalLab) machine(t *testing.T, userFiles bool, edit func(*Options)) *alice {
+	t.Helper()
+	a := &alice{home: t.TempDir()}
+	a.mem = filepath.Join(a.home, "projects", "-src-app", "memory")
+	if err := os.MkdirAll(filepath.Join(a.mem, "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ks := personal.NewKeyStore(t.TempDir(), "file")
+	ks.Keyring = nil
+	if err := ks.Save(context.Background(), l.srv.URL, personal.Keys{Current: l.key}); err != nil {
+		t.Fatal(err)
+	}
+	team := Spec{Repo: slug, Dir: filepath.Join(a.mem, "team"), Server: l.srv.URL, Source: "test"}
+	plan := WithPersonal(Plan{Specs: []Spec{team}},
+		Personal{KeyFile: ks.Stored, Home: a.home, UserFiles: userFiles, UserServer: l.srv.URL})
+	a.keys = ks
+	a.node = startNode(t, l.token, plan, edit)
+	eventually(t, "both lanes live", func() bool {
+		rt, okT := a.node.repoStatus(team.Dir)
+		rp, okP := a.node.repoStatus(a.mem)
+		return okT && okP && rt.Live && rp.Live
+	})
+	return a
+}
+
+// laneEntries is what the server holds of alice's lane of the project.
+func (l *personalLab) laneEntries(t *testing.T) map[string]string {
+	t.Helper()
+	return personaltest.Entries(t, l.srv.URL, l.token, l.key.LaneID(slug), l.key)
+}
+
+// TestPersonalLaneTwoMachines runs two of alice's daemons with both lanes:
+// private notes converge both ways and deletions travel through the
+// personal lane, team notes through the team repo, and neither lane
+// carries the other's files.
+func TestPersonalLaneTwoMachines(t *testing.T) {
+	l := newPersonalLab(t)
+	a, b := l.machine(t, false, nil), l.machine(t, false, nil)
+	if st, _ := a.node.repoStatus(a.mem); st.Lane != LanePersonal || st.Repo != slug {
+		t.Errorf("status of the memory directory = lane %q repo %q, want the personal lane of %s", st.Lane, st.Repo, slug)
+	}
+	private := "---\nname: me\ntype: user\n---\nI review in the morning.\n"
+	write(t, a.mem, "me.md", private)
+	write(t, a.mem, "habits.md", "walks\n")
+	write(t, a.mem, "team/style.md", "tabs\n")
+	eventually(t, "me.md on B", fileIs(filepath.Join(b.mem, "me.md"), private))
+	eventually(t, "team/style.md on B", fileIs(filepath.Join(b.mem, "team", "style.md"), "tabs\n"))
+	if team := serverEntries(t, l.srv); len(team) != 1 || team["style.md"] != "tabs\n" {
+		t.Errorf("team repo = %v, want style.md alone", team)
+	}
+	lane := l.laneEntries(t)
+	eventually(t, "habits.md on B", fileIs(filepath.Join(b.mem, "habits.md"), "walks\n"))
+	if len(lane) == 0 || len(lane) > 2 {
+		t.Errorf("personal lane holds %d entries, want me.md and habits.md", len(lane))
+	}
+	for k, v := range lane {
+		if strings.Contains(v, "morning") || strings.Contains(v, "tabs") || !strings.HasSuffix(k, ".age") {
+			t.Errorf("personal lane holds %q = %q, want it sealed", k, v)
+		}
+	}
+	write(t, b.mem, "me.md", private+"And tea.\n")
+	eventually(t, "B's edit on A", fileIs(filepath.Join(a.mem, "me.md"), private+"And tea.\n"))
+	if err := os.Remove(filepath.Join(b.mem, "me.md")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "me.md deleted on A", func() bool {
+		_, err := os.Stat(filepath.Join(a.mem, "me.md"))
+		return os.IsNotExist(err)
+	})
+}
+
+// TestPersonalLaneKeyRotated: a key rotated on another machine stops the
+// personal lane, which says why and writes nothing, while the team lane
+// goes on; once the machine holds the new key, the lane starts again.
+func TestPersonalLaneKeyRotated(t *testing.T) {
+	l := newPersonalLab(t)
+	fast := func(o *Options) { o.CredentialCheck = 50 * time.Millisecond }
+	a, b := l.machine(t, false, fast), l.machine(t, false, fast)
+	write(t, a.mem, "before.md", "before\n")
+	eventually(t, "before.md on B", fileIs(filepath.Join(b.mem, "before.md"), "before\n"))
+	other, err := personal.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	personaltest.Rotate(t, l.srv.URL, l.token, l.key, other)
+	write(t, a.mem, "after.md", "after\n")
+	st := a.node.settles(t, a.mem, "the personal lane stopped", func(r RepoStatus) bool { return r.State == StateLaneStopped })
+	if !strings.Contains(st.Halted, "teammemd personal join") {
+		t.Errorf("Halted = %q, want the fix named", st.Halted)
+	}
+	write(t, a.mem, "team/still.md", "still\n")
+	eventually(t, "the team lane goes on", fileIs(filepath.Join(b.mem, "team", "still.md"), "still\n"))
+	if lane := l.laneEntries(t); len(lane) != 1 {
+		t.Errorf("personal lane holds %d entries after the rotation, want 1", len(lane))
+	}
+	if _, err := os.Stat(filepath.Join(b.mem, "after.md")); !os.IsNotExist(err) {
+		t.Errorf("after.md reached B after the rotation: %v", err)
+	}
+	if err := a.keys.Save(context.Background(), l.srv.URL, personal.Keys{Current: other, Previous: []*personal.Key{l.key}}); err != nil {
+		t.Fatal(err)
+	}
+	a.node.settles(t, a.mem, "the lane started again with the new key", func(r RepoStatus) bool {
+		return r.State == StateIdle && r.LastPush != nil && r.LastPush.OK
+	})
+	if lane := personaltest.Entries(t, l.srv.URL, l.token, other.LaneID(slug), other); len(lane) != 2 {
+		t.Errorf("the new key's lane holds %d entries, want before.md and after.md", len(lane))
+	}
+}
+
+// TestPersonalLaneUserFiles syncs Claude Code's user-level files when
+// asked to, and nothing else of its config directory.
+func TestPersonalLaneUserFiles(t *testing.T) {
+	l := newPersonalLab(t)
+	a, b := l.machine(t, true, nil), l.machine(t, true, nil)
+	eventually(t, "the user files' lane live on B", func() bool { r, ok := b.node.repoStatus(b.home); return ok && r.Live })
+	write(t, a.home, "CLAUDE.md", "be brief\n")
+	write(t, a.home, "rules/go.md", "gofmt\n")
+	write(t, a.home, "settings.md", "not a rule\n")
+	eventually(t, "CLAUDE.md on B", fileIs(filepath.Join(b.home, "CLAUDE.md"), "be brief\n"))
+	eventually(t, "rules/go.md on B", fileIs(filepath.Join(b.home, "rules", "go.md"), "gofmt\n"))
+	if _, err := os.Stat(filepath.Join(b.home, "settings.md")); !os.IsNotExist(err) {
+		t.Errorf("settings.md reached B through the user files' lane: %v", err)
+	}
+}
