@@ -24,7 +24,7 @@ func (d *doctor) checkPersonal(ctx context.Context) {
 	if d.badConfig || server == "" {
 		return
 	}
-	if !personalKeyStored(ctx, server) {
+	if !personalKeyStored(server) {
 		d.report(checkInfo, "personal", "the personal lane is off: this machine holds no personal key for "+server+
 			" (teammemd personal init on your first machine, teammemd personal join on the others, turns it on)", "")
 		return

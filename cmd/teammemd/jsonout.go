@@ -323,12 +323,22 @@ type personalProject struct {
 	Entries  int    `json:"entries"`
 }
 
-// personalDaemonJSON is whether the daemon runs.
+// personalDaemonJSON is whether the daemon runs, and the state of each
+// personal lane it runs.
 type personalDaemonJSON struct {
-	Running bool   `json:"running"`
-	PID     int    `json:"pid,omitempty"`
-	Version string `json:"version,omitempty"`
-	Detail  string `json:"detail"`
+	Running bool                 `json:"running"`
+	PID     int                  `json:"pid,omitempty"`
+	Version string               `json:"version,omitempty"`
+	Detail  string               `json:"detail"`
+	Lanes   []personalDaemonLane `json:"lanes,omitempty"`
+}
+
+// personalDaemonLane is one personal lane as the daemon reports it.
+type personalDaemonLane struct {
+	Project string `json:"project"`
+	Dir     string `json:"dir"`
+	State   string `json:"state"`
+	Stopped string `json:"stopped,omitempty"` // why it makes no request, when it does not
 }
 
 // jsonFlag registers --json, to print what instead of text.

@@ -74,14 +74,16 @@ func personalStatus(ctx context.Context, f personalFlags, socket string) (person
 		st.KeyID, st.KeptIn, st.Rotating = keys.Current.ID(), env.keys.Where(ctx, env.server), len(keys.Previous) > 0
 		st.Projects = personalProjects(env, keys.Current, lanes.Lanes)
 	}
-	st.Problem = personalProblem(st)
+	st.Problem = personalProblem(st, env.cfg.Personal.On())
 	st.Daemon = personalDaemon(ctx, socket)
 	return st, nil
 }
 
 // personalProblem says why the lane cannot run, "" when it can.
-func personalProblem(st personalStatusJSON) string {
+func personalProblem(st personalStatusJSON, enabled bool) string {
 	switch {
+	case !enabled:
+		return "[personal] enabled = false in the config: the daemon runs no personal lane"
 	case st.ServerKeyID == "":
 		return "no personal key on the server: run teammemd personal init on your first machine"
 	case st.KeyID == "":
@@ -128,7 +130,14 @@ func personalDaemon(ctx context.Context, socket string) *personalDaemonJSON {
 	if err != nil {
 		return &personalDaemonJSON{Running: false, Detail: "no daemon answers on " + path}
 	}
-	return &personalDaemonJSON{Running: true, PID: ds.PID, Version: ds.Version, Detail: fmt.Sprintf("%d team %s", len(ds.Repos), plural(len(ds.Repos), "repo", "repos"))}
+	out := &personalDaemonJSON{Running: true, PID: ds.PID, Version: ds.Version}
+	for _, r := range ds.Repos {
+		if r.Lane == daemon.LanePersonal {
+			out.Lanes = append(out.Lanes, personalDaemonLane{Project: r.Repo, Dir: r.Dir, State: r.State, Stopped: r.Halted})
+		}
+	}
+	out.Detail = fmt.Sprintf("%d personal %s running", len(out.Lanes), plural(len(out.Lanes), "lane", "lanes"))
+	return out
 }
 
 func printPersonalStatus(w io.Writer, st personalStatusJSON) error {
@@ -158,6 +167,9 @@ func printPersonalStatus(w io.Writer, st personalStatusJSON) error {
 	}
 	if d := st.Daemon; d != nil && d.Running {
 		fmt.Fprintf(&b, "daemon:     teammemd %s running, pid %d, %s\n", p(d.Version), d.PID, d.Detail)
+		for _, l := range d.Lanes {
+			fmt.Fprintf(&b, "  %s in %s: %s%s\n", p(l.Project), p(l.Dir), p(cmp.Or(l.State, "idle")), causeSuffix(l.Stopped))
+		}
 	} else if d != nil {
 		fmt.Fprintf(&b, "daemon:     not running (%s)\n", p(d.Detail))
 	}

@@ -195,3 +195,29 @@ func TestPersonalPassphrase(t *testing.T) {
 		t.Fatalf("init with a passphrase: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// The text status names each personal lane the daemon runs, and why one
+// stopped.
+func TestPrintPersonalStatus(t *testing.T) {
+	st := personalStatusJSON{Server: "https://s", KeyID: "k1", KeptIn: "keyring", ServerKeyID: "k2",
+		Lanes:    []api.LaneInfo{{Lane: "l1", KeyID: "k1", Entries: 2, Bytes: 3 << 10}},
+		Quota:    api.Quota{MaxBytes: 64 << 20, MaxEntries: 10000, UsedBytes: 3 << 10, UsedEntries: 2},
+		Projects: []personalProject{{Project: "acme/app", Dir: "/h/memory", Lane: "l1", OnServer: true, Entries: 2}},
+		Daemon: &personalDaemonJSON{Running: true, PID: 7, Version: "v1", Detail: "1 personal lane running",
+			Lanes: []personalDaemonLane{{Project: "acme/app", Dir: "/h/memory", State: "stopped", Stopped: "the personal key was rotated on another machine"}}},
+		Problem: "the personal key was rotated on another machine; run teammemd personal join"}
+	var b bytes.Buffer
+	if err := printPersonalStatus(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"key:        k1, kept in keyring\n", "lanes:      1 on the server, 2 of 10000 entries, 3.0 KiB of 64.0 MiB\n",
+		"project acme/app in /h/memory: lane l1 (2 entries)\n",
+		"  acme/app in /h/memory: stopped (the personal key was rotated on another machine)\n",
+		"problem:    the personal key was rotated on another machine; run teammemd personal join\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("printPersonalStatus lacks %q:\n%s", want, b.String())
+		}
+	}
+}

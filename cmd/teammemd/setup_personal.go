@@ -16,7 +16,7 @@ import (
 // needs the user's consent to turning its traffic off.
 func checkPersonalRoute(ctx context.Context, f setupFlags, client route.Client, choice route.Choice, w io.Writer) error {
 	server := setupServer(f)
-	if server == "" || !personalKeyStored(ctx, server) {
+	if server == "" || !personalKeyStored(server) {
 		return nil
 	}
 	msg, err := route.CheckPersonal(client, choice)
@@ -42,11 +42,7 @@ func setupServer(f setupFlags) string {
 
 // personalKeyStored reports whether this machine keeps a personal key for
 // server, without asking the OS keyring for it.
-func personalKeyStored(ctx context.Context, server string) bool {
-	where := personalKeyStore("").Where(ctx, server)
-	if where == "keyring" {
-		return true
-	}
-	_, err := os.Stat(where)
-	return err == nil
+func personalKeyStored(server string) bool {
+	_, ok := personalKeyStore("").Stored(server)
+	return ok
 }
