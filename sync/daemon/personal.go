@@ -46,7 +46,7 @@ func WithPersonal(plan Plan, p Personal) Plan {
 			continue
 		}
 		lane := s
-		lane.Dir, lane.Lane, lane.KeyFile = mem, LanePersonal, file
+		lane.Dir, lane.Lane, lane.KeyFile, lane.Source = mem, LanePersonal, file, "personal lane of "+s.Source
 		lanes = append(lanes, lane)
 	}
 	if p.UserFiles && p.UserServer != "" {

@@ -68,6 +68,18 @@ func newPersonalLab(t *testing.T) *personalLab {
 // one project's team repo, with the personal lanes WithPersonal adds.
 func (l *personalLab) machine(t *testing.T, userFiles bool, edit func(*Options)) *alice {
 	t.Helper()
+	a := l.start(t, l.key, userFiles, edit)
+	eventually(t, "both lanes live", func() bool {
+		rt, okT := a.node.repoStatus(filepath.Join(a.mem, "team"))
+		rp, okP := a.node.repoStatus(a.mem)
+		return okT && okP && rt.Live && rp.Live
+	})
+	return a
+}
+
+// start starts a machine of alice's that holds key, without waiting.
+func (l *personalLab) start(t *testing.T, key *personal.Key, userFiles bool, edit func(*Options)) *alice {
+	t.Helper()
 	a := &alice{home: t.TempDir()}
 	a.mem = filepath.Join(a.home, "projects", "-src-app", "memory")
 	if err := os.MkdirAll(filepath.Join(a.mem, "team"), 0o755); err != nil {
@@ -75,7 +87,7 @@ func (l *personalLab) machine(t *testing.T, userFiles bool, edit func(*Options))
 	}
 	ks := personal.NewKeyStore(t.TempDir(), "file")
 	ks.Keyring = nil
-	if err := ks.Save(context.Background(), l.srv.URL, personal.Keys{Current: l.key}); err != nil {
+	if err := ks.Save(context.Background(), l.srv.URL, personal.Keys{Current: key}); err != nil {
 		t.Fatal(err)
 	}
 	team := Spec{Repo: slug, Dir: filepath.Join(a.mem, "team"), Server: l.srv.URL, Source: "test"}
@@ -83,11 +95,6 @@ func (l *personalLab) machine(t *testing.T, userFiles bool, edit func(*Options))
 		Personal{KeyFile: ks.Stored, Home: a.home, UserFiles: userFiles, UserServer: l.srv.URL})
 	a.keys = ks
 	a.node = startNode(t, l.token, plan, edit)
-	eventually(t, "both lanes live", func() bool {
-		rt, okT := a.node.repoStatus(team.Dir)
-		rp, okP := a.node.repoStatus(a.mem)
-		return okT && okP && rt.Live && rp.Live
-	})
 	return a
 }
 
@@ -188,5 +195,53 @@ func TestPersonalLaneUserFiles(t *testing.T) {
 	eventually(t, "rules/go.md on B", fileIs(filepath.Join(b.home, "rules", "go.md"), "gofmt\n"))
 	if _, err := os.Stat(filepath.Join(b.home, "settings.md")); !os.IsNotExist(err) {
 		t.Errorf("settings.md reached B through the user files' lane: %v", err)
+	}
+}
+
+// TestPersonalLaneWrongKey: a machine whose key is not the server's stops
+// its personal lane at the first pull and writes nothing, saying why; one
+// whose stored key cannot be read does not start the lane, saying why; the
+// team lane runs on both.
+func TestPersonalLaneWrongKey(t *testing.T) {
+	l := newPersonalLab(t)
+	a := l.machine(t, false, nil)
+	write(t, a.mem, "mine.md", "mine\n")
+	a.node.settles(t, a.mem, "mine.md pushed", func(r RepoStatus) bool { return r.LastPush != nil && len(r.Pending) == 0 })
+	stranger, err := personal.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := l.start(t, stranger, false, nil)
+	st := b.node.settles(t, b.mem, "the lane stopped", func(r RepoStatus) bool { return r.State == StateLaneStopped })
+	if !strings.Contains(st.Halted, "teammemd personal join") {
+		t.Errorf("Halted = %q, want the fix named", st.Halted)
+	}
+	if _, err := os.Stat(filepath.Join(b.mem, "mine.md")); !os.IsNotExist(err) {
+		t.Errorf("mine.md written by a machine with another key: %v", err)
+	}
+
+	c := &alice{home: t.TempDir()}
+	c.mem = filepath.Join(c.home, "projects", "-src-app", "memory")
+	ks := personal.NewKeyStore(t.TempDir(), "file")
+	ks.Keyring = nil
+	if err := ks.Save(context.Background(), l.srv.URL, personal.Keys{Current: l.key}); err != nil {
+		t.Fatal(err)
+	}
+	file, _ := ks.Stored(l.srv.URL)
+	if err := os.WriteFile(file, []byte("not a key file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	team := Spec{Repo: slug, Dir: filepath.Join(c.mem, "team"), Server: l.srv.URL, Source: "test"}
+	if err := os.MkdirAll(team.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.node = startNode(t, l.token, WithPersonal(Plan{Specs: []Spec{team}}, Personal{KeyFile: ks.Stored, Home: c.home}), nil)
+	eventually(t, "the team lane live", func() bool { r, ok := c.node.repoStatus(team.Dir); return ok && r.Live })
+	st2 := c.node.d.Status()
+	if len(st2.Skipped) != 1 || !strings.Contains(st2.Skipped[0].Source, "personal lane of") || !strings.Contains(st2.Skipped[0].Reason, "personal key") {
+		t.Errorf("skipped = %+v, want the personal lane with why", st2.Skipped)
+	}
+	if _, err := os.Stat(filepath.Join(c.mem, "mine.md")); !os.IsNotExist(err) {
+		t.Errorf("mine.md written without a readable key: %v", err)
 	}
 }
