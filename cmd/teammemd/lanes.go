@@ -35,8 +35,9 @@ func personalLanes(f runFlags, cfg Config) daemon.Personal {
 }
 
 // openLane opens the engine of personal lane s with its server's keys;
-// its transport holds the lane's change waits.
-func openLane(ctx context.Context, s daemon.Spec, c *memsync.Client, keys *personal.KeyStore, stateDir string, log *slog.Logger) (daemon.Engine, daemon.Waiter, error) {
+// its transport holds the lane's change waits. sc scans each note before
+// it is sealed: the server cannot scan ciphertext.
+func openLane(ctx context.Context, s daemon.Spec, c *memsync.Client, keys *personal.KeyStore, stateDir string, sc memsync.SecretScanner, log *slog.Logger) (daemon.Engine, daemon.Waiter, error) {
 	k, err := keys.Load(ctx, s.Server)
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +47,7 @@ func openLane(ctx context.Context, s daemon.Spec, c *memsync.Client, keys *perso
 		files = memsync.UserFiles
 	}
 	cfg := personal.LaneConfig{Dir: s.Dir, Project: s.Repo, Files: files, Server: s.Server, StateDir: stateDir}
-	eng, tr, err := personal.OpenLane(cfg, k, c, memsync.Options{Logger: log})
+	eng, tr, err := personal.OpenLane(cfg, k, c, memsync.Options{Logger: log, Scanner: sc})
 	if err != nil {
 		return nil, nil, err
 	}

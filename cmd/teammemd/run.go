@@ -281,7 +281,7 @@ func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules 
 			return nil, nil, err
 		}
 		if s.Lane == daemon.LanePersonal {
-			return openLane(ctx, s, client, keys, stateDir, log)
+			return openLane(ctx, s, client, keys, stateDir, sc, log)
 		}
 		eng, err := memsync.New(
 			memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: s.Server, StateDir: stateDir, ShareUserNotes: shareUserNotes},
