@@ -56,12 +56,22 @@ func KnownOnServer(stateDir, repo, key string) (bool, error) {
 	return false, nil
 }
 
-// PersonalTarget returns where key of team directory teamDir goes in the
-// private memory: memory/team/X.md becomes memory/X.md.
-func PersonalTarget(teamDir, key string) (string, error) {
+// PrivateMemory returns the private memory directory above the team
+// directory teamDir: memory/ of memory/team/.
+func PrivateMemory(teamDir string) (string, error) {
 	parent := filepath.Dir(filepath.Clean(teamDir))
 	if filepath.Base(teamDir) != "team" || filepath.Base(parent) != "memory" {
 		return "", fmt.Errorf("%s: %w", teamDir, ErrNotPersonalLayout)
+	}
+	return parent, nil
+}
+
+// PersonalTarget returns where key of team directory teamDir goes in the
+// private memory: memory/team/X.md becomes memory/X.md.
+func PersonalTarget(teamDir, key string) (string, error) {
+	parent, err := PrivateMemory(teamDir)
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(parent, filepath.FromSlash(key)), nil
 }

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/personal"
 )
@@ -101,7 +101,9 @@ func personalProjects(env personalEnv, k *personal.Key, lanes []api.LaneInfo) []
 	plan, err := planFor(runFlags{config: env.flags.config, client: env.flags.client}, env.cfg)
 	if err == nil {
 		for _, s := range plan.Specs {
-			out = append(out, projectLane(k, s.Repo, filepath.Dir(s.Dir), lanes))
+			if dir, err := memsync.PrivateMemory(s.Dir); err == nil {
+				out = append(out, projectLane(k, s.Repo, dir, lanes))
+			}
 		}
 	}
 	if p := projectLane(k, personal.UserProject, "", lanes); p.OnServer {
