@@ -102,7 +102,7 @@ func setupClaude(ctx context.Context, env serviceEnv, f setupFlags, stdout, stde
 		return usageError{err}
 	}
 	printChoice(stdout, choice)
-	if err := checkPersonalRoute(ctx, f, client, choice, stdout); err != nil {
+	if err := checkPersonalRoute(f, client, choice, stdout); err != nil {
 		return err
 	}
 	spec, err := installSpec(env, f.installFlags)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,7 @@ import (
 // this machine has the personal lane on for the server setup configures:
 // the two would fight over memory/. A client that would sync it itself
 // needs the user's consent to turning its traffic off.
-func checkPersonalRoute(ctx context.Context, f setupFlags, client route.Client, choice route.Choice, w io.Writer) error {
+func checkPersonalRoute(f setupFlags, client route.Client, choice route.Choice, w io.Writer) error {
 	server := setupServer(f)
 	if server == "" || !personalKeyStored(server) {
 		return nil
