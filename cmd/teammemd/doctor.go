@@ -75,7 +75,8 @@ func newDoctorCmd(deps deps) *cobra.Command {
 		Short: "Check the config, token, server, repos and this machine, with a fix for each problem",
 		Long: `Check, in order, the config, the server URL and token, that the server
 answers and accepts the token, the repos and their team directories, Claude
-Code, the daemon, inotify limits and the clock, and print a fix for each
+Code, the personal lane (when this machine holds a personal key), the
+daemon, inotify limits and the clock, and print a fix for each
 problem. Exits 1 when a check fails.`,
 		Example: `  teammemd doctor
   teammemd doctor --json
@@ -111,7 +112,7 @@ func runDoctor(ctx context.Context, d *doctor) error {
 	d.rep = checkup.NewReport(d.out)
 	for _, check := range []func(context.Context){
 		d.checkConfig, d.checkServer, d.checkToken, d.checkReachable, d.checkIdentity,
-		d.checkAuth, d.checkRepos, d.checkTeamDirs, d.checkAgent, d.checkDaemon, d.checkInotify, d.checkClock,
+		d.checkAuth, d.checkRepos, d.checkTeamDirs, d.checkAgent, d.checkPersonal, d.checkDaemon, d.checkInotify, d.checkClock,
 	} {
 		check(ctx)
 	}

@@ -203,10 +203,19 @@ func tokenList(toks []store.Token) tokensJSON {
 	return out
 }
 
-// lintJSON is "lint --json": the findings in the team directory.
+// lintJSON is "lint --json": the findings in the team directory, and
+// with --fix the notes moved to the private memory.
 type lintJSON struct {
 	Dir      string        `json:"dir"`
 	Findings []lintFinding `json:"findings"`
+	Moved    []lintMove    `json:"moved,omitempty"`
+}
+
+// lintMove is a note of type user lint --fix moved out of the team
+// directory.
+type lintMove struct {
+	Key string `json:"key"`
+	To  string `json:"to"` // its path in the private memory
 }
 
 // lintFinding is what Claude Code would cut or misread in one note.
@@ -217,8 +226,8 @@ type lintFinding struct {
 
 // writeLintJSON prints lintJSON and, as the text output does, fails with
 // status 1 on a finding.
-func writeLintJSON(w io.Writer, dir string, found []memsync.Warning) error {
-	out := lintJSON{Dir: dir, Findings: []lintFinding{}}
+func writeLintJSON(w io.Writer, dir string, found []memsync.Warning, moved []lintMove) error {
+	out := lintJSON{Dir: dir, Findings: []lintFinding{}, Moved: moved}
 	for _, f := range found {
 		out.Findings = append(out.Findings, lintFinding{Key: f.Key, Message: f.Message})
 	}
@@ -258,6 +267,51 @@ func writeServiceStatusJSON(r service.Report, socket string, ds daemon.Status, e
 		out.Daemon = &ds
 	}
 	return writeJSON(w, out)
+}
+
+// personalStatusJSON is "personal status --json". Problem says why the
+// lane cannot run (the exit status is 1 then).
+type personalStatusJSON struct {
+	Server      string `json:"server"`
+	KeyID       string `json:"keyId,omitempty"`  // this machine's key; absent when none
+	KeptIn      string `json:"keptIn,omitempty"` // "keyring" or the key file's path
+	Rotating    bool   `json:"rotating"`         // a rotation begun here is unfinished
+	ServerKeyID string `json:"serverKeyId"`      // the server's key; "" before init
+	// Lanes are the server's lanes of the caller: sizes of ciphertext, no
+	// names.
+	Lanes    []api.LaneInfo      `json:"lanes"`
+	Quota    api.Quota           `json:"quota"`
+	Projects []personalProject   `json:"projects"`
+	Daemon   *personalDaemonJSON `json:"daemon,omitempty"`
+	Problem  string              `json:"problem,omitempty"`
+}
+
+// personalProject is one local project and its lane under this machine's
+// key.
+type personalProject struct {
+	Project  string `json:"project"`       // the team repo slug, or ~user
+	Dir      string `json:"dir,omitempty"` // its private memory directory
+	Lane     string `json:"lane"`
+	OnServer bool   `json:"onServer"`
+	Entries  int    `json:"entries"`
+}
+
+// personalDaemonJSON is whether the daemon runs, and the state of each
+// personal lane it runs.
+type personalDaemonJSON struct {
+	Running bool                 `json:"running"`
+	PID     int                  `json:"pid,omitempty"`
+	Version string               `json:"version,omitempty"`
+	Detail  string               `json:"detail"`
+	Lanes   []personalDaemonLane `json:"lanes,omitempty"`
+}
+
+// personalDaemonLane is one personal lane as the daemon reports it.
+type personalDaemonLane struct {
+	Project string `json:"project"`
+	Dir     string `json:"dir"`
+	State   string `json:"state"`
+	Stopped string `json:"stopped,omitempty"` // why it makes no request, when it does not
 }
 
 // jsonFlag registers --json, to print what instead of text.

@@ -32,6 +32,7 @@ var jsonOutputs = []jsonOutput{
 	{"lint", lintJSON{}, "The findings; exit status 1 when there is one."},
 	{"scan", []scan.Finding{}, "An array of findings (also `--format json`); exit status 1 when there is one."},
 	{"service status", serviceStatusJSON{}, "The service's state and the daemon's status; exit status 3 unless the service runs."},
+	{"personal status", personalStatusJSON{}, "This machine's personal key, the server's lanes and quota, and each project's lane; exit status 1 when `problem` is set."},
 }
 
 // jsonReference renders docs/reference/json.md.

@@ -20,7 +20,7 @@ import (
 // key: the OS keyring, or a 0600 file per server under the config
 // directory; every file names where its key is, so that readers need no
 // storage setting.
-func laneKeyStore() *personal.KeyStore { return personal.NewKeyStore(laneKeyDir(), "") }
+func laneKeyStore() *personal.KeyStore { return personalKeyStore("") }
 
 // laneKeyDir holds the personal key store's files.
 func laneKeyDir() string { return filepath.Join(configDir(), "personal") }

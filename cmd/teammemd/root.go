@@ -14,13 +14,14 @@ import (
 
 // deps are the parts of this machine the commands use that tests replace.
 type deps struct {
-	doctorEnv func() doctorEnv
-	machine   func() (service.Machine, error) // the service manager, the user, the terminal
+	doctorEnv   func() doctorEnv
+	machine     func() (service.Machine, error) // the service manager, the user, the terminal
+	secretInput func() secretInput
 }
 
 // realDeps are this machine's.
 func realDeps() deps {
-	return deps{doctorEnv: realDoctorEnv, machine: service.ThisMachine}
+	return deps{doctorEnv: realDoctorEnv, machine: service.ThisMachine, secretInput: realSecretInput}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -110,7 +111,7 @@ func commands(d deps) []*cobra.Command {
 		newServeCmd(), newTokenCmd(), newAdminCmd(), newMigrateStoreCmd(), newSyncCmd(),
 		newReviewCmd(), newHistoryCmd(), newShowCmd(), newDiffCmd(), newRestoreCmd(), newConflictsCmd(),
 		newLintCmd(), newHookCmd(), newMCPCmd(), newScanCmd(), newServiceCmd(d),
-		newSetupCmd(d), newLoginCmd(), newLogoutCmd(),
+		newSetupCmd(d), newLoginCmd(), newLogoutCmd(), newPersonalCmd(d),
 	}
 }
 

@@ -102,6 +102,9 @@ func setupClaude(ctx context.Context, env service.Env, f setupFlags, stdout, std
 		return usageError{err}
 	}
 	printChoice(stdout, choice)
+	if err := checkPersonalRoute(f, client, choice, stdout); err != nil {
+		return err
+	}
 	in, err := service.Prepare(env, f.Options, stderr)
 	if err != nil {
 		return err

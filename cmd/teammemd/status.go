@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -122,6 +123,9 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	}
 	for _, h := range r.Held {
 		fmt.Fprintf(b, "  held back:  %s (%s)\n", p(h.Path), p(h.Reason))
+		if h.Reason == memsync.HeldPersonal {
+			fmt.Fprintf(b, "              %s\n", personalHint(r.Dir, h.Path))
+		}
 	}
 	if len(r.HeldDeletions) > 0 {
 		fmt.Fprintf(b, "  deletions held back: %s%s\n", p(strings.Join(r.HeldDeletions, ", ")), causeSuffix(r.MassDeletion))

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"golang.org/x/oauth2"
+
+	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
+	"github.com/teammemd/teammemd/sync/personal"
+)
+
+// The personal lane's checks: all pass with the key here and on the
+// server; a key rotated elsewhere and a client that would sync the private
+// memory itself each fail with their fix.
+func TestDoctorPersonalLane(t *testing.T) {
+	c := newDoctorCase(t)
+	c.claude = claudetest.FakeClient(t, "2.1.328", "api_key")
+	out, _ := c.run(t)
+	if !strings.Contains(out, "info  personal  the personal lane is off") {
+		t.Errorf("doctor without a personal key:\n%s\nwant the info line that the lane is off", out)
+	}
+
+	ctx := context.Background()
+	k := storePersonalKey(t, c.srv.URL)
+	client, err := memsync.NewClient(c.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.srv.Token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand := "-----BEGIN AGE ENCRYPTED FILE-----\nc3RhbmQtaW4=\n-----END AGE ENCRYPTED FILE-----\n"
+	if _, err := client.PutPersonalKey(ctx, api.KeyEnvelope{KeyID: k.ID(), Envelope: stand}, ""); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = c.run(t)
+	for _, name := range []string{"personal key", "private sync", "personal lane", "server key", "personal quota"} {
+		if !strings.Contains(out, "ok    "+name+" ") {
+			t.Errorf("doctor with the personal lane lacks an ok line for %s:\n%s", name, out)
+		}
+	}
+
+	other, _ := personal.NewKey()
+	if _, err := client.PutPersonalKey(ctx, api.KeyEnvelope{KeyID: other.ID(), Envelope: stand}, k.ID()); err != nil {
+		t.Fatal(err)
+	}
+	c.claude = claudetest.FakeClient(t, "2.1.328", "claude.ai")
+	out, code := c.run(t)
+	for _, want := range []string{
+		"FAIL  server key the server's personal key is " + other.ID(), "fix: run teammemd personal join",
+		"FAIL  private sync", "fix: teammemd setup claude --disable-client-traffic",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor after a rotation elsewhere, with a claude.ai client, lacks %q:\n%s", want, out)
+		}
+	}
+	if code != exitFailure {
+		t.Errorf("doctor exit %d, want 1", code)
+	}
+}
