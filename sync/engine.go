@@ -24,6 +24,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // SecretScanner finds secrets in a file and in a key's name before either
@@ -188,11 +189,11 @@ type session struct {
 func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	lock, err := acquireLock(ctx, e.lockPath)
+	lock, err := fsio.AcquireLock(ctx, e.lockPath)
 	if err != nil {
 		return rep, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	st, aside, err := e.state.load(e.cfg.Repo, e.client.Host(), e.now())
 	if err != nil {
 		return rep, err
@@ -209,7 +210,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	if err != nil {
 		return rep, err
 	}
-	defer dirLock.release()
+	defer dirLock.Release()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
 	err = s.prepareDir()
 	if err == nil {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // FileID identifies one version of a path in the team directory by its
@@ -22,7 +24,7 @@ type FileID struct {
 }
 
 func fileID(fi fs.FileInfo) FileID {
-	return FileID{Dev: device(fi), Inode: inode(fi), Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Type: fi.Mode().Type()}
+	return FileID{Dev: fsio.Device(fi), Inode: fsio.Inode(fi), Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Type: fi.Mode().Type()}
 }
 
 // Identify returns the FileID of key's path in the team directory, not
@@ -61,6 +63,6 @@ func pinWrite(dir *os.Root, name string, size int64, sum string, now time.Time) 
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
 		return writtenFile{}, false
 	}
-	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: inode(fi), Hash: sum, Racy: now.Sub(fi.ModTime()) < racyWindow}
+	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: sum, Racy: now.Sub(fi.ModTime()) < racyWindow}
 	return writtenFile{index: e, id: fileID(fi)}, true
 }

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
@@ -274,7 +275,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 // statEntry is the index entry of a file as a stat sees it, without its
 // hash.
 func statEntry(fi fs.FileInfo) IndexEntry {
-	return IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: inode(fi)}
+	return IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi)}
 }
 
 // fresh reports whether the cached entry c's hash holds for the file whose

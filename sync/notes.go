@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // Notes reads and writes the notes of one team directory for a writer
@@ -100,7 +101,7 @@ func (t *teamDir) readNote(key string) ([]byte, NoteFile, error) {
 	if fi.Size() > MaxFileBytes {
 		return nil, NoteFile{}, fmt.Errorf("%s is %d bytes, over the %d a note may hold", key, fi.Size(), MaxFileBytes)
 	}
-	data, err := readAll(f)
+	data, err := fsio.ReadAll(f)
 	if err != nil {
 		return nil, NoteFile{}, err
 	}
@@ -115,7 +116,7 @@ func NoteSum(s string) (string, error) {
 		return "", nil
 	}
 	hex := strings.ToLower(strings.TrimPrefix(s, api.ChecksumPrefix))
-	if len(hex) != 64 || !isHex(hex) {
+	if len(hex) != 64 || !fsio.IsHex(hex) {
 		return "", fmt.Errorf("sha256 %q: want %s followed by 64 hex digits, as a read returns it", s, api.ChecksumPrefix)
 	}
 	return api.ChecksumPrefix + hex, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // StaleError refuses a write or a deletion whose precondition no longer
@@ -188,11 +189,11 @@ func noteError(key, want string, err error) error {
 // createIfAbsent writes data as the new file name in dir, refusing one
 // that exists (RENAME_NOREPLACE where the system has it).
 func createIfAbsent(dir *os.Root, name string, data []byte) error {
-	tmp, err := createTemp(dir, data, 0o644, nil)
+	tmp, err := fsio.CreateTemp(dir, data, 0o644, nil)
 	if err != nil {
 		return err
 	}
-	err = renameNoReplace(dir, tmp, name)
+	err = fsio.RenameNoReplace(dir, tmp, name)
 	if err == nil {
 		return nil
 	}

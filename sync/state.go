@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // stateFormat is the version of the state file layout.
@@ -77,7 +78,7 @@ type Rejection struct {
 type IndexEntry struct {
 	Size    int64  `json:"size"`
 	MtimeNs int64  `json:"mtimeNs"`
-	Inode   uint64 `json:"inode"`
+	Inode   uint64 `json:"fsio.Inode"`
 	Hash    string `json:"hash"`
 	// Racy marks a hash taken so soon after the file's mtime that a later
 	// write could keep the same mtime; it is re-hashed next time.
@@ -138,7 +139,7 @@ func decodeState(data []byte) (*State, error) {
 
 func validChecksum(s string) bool {
 	hex, ok := strings.CutPrefix(s, api.ChecksumPrefix)
-	return ok && len(hex) == 64 && isHex(hex)
+	return ok && len(hex) == 64 && fsio.IsHex(hex)
 }
 
 // stateStore reads and writes one repo's state file.
@@ -222,7 +223,7 @@ func (s *stateStore) save(st *State) error {
 	if bytes.Equal(data, s.last) {
 		return nil
 	}
-	if err := WriteFile(s.path, data, 0o600); err != nil {
+	if err := fsio.WriteFile(s.path, data, 0o600); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	s.last = data

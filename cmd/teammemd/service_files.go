@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // fileWrite is one file "teammemd service install" writes.
@@ -30,7 +30,7 @@ func (f fileWrite) apply(dry bool, w io.Writer) error {
 		fmt.Fprintf(w, "would write %s (mode %04o):\n%s", f.path, f.mode, indent(f.data))
 		return nil
 	}
-	if err := memsync.WriteFile(f.path, f.data, f.mode); err != nil {
+	if err := fsio.WriteFile(f.path, f.data, f.mode); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s\n", f.path)

@@ -1,8 +1,6 @@
 package memsync
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,24 +13,16 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/teammemd/teammemd/sync/fsio"
 	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
-// tempPrefix starts the name of every temporary file the engine creates in
-// the team directory; it is hidden, so it never syncs.
-const tempPrefix = ".teammemd-"
-
-// errNotRegular is returned when a write or delete target exists but is not
-// a regular file (a symlink, dangling or not, or a directory), or when a
-// parent of the target is not a directory.
-var errNotRegular = errors.New("target exists and is not a regular file")
-
 // blockedError names the local path that keeps a key from being written;
-// it is an errNotRegular.
+// it is an fsio.ErrNotRegular.
 type blockedError struct{ path, why string }
 
 func (e *blockedError) Error() string        { return e.path + " " + e.why }
-func (e *blockedError) Is(target error) bool { return target == errNotRegular }
+func (e *blockedError) Is(target error) bool { return target == fsio.ErrNotRegular }
 
 // teamDir is the team directory, reached only through an os.Root so that no
 // symlink inside it can lead a write outside it.
@@ -61,7 +51,7 @@ func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
 // openDir opens the directory that holds key, creating it if needed, as a
 // root of its own: the files of one directory are then written with no
 // path walk each. A parent that is a symlink or not a directory is
-// errNotRegular: the engine never writes through a link.
+// fsio.ErrNotRegular: the engine never writes through a link.
 func (t *teamDir) openDir(key string) (*os.Root, error) {
 	dir := path.Dir(key)
 	if err := t.checkParents(key); err != nil {
@@ -77,21 +67,6 @@ func (t *teamDir) openDir(key string) (*os.Root, error) {
 		return nil, fmt.Errorf("open directory for %s: %w", key, err)
 	}
 	return d, nil
-}
-
-// renameInto writes data to a new temp file in dir, fsyncs it and renames
-// it to name, so name holds either its old content or all of data. The
-// caller syncs dir when the new name must survive a crash.
-func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode) error {
-	tmp, err := createTemp(dir, data, perm, nil)
-	if err != nil {
-		return err
-	}
-	if err := dir.Rename(tmp, name); err != nil {
-		dir.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // syncDirs fsyncs each directory once, and every new directory's parents up
@@ -165,7 +140,7 @@ func (t *teamDir) read(key string) ([]byte, error) {
 	return data, nil
 }
 
-// checkRegular reports fs.ErrNotExist for a missing key and errNotRegular
+// checkRegular reports fs.ErrNotExist for a missing key and fsio.ErrNotRegular
 // for anything but a regular file.
 func (t *teamDir) checkRegular(key string) error {
 	fi, err := t.root.Lstat(key)
@@ -173,27 +148,18 @@ func (t *teamDir) checkRegular(key string) error {
 		return fmt.Errorf("stat %s: %w", key, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", key, errNotRegular, fi.Mode().Type())
+		return fmt.Errorf("%s: %w (%s)", key, fsio.ErrNotRegular, fi.Mode().Type())
 	}
 	return nil
 }
 
 // syncDir fsyncs dir, a directory of the team directory.
-func (t *teamDir) syncDir(dir string) error { return syncRootDir(t.root, dir) }
-
-func randomHex() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// maxNameBytes is the longest file name most file systems accept.
-const maxNameBytes = 255
+func (t *teamDir) syncDir(dir string) error { return fsio.SyncDir(t.root, dir) }
 
 // fileNameProblem says why key cannot be a file name on goos, or "".
 func fileNameProblem(key, goos string) string {
 	for _, seg := range strings.Split(key, "/") {
-		if len(seg) > maxNameBytes {
+		if len(seg) > fsio.MaxNameBytes {
 			return "path segment longer than 255 bytes"
 		}
 		if goos != "windows" {
@@ -203,7 +169,7 @@ func fileNameProblem(key, goos string) string {
 			return `path segment holds one of <>:"|?* (not allowed on Windows)`
 		}
 		if windowsReserved(seg) {
-			return "path segment is a reserved device name on Windows"
+			return "path segment is a reserved fsio.Device name on Windows"
 		}
 	}
 	return ""
