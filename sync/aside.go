@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -28,7 +27,7 @@ func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, st
 	if err != nil {
 		return nil, "", err
 	}
-	if api.EntryChecksum(string(data)) == base {
+	if entrySum(data) == base {
 		return nil, "", nil
 	}
 	data, err = fsio.ReadSettled(dir, path.Base(k))
@@ -38,7 +37,7 @@ func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, st
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w; the next pull tries again", s.Show(k), err)
 	}
-	sum := api.EntryChecksum(string(data))
+	sum := entrySum(data)
 	if sum == base {
 		return nil, "", nil
 	}
@@ -64,7 +63,7 @@ func (s *session) settleAside(dir *os.Root, key, aside string, known []string) (
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(known, api.EntryChecksum(string(data))) {
+	if slices.Contains(known, entrySum(data)) {
 		return nil, dir.Remove(aside)
 	}
 	c, err := s.saveConflict(key, "local", data)

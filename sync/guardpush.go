@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
-
-	"github.com/teammemd/teammemd/server/api"
 )
 
 // guardEntry is the guards' verdict on one content of a key, kept while
@@ -83,7 +81,7 @@ func (s *session) localCheck(k, sum string) (NoteCheck, error) {
 	case err != nil:
 		return NoteCheck{}, fmt.Errorf("check %s: %w", s.Show(k), err)
 	}
-	return s.guardCheck(k, api.EntryChecksum(string(data)), data), nil
+	return s.guardCheck(k, entrySum(data), data), nil
 }
 
 // Lint runs the guards on every syncable note of the team directory dir:

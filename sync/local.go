@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/fsio"
-	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
 // MaxFileBytes is the largest file that syncs (the server's entry cap).
@@ -162,7 +160,7 @@ func (s *session) emptied() bool {
 // readable returns the error opening key's file for reading gets, nil when
 // it opens.
 func (t *teamDir) readable(key string) error {
-	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+	if err := t.readFault(key); err != nil {
 		return err
 	}
 	f, err := t.root.Open(key)
@@ -187,7 +185,7 @@ func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 	var sc localScan
 	err := fs.WalkDir(t.root.FS(), ".", func(key string, d fs.DirEntry, err error) error {
 		if err == nil && key != "." && d.IsDir() {
-			err = fault.Read(filepath.Join(t.path, filepath.FromSlash(key)))
+			err = t.readFault(key)
 		}
 		if err != nil {
 			if key == "." || !errors.Is(err, fs.ErrPermission) {
@@ -267,7 +265,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 		return IndexEntry{}, fmt.Sprintf("%d bytes, over the %d byte limit", len(data), MaxFileBytes), nil
 	}
 	e.Size = int64(len(data))
-	e.Hash = api.EntryChecksum(string(data))
+	e.Hash = entrySum(data)
 	e.Racy = now.Sub(fi.ModTime()) < racyWindow
 	return e, "", nil
 }

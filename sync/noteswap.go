@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -126,5 +125,5 @@ func regularSum(dir *os.Root, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return api.EntryChecksum(string(data)), nil
+	return entrySum(data), nil
 }

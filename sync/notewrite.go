@@ -78,7 +78,7 @@ func (n *Notes) Write(ctx context.Context, key string, data []byte, ifMatch stri
 	if err := writeIfMatch(td, key, data, want); err != nil {
 		return "", noteError(key, want, err)
 	}
-	return api.EntryChecksum(string(data)), td.syncDirs(map[string]bool{path.Dir(key): true})
+	return entrySum(data), td.syncDirs(map[string]bool{path.Dir(key): true})
 }
 
 // writeIfMatch creates key's file, and its directories, when want is "";
@@ -210,5 +210,5 @@ func fileSum(dir *os.Root, name string) string {
 	if err != nil {
 		return ""
 	}
-	return api.EntryChecksum(string(data))
+	return entrySum(data)
 }

@@ -10,22 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/internal/entryhash"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/sync/fsio"
+	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
 
 // countHashes counts the entry checksums of value the engine computes
 // (not the server's, in the same process) until the test ends.
 func countHashes(t *testing.T, value string) *atomic.Int64 {
-	var n atomic.Int64
-	t.Cleanup(entryhash.Watch(func(v string) {
-		if v == value && entryhash.CallerHas("github.com/teammemd/teammemd/sync.") {
-			n.Add(1)
-		}
-	}))
-	return &n
+	return hashcount.Count(t, func(v []byte) bool { return string(v) == value })
 }
 
 // savedState reads p's state as its engine last saved it.

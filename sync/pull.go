@@ -80,7 +80,7 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		if s.skipSecretName(k) {
 			continue
 		}
-		sum := api.EntryChecksum(entries[k])
+		sum := entryStringSum(entries[k])
 		sums[k] = sum
 		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
 			continue

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -95,7 +94,7 @@ func (s *session) clearLeftover(p string) error {
 	data, err := s.td.read(key)
 	switch {
 	case err == nil:
-		known = append(known, api.EntryChecksum(string(data)))
+		known = append(known, entrySum(data))
 	case errors.Is(err, fs.ErrNotExist) && whole:
 		// The crash came before the file was put back or deleted.
 		if back, err := s.putBackLeftover(dir, name, key, known); back || err != nil {
@@ -117,7 +116,7 @@ func (s *session) putBackLeftover(dir *os.Root, aside, key string, known []strin
 	if err != nil {
 		return false, nil
 	}
-	if slices.Contains(known, api.EntryChecksum(string(data))) {
+	if slices.Contains(known, entrySum(data)) {
 		return true, dir.Remove(aside)
 	}
 	err = fsio.RenameNoReplace(dir, aside, path.Base(key))

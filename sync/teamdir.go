@@ -7,14 +7,13 @@ import (
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/fsio"
-	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
 // blockedError names the local path that keeps a key from being written;
@@ -130,7 +129,7 @@ func (t *teamDir) read(key string) ([]byte, error) {
 	if err := t.checkRegular(key); err != nil {
 		return nil, err
 	}
-	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+	if err := t.readFault(key); err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	data, err := t.root.ReadFile(key)
@@ -188,4 +187,17 @@ func windowsReserved(seg string) bool {
 		return base[3] >= '0' && base[3] <= '9'
 	}
 	return false
+}
+
+// entrySum is the entry checksum of value: the one place the engine
+// hashes a note.
+func entrySum(value []byte) string {
+	countHash(value)
+	return api.EntryChecksumBytes(value)
+}
+
+// entryStringSum is entrySum of a value held as a string.
+func entryStringSum(value string) string {
+	countHashString(value)
+	return api.EntryChecksum(value)
 }

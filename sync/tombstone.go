@@ -104,7 +104,7 @@ func (s *session) removeIfAgreed(k, base string) (bool, error) {
 		return errors.Is(err, fs.ErrNotExist), nil
 	}
 	data, err := fsio.ReadSettled(dir, aside)
-	if err == nil && api.EntryChecksum(string(data)) == base {
+	if err == nil && entrySum(data) == base {
 		if err := dir.Remove(aside); err != nil {
 			return false, fmt.Errorf("delete %s: %w", k, err)
 		}

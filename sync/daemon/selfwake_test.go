@@ -6,12 +6,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/internal/entryhash"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
 
 // startTraced runs a daemon on dir whose requests tr records as node's.
@@ -145,12 +144,7 @@ func TestBurstTrace(t *testing.T) {
 // the daemon telling the pull's write from a user's, the next push).
 func TestOneNoteHashes(t *testing.T) {
 	const note = "---\nname: deploys\ndescription: how we deploy\ntype: project\n---\nDeploys go out on Tuesdays.\n"
-	var hashes atomic.Int64
-	t.Cleanup(entryhash.Watch(func(v string) {
-		if v == note && entryhash.CallerHas("github.com/teammemd/teammemd/sync") {
-			hashes.Add(1)
-		}
-	}))
+	hashes := hashcount.Count(t, func(v []byte) bool { return string(v) == note })
 	srv := servertest.Start(t)
 	tr := newTracer()
 	dirA, dirB := t.TempDir(), t.TempDir()
