@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -277,22 +278,23 @@ type rejectedError struct {
 func (e *rejectedError) Error() string { return e.err.Error() }
 func (e *rejectedError) Unwrap() error { return e.err }
 
-func appendUnique(list []string, s string) []string {
-	for _, v := range list {
-		if v == s {
-			return list
+// ruleIDs lists the rules of found, each once, in the order found names
+// them.
+func ruleIDs(found []scan.Finding) []string {
+	var ids []string
+	for _, f := range found {
+		if !slices.Contains(ids, f.RuleID) {
+			ids = append(ids, f.RuleID)
 		}
 	}
-	return append(list, s)
+	return ids
 }
 
 // skipOnce reports key as skipped for reason, unless it already is; it
 // reports whether it did.
 func (s *session) skipOnce(key, reason string) bool {
-	for _, sk := range s.rep.Skipped {
-		if sk.Key == key && sk.Reason == reason {
-			return false
-		}
+	if slices.Contains(s.rep.Skipped, Skipped{Key: key, Reason: reason}) {
+		return false
 	}
 	s.rep.skip(key, reason)
 	return true

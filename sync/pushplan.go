@@ -162,10 +162,7 @@ func (s *session) block(k string, c checkedFile) {
 			return
 		}
 	}
-	b := Blocked{Key: k, Line: c.findings[0].Line}
-	for _, f := range c.findings {
-		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
-	}
+	b := Blocked{Key: k, Line: c.findings[0].Line, RuleIDs: ruleIDs(c.findings)}
 	s.rep.Blocked = append(s.rep.Blocked, b)
 	s.warnSecretOnce(key, c.data, b)
 }

@@ -25,10 +25,7 @@ func (e *Engine) nameRules(key string) ([]string, bool) {
 	if err != nil {
 		return nil, true
 	}
-	var ids []string
-	for _, f := range found {
-		ids = appendUnique(ids, f.RuleID)
-	}
+	ids := ruleIDs(found)
 	if len(ids) > 0 {
 		e.noteSecretName(key)
 	}

@@ -63,10 +63,6 @@ func (s Spec) key() string {
 	return s.Server + "\x00" + s.Repo + "\x00" + s.Dir + "\x00" + s.TokenFile + "\x00" + s.TokenID
 }
 
-// emptyChecksum is the checksum of a repo never written, which a change wait
-// accepts as If-None-Match.
-var emptyChecksum = api.RepoChecksum(nil, nil)
-
 // msgOwnWrites is logged for a watcher batch made only of the last pull's
 // writes, which is not a user change.
 const msgOwnWrites = "changes are the last pull's own writes"

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
@@ -153,7 +154,7 @@ func TestOneNoteHashes(t *testing.T) {
 	startTraced(t, srv, tr, "bob", dirB, slog.New(logB))
 	eventually(t, "both daemons settled", func() bool {
 		sum := serverChecksum(t, srv)
-		return tr.armed("alice", sum) && tr.armed("bob", sum) || tr.armed("alice", emptyChecksum) && tr.armed("bob", emptyChecksum)
+		return tr.armed("alice", sum) && tr.armed("bob", sum) || tr.armed("alice", api.EmptyRepoChecksum) && tr.armed("bob", api.EmptyRepoChecksum)
 	})
 	openBob := tr.closeGate("bob")
 	defer openBob()
@@ -161,7 +162,7 @@ func TestOneNoteHashes(t *testing.T) {
 	write(t, dirA, "deploys.md", note)
 	eventually(t, "alice pushed the note and waits on the new checksum", func() bool {
 		sum := serverChecksum(t, srv)
-		return sum != "" && sum != emptyChecksum && tr.armed("alice", sum)
+		return sum != "" && sum != api.EmptyRepoChecksum && tr.armed("alice", sum)
 	})
 	if got := hashes.Load(); got < 1 || got > 2 {
 		t.Errorf("a saved note was hashed %d times on its way to the server, want 1 or 2 (the push hashes it)", got)
