@@ -206,7 +206,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, err
 	}
 	defer td.close()
-	dirLock, err := e.lockTeamDir(ctx)
+	dirLock, err := lockTeamDir(ctx, e.cfg.Dir, e.log)
 	if err != nil {
 		return rep, err
 	}

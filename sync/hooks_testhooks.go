@@ -9,9 +9,10 @@ import (
 	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
 
-// readFault returns the read fault a test set for key's path, or nil.
-func (t *teamDir) readFault(key string) error {
-	return fault.Read(filepath.Join(t.path, filepath.FromSlash(key)))
+// readFault returns the read fault a test set for the path of key in the
+// team directory dir, or nil.
+func readFault(dir, key string) error {
+	return fault.Read(filepath.Join(dir, filepath.FromSlash(key)))
 }
 
 // countHash hands a value about to be hashed to a test's counter.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -160,7 +162,7 @@ func (s *session) emptied() bool {
 // readable returns the error opening key's file for reading gets, nil when
 // it opens.
 func (t *teamDir) readable(key string) error {
-	if err := t.readFault(key); err != nil {
+	if err := readFault(t.path, key); err != nil {
 		return err
 	}
 	f, err := t.root.Open(key)
@@ -185,7 +187,7 @@ func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 	var sc localScan
 	err := fs.WalkDir(t.root.FS(), ".", func(key string, d fs.DirEntry, err error) error {
 		if err == nil && key != "." && d.IsDir() {
-			err = t.readFault(key)
+			err = readFault(t.path, key)
 		}
 		if err != nil {
 			if key == "." || !errors.Is(err, fs.ErrPermission) {
@@ -281,4 +283,21 @@ func statEntry(fi fs.FileInfo) IndexEntry {
 // mtime that a later write could have kept them.
 func (c IndexEntry) fresh(e IndexEntry) bool {
 	return c.Hash != "" && !c.Racy && c.Size == e.Size && c.MtimeNs == e.MtimeNs && c.Inode == e.Inode
+}
+
+// Identify returns the FileID of key's path in the team directory, not
+// following a symlink; a missing path is an fs.ErrNotExist error. It looks
+// through the team directory's root, so a link never leads it outside, and
+// reads no file.
+func (e *Engine) Identify(key string) (FileID, error) {
+	root, err := os.OpenRoot(e.cfg.Dir)
+	if err != nil {
+		return FileID{}, fmt.Errorf("open team directory: %w", err)
+	}
+	defer root.Close()
+	fi, err := root.Lstat(filepath.FromSlash(key))
+	if err != nil {
+		return FileID{}, err
+	}
+	return fileID(fi), nil
 }

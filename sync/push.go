@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -220,6 +219,36 @@ func (s *session) accept(b batch, resp api.PutResponse) {
 	s.st.LastKnownVersion = resp.Version
 }
 
+// acceptProposal records a batch the server took as a proposal: the keys
+// the proposal holds are under review, and the rest, which the server
+// already held as sent, are accepted as stored.
+func (s *session) acceptProposal(b batch, resp api.PutResponse) {
+	proposed := func(k string) bool { return slices.Contains(resp.Review.Keys, k) }
+	note := func(k, sum string) {
+		if s.st.Review == nil {
+			s.st.Review = map[string]ReviewNote{}
+		}
+		s.st.Review[k] = ReviewNote{Proposal: resp.Review.Proposal, Checksum: sum, Base: s.st.ServerChecksums[k], State: ReviewPending}
+		s.rep.Proposed = append(s.rep.Proposed, k)
+	}
+	var stored batch
+	for _, u := range b.Entries {
+		if proposed(u.Key) {
+			note(u.Key, u.Sum)
+		} else {
+			stored.Entries = append(stored.Entries, u)
+		}
+	}
+	for _, k := range b.Deletes {
+		if proposed(k) {
+			note(k, "")
+		} else {
+			stored.Deletes = append(stored.Deletes, k)
+		}
+	}
+	s.accept(stored, resp)
+}
+
 // noteRejection remembers a permanent refusal of one key's content so it is
 // not sent again until the file changes, and returns err. The refusal is
 // recorded under the key as the server named it: redacted when the
@@ -277,18 +306,6 @@ type rejectedError struct {
 
 func (e *rejectedError) Error() string { return e.err.Error() }
 func (e *rejectedError) Unwrap() error { return e.err }
-
-// ruleIDs lists the rules of found, each once, in the order found names
-// them.
-func ruleIDs(found []scan.Finding) []string {
-	var ids []string
-	for _, f := range found {
-		if !slices.Contains(ids, f.RuleID) {
-			ids = append(ids, f.RuleID)
-		}
-	}
-	return ids
-}
 
 // skipOnce reports key as skipped for reason, unless it already is; it
 // reports whether it did.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -243,4 +244,23 @@ func repoStateDir(stateDir, slug, host string) string {
 // "@", and the server host with ":" and brackets as "_".
 func repoStateName(slug, host string) string {
 	return strings.ReplaceAll(slug, "/", "+") + "@" + strings.NewReplacer(":", "_", "[", "_", "]", "_").Replace(host)
+}
+
+// reviewNotes lists the state's notes, by key.
+func reviewNotes(st *State) []ReviewNote {
+	var out []ReviewNote
+	for k, n := range st.Review {
+		n.Key = k
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b ReviewNote) int {
+		switch {
+		case a.Key < b.Key:
+			return -1
+		case a.Key > b.Key:
+			return 1
+		}
+		return 0
+	})
+	return out
 }

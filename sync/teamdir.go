@@ -129,7 +129,7 @@ func (t *teamDir) read(key string) ([]byte, error) {
 	if err := t.checkRegular(key); err != nil {
 		return nil, err
 	}
-	if err := t.readFault(key); err != nil {
+	if err := readFault(t.path, key); err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	data, err := t.root.ReadFile(key)
