@@ -8,13 +8,6 @@ import (
 	"slices"
 )
 
-// guardEntry is the guards' verdict on one content of a key, kept while
-// the file keeps that content so an unchanged note is not read again.
-type guardEntry struct {
-	hash  string
-	check NoteCheck
-}
-
 // guardCheck runs the guards on data, key's content with checksum sum,
 // or returns the verdict kept for it.
 func (s *session) guardCheck(k, sum string, data []byte) NoteCheck {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -120,20 +119,4 @@ func NoteSum(s string) (string, error) {
 		return "", fmt.Errorf("sha256 %q: want %s followed by 64 hex digits, as a read returns it", s, api.ChecksumPrefix)
 	}
 	return api.ChecksumPrefix + hex, nil
-}
-
-// TeamDirMode is the mode of a team directory teammemd creates, and of
-// the parents it creates for it: the notes are the user's own until they
-// are shared, so no other user of the machine may list or read them. A
-// configured checkout's team directory, a discovered project's and one
-// made for a first note alike.
-const TeamDirMode = 0o700
-
-// createTeamDir creates a missing team directory, for a first sync or a
-// first note.
-func createTeamDir(dir string) error {
-	if err := os.MkdirAll(dir, TeamDirMode); err != nil {
-		return fmt.Errorf("create team directory: %w", err)
-	}
-	return nil
 }

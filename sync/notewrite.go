@@ -16,27 +16,6 @@ import (
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
-// StaleError refuses a write or a deletion whose precondition no longer
-// holds: the note is not the version the caller read.
-type StaleError struct {
-	Key string
-	// Want is the checksum the caller passed, "" for a note that must not
-	// exist yet.
-	Want string
-	// Current is the note's checksum now, "" when it does not exist.
-	Current string
-}
-
-func (e *StaleError) Error() string {
-	switch {
-	case e.Want == "":
-		return fmt.Sprintf("%s already exists (current sha256 %s); read it and pass that sha256 to replace it", e.Key, e.Current)
-	case e.Current == "":
-		return fmt.Sprintf("%s does not exist (deleted since it was read, or never written); pass no sha256 to create it", e.Key)
-	}
-	return fmt.Sprintf("%s changed since it was read: current sha256 %s, not %s; read it again", e.Key, e.Current, e.Want)
-}
-
 // SecretError refuses a write whose name or content holds a secret. It
 // names the rules that matched, never the secret.
 type SecretError struct {

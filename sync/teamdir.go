@@ -23,6 +23,22 @@ type blockedError struct{ path, why string }
 func (e *blockedError) Error() string        { return e.path + " " + e.why }
 func (e *blockedError) Is(target error) bool { return target == fsio.ErrNotRegular }
 
+// TeamDirMode is the mode of a team directory teammemd creates, and of
+// the parents it creates for it: the notes are the user's own until they
+// are shared, so no other user of the machine may list or read them. A
+// configured checkout's team directory, a discovered project's and one
+// made for a first note alike.
+const TeamDirMode = 0o700
+
+// createTeamDir creates a missing team directory, for a first sync or a
+// first note.
+func createTeamDir(dir string) error {
+	if err := os.MkdirAll(dir, TeamDirMode); err != nil {
+		return fmt.Errorf("create team directory: %w", err)
+	}
+	return nil
+}
+
 // teamDir is the team directory, reached only through an os.Root so that no
 // symlink inside it can lead a write outside it.
 type teamDir struct {
