@@ -145,7 +145,7 @@ func (s *Server) prune(ctx context.Context) {
 	n, err := s.store.PruneHistory(ctx, s.history.KeepVersions, olderThan)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		s.log.Error("prune history", "error", err)
+		s.log.Error("prune history", "err", err)
 	case n > 0:
 		s.log.Info("history pruned", "revisions", n, "keepVersions", s.history.KeepVersions)
 	}

@@ -66,7 +66,7 @@ func (s *Server) sendHistoryPage(w http.ResponseWriter, r *http.Request, hr hist
 		if hr.content && rev.Size != nil {
 			var err error
 			if rev, err = s.withContent(r.Context(), rev); err != nil {
-				s.log.WarnContext(r.Context(), "history page aborted", "repo", hr.q.Repo, "error", err)
+				s.log.WarnContext(r.Context(), "history page aborted", "repo", hr.q.Repo, "err", err)
 				panic(http.ErrAbortHandler)
 			}
 		}

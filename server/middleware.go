@@ -216,7 +216,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, bearer str
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "invalid or revoked token")
 	case errors.As(err, &unavail):
 		infoFrom(r.Context()).mode = unavail.Mode
-		s.log.WarnContext(r.Context(), "credential check failed", "mode", unavail.Mode, "error", err)
+		s.log.WarnContext(r.Context(), "credential check failed", "mode", unavail.Mode, "err", err)
 		return auth.Principal{}, unavailable(w, "the "+unavail.Mode+" credential could not be checked now; retry later", authRetry)
 	case err != nil:
 		return auth.Principal{}, fmt.Errorf("authenticate: %w", err)

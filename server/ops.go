@@ -79,13 +79,13 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	if err := s.probeStore(ctx); err != nil {
-		s.log.Warn("store not ready", "error", err)
+		s.log.Warn("store not ready", "err", err)
 		s.writeError(w, r, unavailable(w, "store is not answering", time.Second))
 		return
 	}
 	if p, ok := s.waker.(pinger); ok {
 		if err := p.Ping(ctx); err != nil {
-			s.log.Warn("change feed not ready", "error", err)
+			s.log.Warn("change feed not ready", "err", err)
 			s.writeError(w, r, unavailable(w, "not hearing of other replicas' changes", time.Second))
 			return
 		}

@@ -190,7 +190,7 @@ func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struc
 	}
 	s.lot.mu.Unlock()
 	if err != nil {
-		s.log.Warn("change wait: read hashes", "repo", repo, "error", err)
+		s.log.Warn("change wait: read hashes", "repo", repo, "err", err)
 		return true // the waits stay; their timers end them
 	}
 	if len(due) > 0 {

@@ -24,7 +24,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeEncodeError answers 500 for a body that could not be encoded.
 func (s *Server) writeEncodeError(w http.ResponseWriter, err error) {
-	s.log.Error("encode response", "error", err)
+	s.log.Error("encode response", "err", err)
 	http.Error(w, `{"type":"error","error":{"type":"api_error","message":"encode response","details":{"error_code":"internal_error"}}}`, http.StatusInternalServerError)
 }
 
@@ -47,7 +47,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			// The client went away; nobody reads the answer.
 			apiErr = api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "request canceled")
 		} else {
-			s.log.ErrorContext(r.Context(), "request failed", "route", infoFrom(r.Context()).route, "error", err)
+			s.log.ErrorContext(r.Context(), "request failed", "route", infoFrom(r.Context()).route, "err", err)
 			apiErr = api.NewError(http.StatusInternalServerError, api.CodeInternal, "internal server error")
 		}
 	}

@@ -71,7 +71,7 @@ func (s *Server) Propose(ctx context.Context, p auth.Principal, repo, ifMatch st
 		return prop, snap, fmt.Errorf("propose to %s: %w", repo, err)
 	}
 	if err := s.supersede(ctx, prop); err != nil {
-		s.log.Warn("older proposals not superseded", "repo", repo, "proposal", prop.ID, "error", err)
+		s.log.Warn("older proposals not superseded", "repo", repo, "proposal", prop.ID, "err", err)
 	}
 	s.waker.Publish(store.ReviewWakeKey(repo))
 	return prop, snap, nil

@@ -260,7 +260,7 @@ func (s *Server) shutdown(hs *http.Server, serveErr <-chan error) error {
 	err := hs.Shutdown(sctx)
 	s.closeLot(sctx)
 	if err != nil {
-		s.log.Warn("shutdown timed out, closing connections", "error", err)
+		s.log.Warn("shutdown timed out, closing connections", "err", err)
 		err = hs.Close()
 	}
 	if serr := <-serveErr; serr != nil && !errors.Is(serr, http.ErrServerClosed) {

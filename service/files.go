@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // FileWrite is one file install writes.
@@ -31,7 +31,7 @@ func (f FileWrite) Apply(dry bool, w io.Writer) error {
 		fmt.Fprintf(w, "would write %s (mode %04o):\n%s", f.Path, f.Mode, indent(f.Data))
 		return nil
 	}
-	if err := memsync.WriteFile(f.Path, f.Data, f.Mode); err != nil {
+	if err := fsio.WriteFile(f.Path, f.Data, f.Mode); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s\n", f.Path)

@@ -8,15 +8,15 @@ import (
 	"path"
 	"slices"
 
-	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // keepLocalIfEdited saves the local file as a conflict copy when it holds
 // an edit never pushed (its content differs from the last agreed version),
 // reading it afresh so an edit made since the scan is kept too. An edit is
-// read again once no program holds the file open for writing (readSettled
+// read again once no program holds the file open for writing (fsio.ReadSettled
 // in dir, its directory), so an editor saving in place is never copied
-// half-written; one that keeps it open fails the write with errStillOpen,
+// half-written; one that keeps it open fails the write with fsio.ErrStillOpen,
 // and the next pull tries again. It returns the copy, if one was made, for
 // the caller to record, and the checksum of the content copied.
 func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, string, error) {
@@ -27,17 +27,17 @@ func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, st
 	if err != nil {
 		return nil, "", err
 	}
-	if api.EntryChecksum(string(data)) == base {
+	if entrySum(data) == base {
 		return nil, "", nil
 	}
-	data, err = readSettled(dir, path.Base(k))
+	data, err = fsio.ReadSettled(dir, path.Base(k))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w; the next pull tries again", s.Show(k), err)
 	}
-	sum := api.EntryChecksum(string(data))
+	sum := entrySum(data)
 	if sum == base {
 		return nil, "", nil
 	}
@@ -54,8 +54,8 @@ func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, st
 // first. A file that a writer still holds open, or whose copy fails,
 // stays where it is, and the next run's sweep judges it again.
 func (s *session) settleAside(dir *os.Root, key, aside string, known []string) (*Conflict, error) {
-	data, err := readSettled(dir, aside)
-	if errors.Is(err, errStillOpen) {
+	data, err := fsio.ReadSettled(dir, aside)
+	if errors.Is(err, fsio.ErrStillOpen) {
 		s.leftovers.Store(true)
 		s.log.Warn("file moved aside is still open for writing; judged on the next run", "key", s.Show(key))
 		return nil, nil
@@ -63,7 +63,7 @@ func (s *session) settleAside(dir *os.Root, key, aside string, known []string) (
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(known, api.EntryChecksum(string(data))) {
+	if slices.Contains(known, entrySum(data)) {
 		return nil, dir.Remove(aside)
 	}
 	c, err := s.saveConflict(key, "local", data)

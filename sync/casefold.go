@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // knownDir is what an engine has learned about its team directory; it
@@ -63,7 +65,7 @@ func detectCaseInsensitive(dir string, root *os.Root) (bool, error) {
 	}
 	for p := real; filepath.Dir(p) != p; p = filepath.Dir(p) {
 		parent, err := os.Lstat(filepath.Dir(p))
-		if err != nil || device(parent) != device(self) {
+		if err != nil || fsio.Device(parent) != fsio.Device(self) {
 			break
 		}
 		if ci, ok := caseTwin(p); ok {
@@ -102,7 +104,7 @@ func caseTwin(p string) (insensitive, ok bool) {
 // probeCaseInsensitive creates a lower-case probe file in the team
 // directory, looks it up in upper case and removes it.
 func probeCaseInsensitive(root *os.Root) (bool, error) {
-	name := probePrefix + randomHex() + ".probe"
+	name := probePrefix + fsio.RandomHex() + ".probe"
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return false, fmt.Errorf("probe team directory case sensitivity: %w", err)

@@ -94,6 +94,7 @@ func TestCompactedDeletionNotResurrected(t *testing.T) {
 // again, the deletion he knew of still applies: the copy is deleted, not
 // pushed back as a new note.
 func TestKnownDeletionOutlivesItsMarker(t *testing.T) {
+	skipWithoutReadFault(t)
 	srv := compactingServer(t)
 	alice, bob := newPeer(t, srv.URL, srv.Token, nil), newPeer(t, srv.URL, srv.Token, nil)
 	alice.write(t, "note.md", "note")

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // saveConflict saves a losing version of key outside the team directory as
@@ -48,7 +50,7 @@ func (s *session) saveConflict(key, source string, data []byte) (Conflict, error
 // the name and renaming are two steps; the repo lock keeps any other
 // writer out between them.
 func placeConflict(root *os.Root, stem, ext string, data []byte) (string, error) {
-	tmp, err := createTemp(root, data, 0o600, testHookConflictWrite)
+	tmp, err := fsio.CreateTemp(root, data, 0o600, testHookConflictWrite)
 	if err != nil {
 		return "", err
 	}
@@ -68,23 +70,8 @@ func placeConflict(root *os.Root, stem, ext string, data []byte) (string, error)
 			root.Remove(tmp)
 			return "", err
 		}
-		return name, syncRootDir(root, path.Dir(name))
+		return name, fsio.SyncDir(root, path.Dir(name))
 	}
-}
-
-// syncRootDir fsyncs dir inside root, so the entries written into it
-// survive a crash. A file system that cannot fsync a directory
-// (os.ErrInvalid) is no error.
-func syncRootDir(root *os.Root, dir string) error {
-	d, err := root.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }
 
 // recordConflict notes a saved conflict copy in state and in the report.

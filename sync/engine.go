@@ -24,6 +24,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // SecretScanner finds secrets in a file and in a key's name before either
@@ -217,11 +218,11 @@ type session struct {
 func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	lock, err := acquireLock(ctx, e.lockPath)
+	lock, err := fsio.AcquireLock(ctx, e.lockPath)
 	if err != nil {
 		return rep, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	st, aside, err := e.state.load(e.cfg.Repo, e.remote.Host(), e.now())
 	if err != nil {
 		return rep, err
@@ -234,11 +235,11 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, err
 	}
 	defer td.close()
-	dirLock, err := e.lockTeamDir(ctx)
+	dirLock, err := lockTeamDir(ctx, e.cfg.Dir, e.log)
 	if err != nil {
 		return rep, err
 	}
-	defer dirLock.release()
+	defer dirLock.Release()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
 	err = s.prepareDir()
 	if err == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 func TestTwoClientsConverge(t *testing.T) {
@@ -231,11 +232,11 @@ func TestConcurrentSyncIsSerialized(t *testing.T) {
 	if rep.PUTs != 0 || len(serverEntries(t, srv)) != 20 {
 		t.Errorf("after both syncs: %d PUTs, %d entries; want 0 and 20", rep.PUTs, len(serverEntries(t, srv)))
 	}
-	lock, err := acquireLock(context.Background(), a.eng.lockPath)
+	lock, err := fsio.AcquireLock(context.Background(), a.eng.lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.release()
+	defer lock.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	if _, err := second.Sync(ctx); !errors.Is(err, ErrLocked) {

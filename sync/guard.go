@@ -55,6 +55,13 @@ type NoteCheck struct {
 	Warnings []string
 }
 
+// guardEntry is the guards' verdict on one content of a key, kept while
+// the file keeps that content so an unchanged note is not read again.
+type guardEntry struct {
+	hash  string
+	check NoteCheck
+}
+
 // CheckNote runs the guards on one note, key and content.
 func CheckNote(key string, data []byte) NoteCheck {
 	c := checkContent(key, data)

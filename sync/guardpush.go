@@ -6,16 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
-
-	"github.com/teammemd/teammemd/server/api"
 )
-
-// guardEntry is the guards' verdict on one content of a key, kept while
-// the file keeps that content so an unchanged note is not read again.
-type guardEntry struct {
-	hash  string
-	check NoteCheck
-}
 
 // guardCheck runs the guards on data, key's content with checksum sum,
 // or returns the verdict kept for it.
@@ -83,7 +74,7 @@ func (s *session) localCheck(k, sum string) (NoteCheck, error) {
 	case err != nil:
 		return NoteCheck{}, fmt.Errorf("check %s: %w", s.Show(k), err)
 	}
-	return s.guardCheck(k, api.EntryChecksum(string(data)), data), nil
+	return s.guardCheck(k, entrySum(data), data), nil
 }
 
 // Lint runs the guards on every syncable note of the team directory dir:

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/sync/internal/fault"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // MaxFileBytes is the largest file that syncs (the server's entry cap).
@@ -161,7 +162,7 @@ func (s *session) emptied() bool {
 // readable returns the error opening key's file for reading gets, nil when
 // it opens.
 func (t *teamDir) readable(key string) error {
-	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+	if err := readFault(t.path, key); err != nil {
 		return err
 	}
 	f, err := t.root.Open(key)
@@ -186,7 +187,7 @@ func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 	var sc localScan
 	err := fs.WalkDir(t.root.FS(), ".", func(key string, d fs.DirEntry, err error) error {
 		if err == nil && key != "." && d.IsDir() {
-			err = fault.Read(filepath.Join(t.path, filepath.FromSlash(key)))
+			err = readFault(t.path, key)
 		}
 		if err != nil {
 			if key == "." || !errors.Is(err, fs.ErrPermission) {
@@ -266,7 +267,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 		return IndexEntry{}, fmt.Sprintf("%d bytes, over the %d byte limit", len(data), MaxFileBytes), nil
 	}
 	e.Size = int64(len(data))
-	e.Hash = api.EntryChecksum(string(data))
+	e.Hash = entrySum(data)
 	e.Racy = now.Sub(fi.ModTime()) < racyWindow
 	return e, "", nil
 }
@@ -274,7 +275,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 // statEntry is the index entry of a file as a stat sees it, without its
 // hash.
 func statEntry(fi fs.FileInfo) IndexEntry {
-	return IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: inode(fi)}
+	return IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi)}
 }
 
 // fresh reports whether the cached entry c's hash holds for the file whose
@@ -282,4 +283,21 @@ func statEntry(fi fs.FileInfo) IndexEntry {
 // mtime that a later write could have kept them.
 func (c IndexEntry) fresh(e IndexEntry) bool {
 	return c.Hash != "" && !c.Racy && c.Size == e.Size && c.MtimeNs == e.MtimeNs && c.Inode == e.Inode
+}
+
+// Identify returns the FileID of key's path in the team directory, not
+// following a symlink; a missing path is an fs.ErrNotExist error. It looks
+// through the team directory's root, so a link never leads it outside, and
+// reads no file.
+func (e *Engine) Identify(key string) (FileID, error) {
+	root, err := os.OpenRoot(e.cfg.Dir)
+	if err != nil {
+		return FileID{}, fmt.Errorf("open team directory: %w", err)
+	}
+	defer root.Close()
+	fi, err := root.Lstat(filepath.FromSlash(key))
+	if err != nil {
+		return FileID{}, err
+	}
+	return fileID(fi), nil
 }

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // Notes reads and writes the notes of one team directory for a writer
@@ -100,7 +100,7 @@ func (t *teamDir) readNote(key string) ([]byte, NoteFile, error) {
 	if fi.Size() > MaxFileBytes {
 		return nil, NoteFile{}, fmt.Errorf("%s is %d bytes, over the %d a note may hold", key, fi.Size(), MaxFileBytes)
 	}
-	data, err := readAll(f)
+	data, err := fsio.ReadAll(f)
 	if err != nil {
 		return nil, NoteFile{}, err
 	}
@@ -115,24 +115,8 @@ func NoteSum(s string) (string, error) {
 		return "", nil
 	}
 	hex := strings.ToLower(strings.TrimPrefix(s, api.ChecksumPrefix))
-	if len(hex) != 64 || !isHex(hex) {
+	if len(hex) != 64 || !fsio.IsHex(hex) {
 		return "", fmt.Errorf("sha256 %q: want %s followed by 64 hex digits, as a read returns it", s, api.ChecksumPrefix)
 	}
 	return api.ChecksumPrefix + hex, nil
-}
-
-// TeamDirMode is the mode of a team directory teammemd creates, and of
-// the parents it creates for it: the notes are the user's own until they
-// are shared, so no other user of the machine may list or read them. A
-// configured checkout's team directory, a discovered project's and one
-// made for a first note alike.
-const TeamDirMode = 0o700
-
-// createTeamDir creates a missing team directory, for a first sync or a
-// first note.
-func createTeamDir(dir string) error {
-	if err := os.MkdirAll(dir, TeamDirMode); err != nil {
-		return fmt.Errorf("create team directory: %w", err)
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // newNotes returns the notes of a fresh team directory with the real
@@ -29,7 +30,7 @@ func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), tempPrefix) {
+		if err == nil && strings.HasPrefix(d.Name(), fsio.TempPrefix) {
 			out = append(out, p)
 		}
 		return nil

@@ -6,8 +6,29 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
+
+// StaleError refuses a write or a deletion whose precondition no longer
+// holds: the note is not the version the caller read.
+type StaleError struct {
+	Key string
+	// Want is the checksum the caller passed, "" for a note that must not
+	// exist yet.
+	Want string
+	// Current is the note's checksum now, "" when it does not exist.
+	Current string
+}
+
+func (e *StaleError) Error() string {
+	switch {
+	case e.Want == "":
+		return fmt.Sprintf("%s already exists (current sha256 %s); read it and pass that sha256 to replace it", e.Key, e.Current)
+	case e.Current == "":
+		return fmt.Sprintf("%s does not exist (deleted since it was read, or never written); pass no sha256 to create it", e.Key)
+	}
+	return fmt.Sprintf("%s changed since it was read: current sha256 %s, not %s; read it again", e.Key, e.Current, e.Want)
+}
 
 // errBeingWritten refuses a change to a file another program holds open
 // for writing.
@@ -22,18 +43,18 @@ var errBeingWritten = errors.New("another program is writing it; try again")
 // the system has no exchange it checks, then renames over name, which
 // leaves a short window (docs/RELIABILITY.md, Write path).
 func replaceIfMatch(dir *os.Root, name string, data []byte, want string) error {
-	tmp, err := createTemp(dir, data, 0o644, nil)
+	tmp, err := fsio.CreateTemp(dir, data, 0o644, nil)
 	if err != nil {
 		return err
 	}
-	aside := asideName(name)
+	aside := fsio.AsideName(name)
 	if err := dir.Rename(tmp, aside); err != nil {
 		dir.Remove(tmp)
 		return err
 	}
-	err = exchange(dir, aside, name)
+	err = fsio.Exchange(dir, aside, name)
 	switch {
-	case errors.Is(err, errNoAtomicRename):
+	case errors.Is(err, fsio.ErrNoAtomicRename):
 		return renameIfMatch(dir, aside, name, want)
 	case err != nil:
 		dir.Remove(aside)
@@ -53,7 +74,7 @@ func settleDisplaced(dir *os.Root, aside, name, want string) error {
 	if err == nil && sum == want {
 		return nil
 	}
-	if xerr := exchange(dir, aside, name); xerr != nil {
+	if xerr := fsio.Exchange(dir, aside, name); xerr != nil {
 		return fmt.Errorf("put %s back after a refused write (it stays at %s): %w", name, aside, xerr)
 	}
 	dir.Remove(aside)
@@ -88,7 +109,7 @@ func removeIfMatch(dir *os.Root, name, want string) error {
 	if _, err := regularSum(dir, name); err != nil {
 		return err
 	}
-	aside := asideName(name)
+	aside := fsio.AsideName(name)
 	if err := dir.Rename(name, aside); err != nil {
 		return err
 	}
@@ -96,7 +117,7 @@ func removeIfMatch(dir *os.Root, name, want string) error {
 	if err == nil && sum == want {
 		return dir.Remove(aside)
 	}
-	if rerr := renameNoReplace(dir, aside, name); rerr != nil {
+	if rerr := fsio.RenameNoReplace(dir, aside, name); rerr != nil {
 		return fmt.Errorf("put %s back after a refused deletion (it stays at %s): %w", name, aside, rerr)
 	}
 	if err != nil {
@@ -116,14 +137,14 @@ func regularSum(dir *os.Root, name string) (string, error) {
 	case err != nil:
 		return "", err
 	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+		return "", fmt.Errorf("%w (%s)", fsio.ErrNotRegular, fi.Mode().Type())
 	}
-	data, err := readSettled(dir, name)
-	if errors.Is(err, errStillOpen) {
+	data, err := fsio.ReadSettled(dir, name)
+	if errors.Is(err, fsio.ErrStillOpen) {
 		return "", errBeingWritten
 	}
 	if err != nil {
 		return "", err
 	}
-	return api.EntryChecksum(string(data)), nil
+	return entrySum(data), nil
 }

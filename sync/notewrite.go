@@ -13,28 +13,8 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
-
-// StaleError refuses a write or a deletion whose precondition no longer
-// holds: the note is not the version the caller read.
-type StaleError struct {
-	Key string
-	// Want is the checksum the caller passed, "" for a note that must not
-	// exist yet.
-	Want string
-	// Current is the note's checksum now, "" when it does not exist.
-	Current string
-}
-
-func (e *StaleError) Error() string {
-	switch {
-	case e.Want == "":
-		return fmt.Sprintf("%s already exists (current sha256 %s); read it and pass that sha256 to replace it", e.Key, e.Current)
-	case e.Current == "":
-		return fmt.Sprintf("%s does not exist (deleted since it was read, or never written); pass no sha256 to create it", e.Key)
-	}
-	return fmt.Sprintf("%s changed since it was read: current sha256 %s, not %s; read it again", e.Key, e.Current, e.Want)
-}
 
 // SecretError refuses a write whose name or content holds a secret. It
 // names the rules that matched, never the secret.
@@ -77,7 +57,7 @@ func (n *Notes) Write(ctx context.Context, key string, data []byte, ifMatch stri
 	if err := writeIfMatch(td, key, data, want); err != nil {
 		return "", noteError(key, want, err)
 	}
-	return api.EntryChecksum(string(data)), td.syncDirs(map[string]bool{path.Dir(key): true})
+	return entrySum(data), td.syncDirs(map[string]bool{path.Dir(key): true})
 }
 
 // writeIfMatch creates key's file, and its directories, when want is "";
@@ -188,11 +168,11 @@ func noteError(key, want string, err error) error {
 // createIfAbsent writes data as the new file name in dir, refusing one
 // that exists (RENAME_NOREPLACE where the system has it).
 func createIfAbsent(dir *os.Root, name string, data []byte) error {
-	tmp, err := createTemp(dir, data, 0o644, nil)
+	tmp, err := fsio.CreateTemp(dir, data, 0o644, nil)
 	if err != nil {
 		return err
 	}
-	err = renameNoReplace(dir, tmp, name)
+	err = fsio.RenameNoReplace(dir, tmp, name)
 	if err == nil {
 		return nil
 	}
@@ -209,5 +189,5 @@ func fileSum(dir *os.Root, name string) string {
 	if err != nil {
 		return ""
 	}
-	return api.EntryChecksum(string(data))
+	return entrySum(data)
 }

@@ -10,21 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/internal/entryhash"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/fsio"
+	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
 
 // countHashes counts the entry checksums of value the engine computes
 // (not the server's, in the same process) until the test ends.
 func countHashes(t *testing.T, value string) *atomic.Int64 {
-	var n atomic.Int64
-	t.Cleanup(entryhash.Watch(func(v string) {
-		if v == value && entryhash.CallerHas("github.com/teammemd/teammemd/sync.") {
-			n.Add(1)
-		}
-	}))
-	return &n
+	return hashcount.Count(t, func(v []byte) bool { return string(v) == value })
 }
 
 // savedState reads p's state as its engine last saved it.
@@ -61,7 +56,7 @@ func TestPullHashesOnceAndIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: inode(fi), Hash: api.EntryChecksum(value), Racy: true}
+	want := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: api.EntryChecksum(value), Racy: true}
 	if got := savedState(t, b).Index["deploys.md"]; got != want {
 		t.Errorf("index of the pulled file = %+v, want %+v", got, want)
 	}
@@ -126,8 +121,8 @@ func TestSaveInPullsTickIsPushed(t *testing.T) {
 	if err := os.Chtimes(path, time.Time{}, fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if after, err := os.Stat(path); err != nil || inode(after) != inode(fi) || after.Size() != fi.Size() {
-		t.Fatalf("the save changed the inode or the size (%v); the test needs both kept", err)
+	if after, err := os.Stat(path); err != nil || fsio.Inode(after) != fsio.Inode(fi) || after.Size() != fi.Size() {
+		t.Fatalf("the save changed the fsio.Inode or the size (%v); the test needs both kept", err)
 	}
 	if _, err := b.eng.Push(context.Background()); err != nil {
 		t.Fatal(err)

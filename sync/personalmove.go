@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // HeldPersonal is the reason a push holds back a note of type user: it
@@ -135,7 +137,7 @@ func (m personalMove) run(beforeRename func()) error {
 	if beforeRename != nil {
 		beforeRename()
 	}
-	err = renameNoReplace(m.root, m.from, m.to)
+	err = fsio.RenameNoReplace(m.root, m.from, m.to)
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		return m.dropDuplicate()
@@ -176,7 +178,7 @@ func (m personalMove) confirm() error {
 	if CheckNote(m.to, data).Personal {
 		return nil
 	}
-	if err := renameNoReplace(m.root, m.to, m.from); err != nil {
+	if err := fsio.RenameNoReplace(m.root, m.to, m.from); err != nil {
 		return fmt.Errorf("%s changed while it was moved and is no longer of type user, but could not go back (%w); it is at %s", m.shownFrom, err, m.shownTo)
 	}
 	return fmt.Errorf("%s changed while it was moved and is no longer of type user: it stays in the team directory", m.shownFrom)
@@ -194,8 +196,8 @@ func (m personalMove) dropDuplicate() error {
 	if have, err := m.root.ReadFile(m.from); err != nil || !bytes.Equal(have, want) {
 		return refused
 	}
-	aside := path.Join(path.Dir(m.from), asideName(path.Base(m.from)))
-	if err := renameNoReplace(m.root, m.from, aside); err != nil {
+	aside := path.Join(path.Dir(m.from), fsio.AsideName(path.Base(m.from)))
+	if err := fsio.RenameNoReplace(m.root, m.from, aside); err != nil {
 		return fmt.Errorf("move %s aside: %w", m.shownFrom, err)
 	}
 	have, err := m.root.ReadFile(aside)
@@ -205,7 +207,7 @@ func (m personalMove) dropDuplicate() error {
 		}
 		return nil
 	}
-	if err := renameNoReplace(m.root, aside, m.from); err != nil {
+	if err := fsio.RenameNoReplace(m.root, aside, m.from); err != nil {
 		return fmt.Errorf("%s changed while it was compared with %s and could not go back (%w); it is at %s",
 			m.shownFrom, m.shownTo, err, filepath.Join(filepath.Dir(m.shownFrom), path.Base(aside)))
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // provenanceFormat is the version of the provenance file layout.
@@ -130,7 +131,7 @@ func (p *Provenance) save(path string) error {
 	if err != nil {
 		return fmt.Errorf("encode provenance: %w", err)
 	}
-	if err := WriteFile(path, data, 0o600); err != nil {
+	if err := fsio.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("save provenance: %w", err)
 	}
 	return nil

@@ -30,9 +30,7 @@ func (s *session) pull(ctx context.Context) error {
 		// may be gone.
 		resp, modified, err = s.remote.Get(ctx, s.cfg.Repo, "")
 	}
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-		s.forgetServer()
+	if s.forgetIfUnknown(err) {
 		return nil
 	}
 	if err != nil {
@@ -80,7 +78,7 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		if s.skipSecretName(k) {
 			continue
 		}
-		sum := api.EntryChecksum(entries[k])
+		sum := entryStringSum(entries[k])
 		sums[k] = sum
 		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
 			continue
@@ -160,6 +158,17 @@ func writeProblem(k string, claimed map[string]string, caseInsensitive bool) str
 		claimed[f] = k
 	}
 	return ""
+}
+
+// forgetIfUnknown reports whether err is the server's 404 for the repo,
+// and then records that the server has never had it (forgetServer).
+func (s *session) forgetIfUnknown(err error) bool {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound {
+		return false
+	}
+	s.forgetServer()
+	return true
 }
 
 // forgetServer records that the server has never had this repo. A repo never

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // writeWorkers bounds how many pulled entries are written at once: their
@@ -113,7 +115,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 	}
 	var aside string
 	if o.err == nil {
-		if aside, o.err = swapIn(dir.root, path.Base(w.key), []byte(w.value)); o.err != nil {
+		if aside, o.err = fsio.SwapIn(dir.root, path.Base(w.key), []byte(w.value)); o.err != nil {
 			o.err = fmt.Errorf("write %s: %w", w.key, o.err)
 		}
 	}
@@ -124,7 +126,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 			o.conflicts = append(o.conflicts, *c)
 		}
 	}
-	if errors.Is(o.err, errNotRegular) {
+	if errors.Is(o.err, fsio.ErrNotRegular) {
 		o.skip, o.err = s.blockedReason(o.err), nil
 	}
 	if o.err == nil && o.skip == "" {
@@ -146,7 +148,7 @@ func (s *session) blockedReason(err error) string {
 	return "local path is a symlink or not a regular file"
 }
 
-// settleSwappedOut judges the file swapIn moved aside from key. Should a
+// settleSwappedOut judges the file fsio.SwapIn moved aside from key. Should a
 // symlink or directory have taken the file's place just before the
 // exchange, it is swapped back and left alone.
 func (s *session) settleSwappedOut(dir *os.Root, key, aside string, known []string) (*Conflict, error) {
@@ -155,10 +157,10 @@ func (s *session) settleSwappedOut(dir *os.Root, key, aside string, known []stri
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		if err := exchange(dir, aside, path.Base(key)); err != nil {
+		if err := fsio.Exchange(dir, aside, path.Base(key)); err != nil {
 			return nil, err
 		}
-		return nil, errors.Join(errNotRegular, dir.Remove(aside))
+		return nil, errors.Join(fsio.ErrNotRegular, dir.Remove(aside))
 	}
 	return s.settleAside(dir, key, aside, known)
 }
@@ -208,4 +210,27 @@ func (s *session) recordWrite(w entryWrite, o writeOutcome) {
 		s.rep.Written = map[string]FileID{}
 	}
 	s.rep.Written[w.key] = o.pin.id
+}
+
+// writtenFile is what a write left at its path, as the stat after the write
+// saw it: the index entry of the content written, and its FileID.
+type writtenFile struct {
+	index IndexEntry
+	id    FileID
+}
+
+// pinWrite stats name in dir after content of size bytes and checksum sum
+// was written there, and reports false when what is there is not a
+// regular file of that size: a save came between the write and the stat.
+// The index entry is racy, as the scan's is for a file it hashes that soon
+// after its modification time (see racyWindow): a save of the same size
+// in the same clock tick as the write keeps every field the stat sees, so
+// the next scan hashes the file once more to be sure.
+func pinWrite(dir *os.Root, name string, size int64, sum string, now time.Time) (writtenFile, bool) {
+	fi, err := dir.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
+		return writtenFile{}, false
+	}
+	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: sum, Racy: now.Sub(fi.ModTime()) < racyWindow}
+	return writtenFile{index: e, id: fileID(fi)}, true
 }

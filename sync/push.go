@@ -219,6 +219,36 @@ func (s *session) accept(b batch, resp api.PutResponse) {
 	s.st.LastKnownVersion = resp.Version
 }
 
+// acceptProposal records a batch the server took as a proposal: the keys
+// the proposal holds are under review, and the rest, which the server
+// already held as sent, are accepted as stored.
+func (s *session) acceptProposal(b batch, resp api.PutResponse) {
+	proposed := func(k string) bool { return slices.Contains(resp.Review.Keys, k) }
+	note := func(k, sum string) {
+		if s.st.Review == nil {
+			s.st.Review = map[string]ReviewNote{}
+		}
+		s.st.Review[k] = ReviewNote{Proposal: resp.Review.Proposal, Checksum: sum, Base: s.st.ServerChecksums[k], State: ReviewPending}
+		s.rep.Proposed = append(s.rep.Proposed, k)
+	}
+	var stored batch
+	for _, u := range b.Entries {
+		if proposed(u.Key) {
+			note(u.Key, u.Sum)
+		} else {
+			stored.Entries = append(stored.Entries, u)
+		}
+	}
+	for _, k := range b.Deletes {
+		if proposed(k) {
+			note(k, "")
+		} else {
+			stored.Deletes = append(stored.Deletes, k)
+		}
+	}
+	s.accept(stored, resp)
+}
+
 // noteRejection remembers a permanent refusal of one key's content so it is
 // not sent again until the file changes, and returns err. The refusal is
 // recorded under the key as the server named it: redacted when the
@@ -277,22 +307,11 @@ type rejectedError struct {
 func (e *rejectedError) Error() string { return e.err.Error() }
 func (e *rejectedError) Unwrap() error { return e.err }
 
-func appendUnique(list []string, s string) []string {
-	for _, v := range list {
-		if v == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
 // skipOnce reports key as skipped for reason, unless it already is; it
 // reports whether it did.
 func (s *session) skipOnce(key, reason string) bool {
-	for _, sk := range s.rep.Skipped {
-		if sk.Key == key && sk.Reason == reason {
-			return false
-		}
+	if slices.Contains(s.rep.Skipped, Skipped{Key: key, Reason: reason}) {
+		return false
 	}
 	s.rep.skip(key, reason)
 	return true

@@ -143,7 +143,7 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 	}
 	s.forgetSecret(k)
 	v := string(c.data)
-	sum := api.EntryChecksum(v)
+	sum := entryStringSum(v)
 	if s.holdPersonal(k, sum, c.data) {
 		return upload{}, false
 	}
@@ -162,10 +162,7 @@ func (s *session) block(k string, c checkedFile) {
 			return
 		}
 	}
-	b := Blocked{Key: k, Line: c.findings[0].Line}
-	for _, f := range c.findings {
-		b.RuleIDs = appendUnique(b.RuleIDs, f.RuleID)
-	}
+	b := Blocked{Key: k, Line: c.findings[0].Line, RuleIDs: ruleIDs(c.findings)}
 	s.rep.Blocked = append(s.rep.Blocked, b)
 	s.warnSecretOnce(key, c.data, b)
 }

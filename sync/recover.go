@@ -49,9 +49,7 @@ func (s *session) reconcile(ctx context.Context) error {
 		return s.pull(ctx) // the 412 named a new store identity: re-baseline
 	}
 	h, err := s.remote.Hashes(ctx, s.cfg.Repo)
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-		s.forgetServer()
+	if s.forgetIfUnknown(err) {
 		return nil
 	}
 	if err != nil {

@@ -68,7 +68,7 @@ func (e *Engine) Resolve(ctx context.Context, c Conflict, keep, kept string, con
 			if err := s.writeLocal(c.Key, string(content)); err != nil {
 				return err
 			}
-			if err := s.pushWritten(ctx, c.Key, api.EntryChecksum(string(content))); err != nil {
+			if err := s.pushWritten(ctx, c.Key, entrySum(content)); err != nil {
 				return err
 			}
 		}

@@ -32,7 +32,7 @@ func (e *Engine) Restore(ctx context.Context, key, content string) (Report, erro
 		if err := s.writeLocal(key, content); err != nil {
 			return err
 		}
-		return s.pushWritten(ctx, key, api.EntryChecksum(content))
+		return s.pushWritten(ctx, key, entryStringSum(content))
 	})
 }
 
@@ -97,7 +97,7 @@ func (s *session) writeLocal(key, value string) error {
 		return err
 	}
 	defer dir.Close()
-	w := entryWrite{key: key, value: value, sum: api.EntryChecksum(value), base: s.st.Base[key], present: true}
+	w := entryWrite{key: key, value: value, sum: entryStringSum(value), base: s.st.Base[key], present: true}
 	o := s.writeEntry(w, openedDir{root: dir}, s.now())
 	for _, c := range o.conflicts {
 		s.recordConflict(c)
@@ -142,7 +142,7 @@ func (e *Engine) RestoreDeleted(ctx context.Context) (Report, error) {
 		}
 		for _, key := range gone {
 			value, ok := full.Content.Entries[key]
-			if !ok || api.EntryChecksum(value) != s.st.ServerChecksums[key] {
+			if !ok || entryStringSum(value) != s.st.ServerChecksums[key] {
 				continue // changed on the server since the pull: the next sync takes it
 			}
 			if err := s.writeLocal(key, value); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -25,14 +26,23 @@ func (e *Engine) nameRules(key string) ([]string, bool) {
 	if err != nil {
 		return nil, true
 	}
-	var ids []string
-	for _, f := range found {
-		ids = appendUnique(ids, f.RuleID)
-	}
+	ids := ruleIDs(found)
 	if len(ids) > 0 {
 		e.noteSecretName(key)
 	}
 	return ids, len(ids) > 0
+}
+
+// ruleIDs lists the rules of found, each once, in the order found names
+// them.
+func ruleIDs(found []scan.Finding) []string {
+	var ids []string
+	for _, f := range found {
+		if !slices.Contains(ids, f.RuleID) {
+			ids = append(ids, f.RuleID)
+		}
+	}
+	return ids
 }
 
 // noteSecretName remembers a key whose name holds a secret, so that an

@@ -6,8 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"time"
-
-	"github.com/teammemd/teammemd/server/api"
 )
 
 // headBytes is how much of a shared note SharedNotes reads for its
@@ -102,7 +100,7 @@ func (t *teamDir) sharedNote(f localFile, st *State) (SharedNote, bool) {
 		head, err = t.readHead(f.key, min(fi.Size(), headBytes))
 	} else {
 		head, err = t.read(f.key)
-		if err == nil && api.EntryChecksum(string(head)) != want {
+		if err == nil && entrySum(head) != want {
 			return SharedNote{}, false
 		}
 	}

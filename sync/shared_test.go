@@ -6,12 +6,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/internal/entryhash"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
 
 // sharedKeys returns the keys SharedNotes found, and fails the test on an
@@ -68,12 +67,7 @@ func TestSharedNotesHashesOnlyChanged(t *testing.T) {
 		setMtime(t, p, k, time.Now().Add(-time.Hour))
 	}
 	p.sync(t)
-	var hashes atomic.Int64
-	t.Cleanup(entryhash.Watch(func(string) {
-		if entryhash.CallerHas("github.com/teammemd/teammemd/sync.") {
-			hashes.Add(1)
-		}
-	}))
+	hashes := hashcount.Count(t, nil)
 	if keys, _ := sharedKeys(t, p); len(keys) != 3 || hashes.Load() != 0 {
 		t.Errorf("SharedNotes() = %q after %d hashes, want 3 notes and no hash", keys, hashes.Load())
 	}

@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // stateFormat is the version of the state file layout.
@@ -77,7 +79,7 @@ type Rejection struct {
 type IndexEntry struct {
 	Size    int64  `json:"size"`
 	MtimeNs int64  `json:"mtimeNs"`
-	Inode   uint64 `json:"inode"`
+	Inode   uint64 `json:"fsio.Inode"`
 	Hash    string `json:"hash"`
 	// Racy marks a hash taken so soon after the file's mtime that a later
 	// write could keep the same mtime; it is re-hashed next time.
@@ -138,7 +140,7 @@ func decodeState(data []byte) (*State, error) {
 
 func validChecksum(s string) bool {
 	hex, ok := strings.CutPrefix(s, api.ChecksumPrefix)
-	return ok && len(hex) == 64 && isHex(hex)
+	return ok && len(hex) == 64 && fsio.IsHex(hex)
 }
 
 // stateStore reads and writes one repo's state file.
@@ -222,7 +224,7 @@ func (s *stateStore) save(st *State) error {
 	if bytes.Equal(data, s.last) {
 		return nil
 	}
-	if err := WriteFile(s.path, data, 0o600); err != nil {
+	if err := fsio.WriteFile(s.path, data, 0o600); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	s.last = data
@@ -242,4 +244,23 @@ func repoStateDir(stateDir, slug, host string) string {
 // "@", and the server host with ":" and brackets as "_".
 func repoStateName(slug, host string) string {
 	return strings.ReplaceAll(slug, "/", "+") + "@" + strings.NewReplacer(":", "_", "[", "_", "]", "_").Replace(host)
+}
+
+// reviewNotes lists the state's notes, by key.
+func reviewNotes(st *State) []ReviewNote {
+	var out []ReviewNote
+	for k, n := range st.Review {
+		n.Key = k
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b ReviewNote) int {
+		switch {
+		case a.Key < b.Key:
+			return -1
+		case a.Key > b.Key:
+			return 1
+		}
+		return 0
+	})
+	return out
 }

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // probePrefix starts the name of the case-sensitivity probe file.
-const probePrefix = tempPrefix + "case-"
+const probePrefix = fsio.TempPrefix + "case-"
 
 // leftover kinds: what a file named by the engine may hold after a crash.
 const (
@@ -27,16 +27,16 @@ const (
 // holds nothing of the user's; an aside file may.
 func leftoverKind(name string) int {
 	if rest, ok := strings.CutPrefix(name, probePrefix); ok {
-		if hex, ok := strings.CutSuffix(rest, ".probe"); ok && len(hex) == 16 && isHex(hex) {
+		if hex, ok := strings.CutSuffix(rest, ".probe"); ok && len(hex) == 16 && fsio.IsHex(hex) {
 			return tempLeftover
 		}
 		return notLeftover
 	}
-	if _, _, ok := asideTarget(name); ok {
+	if _, _, ok := fsio.AsideTarget(name); ok {
 		return asideLeftover
 	}
-	if rest, ok := strings.CutPrefix(name, tempPrefix); ok {
-		if hex, ok := strings.CutSuffix(rest, ".tmp"); ok && len(hex) == 16 && isHex(hex) {
+	if rest, ok := strings.CutPrefix(name, fsio.TempPrefix); ok {
+		if hex, ok := strings.CutSuffix(rest, ".tmp"); ok && len(hex) == 16 && fsio.IsHex(hex) {
 			return tempLeftover
 		}
 	}
@@ -88,13 +88,13 @@ func (s *session) clearLeftover(p string) error {
 		return err
 	}
 	defer dir.Close()
-	target, whole, _ := asideTarget(name)
+	target, whole, _ := fsio.AsideTarget(name)
 	key := path.Join(path.Dir(p), target)
 	known := []string{s.st.Base[key], s.st.ServerChecksums[key]}
 	data, err := s.td.read(key)
 	switch {
 	case err == nil:
-		known = append(known, api.EntryChecksum(string(data)))
+		known = append(known, entrySum(data))
 	case errors.Is(err, fs.ErrNotExist) && whole:
 		// The crash came before the file was put back or deleted.
 		if back, err := s.putBackLeftover(dir, name, key, known); back || err != nil {
@@ -112,14 +112,14 @@ func (s *session) clearLeftover(p string) error {
 // name; one holding a known version is removed. It reports whether it did
 // either; false leaves the file for settleAside.
 func (s *session) putBackLeftover(dir *os.Root, aside, key string, known []string) (bool, error) {
-	data, err := readSettled(dir, aside)
+	data, err := fsio.ReadSettled(dir, aside)
 	if err != nil {
 		return false, nil
 	}
-	if slices.Contains(known, api.EntryChecksum(string(data))) {
+	if slices.Contains(known, entrySum(data)) {
 		return true, dir.Remove(aside)
 	}
-	err = renameNoReplace(dir, aside, path.Base(key))
+	err = fsio.RenameNoReplace(dir, aside, path.Base(key))
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // plant writes files into dir as a crash would have left them.
@@ -58,7 +59,7 @@ func TestFirstRunSweepsLeftovers(t *testing.T) {
 		t.Errorf("known.md = %q, want it untouched", got)
 	}
 	for k := range serverEntries(t, srv) {
-		if strings.Contains(k, tempPrefix) {
+		if strings.Contains(k, fsio.TempPrefix) {
 			t.Errorf("server holds %s, want no leftover pushed", k)
 		}
 	}
@@ -144,16 +145,16 @@ func TestAsideNameRoundTrip(t *testing.T) {
 		{long, false},
 	}
 	for _, tt := range tests {
-		aside := asideName(tt.name)
-		if len(aside) > maxNameBytes {
-			t.Errorf("asideName(%.20q) is %d bytes, want at most %d", tt.name, len(aside), maxNameBytes)
+		aside := fsio.AsideName(tt.name)
+		if len(aside) > fsio.MaxNameBytes {
+			t.Errorf("fsio.AsideName(%.20q) is %d bytes, want at most %d", tt.name, len(aside), fsio.MaxNameBytes)
 		}
-		got, whole, ok := asideTarget(aside)
+		got, whole, ok := fsio.AsideTarget(aside)
 		if !ok || whole != tt.whole || (whole && got != tt.name) || !strings.HasPrefix(tt.name, got) {
-			t.Errorf("asideTarget(asideName(%.20q)) = %.20q, %v, %v; want the name back, whole %v", tt.name, got, whole, ok, tt.whole)
+			t.Errorf("fsio.AsideTarget(fsio.AsideName(%.20q)) = %.20q, %v, %v; want the name back, whole %v", tt.name, got, whole, ok, tt.whole)
 		}
 		if leftoverKind(aside) != asideLeftover {
-			t.Errorf("leftoverKind(asideName(%.20q)) = %d, want asideLeftover", tt.name, leftoverKind(aside))
+			t.Errorf("leftoverKind(fsio.AsideName(%.20q)) = %d, want asideLeftover", tt.name, leftoverKind(aside))
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // knownDeletions returns the deletions a full pull applies and the state
@@ -87,7 +88,7 @@ func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
 // kept as a conflict copy. It reports whether the file is gone.
 func (s *session) removeIfAgreed(k, base string) (bool, error) {
 	dir, err := s.td.openParent(k)
-	if errors.Is(err, errNotRegular) || errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fsio.ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
 		return false, nil // its directory changed since the scan: leave it
 	}
 	if err != nil {
@@ -95,21 +96,21 @@ func (s *session) removeIfAgreed(k, base string) (bool, error) {
 	}
 	defer dir.Close()
 	name := path.Base(k)
-	aside := asideName(name)
+	aside := fsio.AsideName(name)
 	if fi, err := dir.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 		return errors.Is(err, fs.ErrNotExist), nil
 	}
 	if err := dir.Rename(name, aside); err != nil {
 		return errors.Is(err, fs.ErrNotExist), nil
 	}
-	data, err := readSettled(dir, aside)
-	if err == nil && api.EntryChecksum(string(data)) == base {
+	data, err := fsio.ReadSettled(dir, aside)
+	if err == nil && entrySum(data) == base {
 		if err := dir.Remove(aside); err != nil {
 			return false, fmt.Errorf("delete %s: %w", k, err)
 		}
 		return true, s.td.syncDir(path.Dir(k))
 	}
-	if errors.Is(err, errStillOpen) {
+	if errors.Is(err, fsio.ErrStillOpen) {
 		s.st.PullAgain = true // judged on the next pull, once it is closed
 		err = nil
 	}
@@ -123,7 +124,7 @@ func (s *session) removeIfAgreed(k, base string) (bool, error) {
 // new file has taken the name: then the moved one is kept as a conflict
 // copy.
 func (s *session) putBack(dir *os.Root, k, aside, base string) error {
-	err := renameNoReplace(dir, aside, path.Base(k))
+	err := fsio.RenameNoReplace(dir, aside, path.Base(k))
 	if !errors.Is(err, fs.ErrExist) {
 		return err
 	}

@@ -167,7 +167,7 @@ func serve(ctx context.Context, settings server.Settings, loc location, scanCfg 
 	}
 	err = runServer(ctx, srv, ln, waker)
 	if nerr := sdNotify("STOPPING=1"); nerr != nil {
-		log.Warn("notify systemd", "error", nerr)
+		log.Warn("notify systemd", "err", nerr)
 	}
 	if err != nil {
 		return err
@@ -198,7 +198,7 @@ func ready(log *slog.Logger, tls bool) func(net.Addr) {
 	return func(addr net.Addr) {
 		log.Info("listening", "addr", addr.String(), "tls", tls)
 		if err := sdNotify("READY=1"); err != nil {
-			log.Warn("notify systemd", "error", err)
+			log.Warn("notify systemd", "err", err)
 		}
 	}
 }

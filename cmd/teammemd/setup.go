@@ -16,9 +16,9 @@ import (
 
 	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/service"
-	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/route"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // setupFlags are the flags of "teammemd setup claude".
@@ -200,7 +200,7 @@ func applySettings(p route.Plan, dry bool, w io.Writer) error {
 	if dry {
 		return nil
 	}
-	return route.Apply(p, memsync.WriteFile)
+	return route.Apply(p, fsio.WriteFile)
 }
 
 // registerMCP registers "teammemd mcp" as Claude Code's user-scope MCP
@@ -210,7 +210,7 @@ func registerMCP(f setupFlags, binary string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	msg, err := route.RegisterMCP(config, f.recordPath, binary, f.DryRun, memsync.WriteFile)
+	msg, err := route.RegisterMCP(config, f.recordPath, binary, f.DryRun, fsio.WriteFile)
 	if err != nil {
 		return err
 	}
@@ -248,18 +248,18 @@ func setupUndo(f setupFlags, w io.Writer) error {
 			return cmp.Or(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))
 		}
 		fmt.Fprintf(w, "would take out of %s: env %s and the hook %s\n", r.Settings, strings.Join(slices.Sorted(maps.Keys(r.Set)), ", "), r.Hook)
-		msg, err := route.UnregisterMCP(f.recordPath, true, memsync.WriteFile)
+		msg, err := route.UnregisterMCP(f.recordPath, true, fsio.WriteFile)
 		if msg != "" {
 			fmt.Fprintln(w, msg)
 		}
 		return err
 	}
-	if msg, err := route.UnregisterMCP(f.recordPath, false, memsync.WriteFile); err != nil {
+	if msg, err := route.UnregisterMCP(f.recordPath, false, fsio.WriteFile); err != nil {
 		return err
 	} else if msg != "" {
 		fmt.Fprintln(w, msg)
 	}
-	u, err := route.Undo(f.recordPath, memsync.WriteFile)
+	u, err := route.Undo(f.recordPath, fsio.WriteFile)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 // Package housetest checks the house rules of the teammemd module over its
-// own source, with go/parser: every package has a doc comment, and package
+// own source, with go/parser: every package has a doc comment; package
 // memsync (sync/) is imported under that name wherever it is imported, so it
-// is never read as the standard library's sync. Its tests are the checks; it
-// holds no other code.
+// is never read as the standard library's sync; no program code under
+// server/ or sync/ imports a test helper of internal/; and nothing outside
+// cmd/ imports cmd/. Its tests are the checks; it holds no other code.
 package housetest

@@ -93,6 +93,16 @@ func TestCheckTree(t *testing.T) {
 			`scan/a.go:3: imports "github.com/teammemd/teammemd/sync" as ms, want memsync "github.com/teammemd/teammemd/sync"`,
 			"scan: package scan has no doc comment",
 		}},
+		{"a test helper imported by the program", map[string]string{
+			"server/api/a.go":      "// Package api is the contract.\npackage api\n\nimport \"github.com/teammemd/teammemd/internal/entryhash\"\n",
+			"server/api/a_test.go": "package api\n\nimport \"github.com/teammemd/teammemd/internal/proclab\"\n",
+			"sync/sync.go":         memsyncPkg[:len(memsyncPkg)-1] + "\n\nimport \"github.com/teammemd/teammemd/internal/loopback\"\n",
+			"cmd/tool/main.go":     "// Command tool does a thing.\npackage main\n\nimport \"github.com/teammemd/teammemd/internal/proclab\"\n",
+		}, []string{`server/api/a.go:4: imports "github.com/teammemd/teammemd/internal/entryhash", which brings a test helper into the program`}},
+		{"the command imported from below", map[string]string{
+			"sync/sync.go":      memsyncPkg[:len(memsyncPkg)-1] + "\n\nimport \"github.com/teammemd/teammemd/cmd/teammemd/flags\"\n",
+			"sync/sync_test.go": "package memsync\n\nimport \"github.com/teammemd/teammemd/cmd/teammemd/flags\"\n",
+		}, []string{`sync/sync.go:4: imports "github.com/teammemd/teammemd/cmd/teammemd/flags", which brings the command into a package below it`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,6 +229,9 @@ func checkDir(root, dir, module string) ([]string, error) {
 		}
 		found = append(found, misnamedMemsync(fset, f, rel(root, path), module+"/sync")...)
 		if !strings.HasSuffix(name, "_test.go") {
+			found = append(found, upwardImports(fset, f, rel(root, path), module)...)
+		}
+		if !strings.HasSuffix(name, "_test.go") {
 			pkg := f.Name.Name
 			documented[pkg] = documented[pkg] || strings.TrimSpace(f.Doc.Text()) != ""
 		}
@@ -250,6 +263,41 @@ func misnamedMemsync(fset *token.FileSet, f *ast.File, file, memsyncPath string)
 		}
 		found = append(found, fmt.Sprintf("%s:%d: imports %q %s, want %s %q",
 			file, fset.Position(spec.Pos()).Line, path, how, memsyncName, path))
+	}
+	return found
+}
+
+// productionInternal are the packages under internal/ that the program
+// itself runs; every other one there is a test helper (a lab, a fake, a
+// house rule).
+var productionInternal = []string{"internal/loopback", "internal/pause", "internal/shell"}
+
+// upwardImports returns an entry for each import of a non-test file that
+// runs against the flow of the house: a file under server/ or sync/
+// importing a test helper of internal/, or a file outside cmd/ importing
+// anything of cmd/.
+func upwardImports(fset *token.FileSet, f *ast.File, file, module string) []string {
+	var found []string
+	inServerOrSync := strings.HasPrefix(file, "server/") || strings.HasPrefix(file, "sync/")
+	for _, spec := range f.Imports {
+		path, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		pkg, ok := strings.CutPrefix(path, module+"/")
+		if !ok {
+			continue
+		}
+		var why string
+		switch {
+		case inServerOrSync && strings.HasPrefix(pkg, "internal/") && !slices.Contains(productionInternal, pkg):
+			why = "a test helper into the program"
+		case strings.HasPrefix(pkg, "cmd/") && !strings.HasPrefix(file, "cmd/"):
+			why = "the command into a package below it"
+		default:
+			continue
+		}
+		found = append(found, fmt.Sprintf("%s:%d: imports %q, which brings %s", file, fset.Position(spec.Pos()).Line, path, why))
 	}
 	return found
 }

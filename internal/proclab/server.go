@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/pause"
 )
 
 // listenTimeout bounds how long a started server may take to listen.
@@ -111,12 +113,8 @@ func waitListening(ctx context.Context, addr string, p *Process) error {
 
 // Pause waits d or until ctx is done, whose error it then returns.
 func Pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if !pause.For(ctx, d) {
 		return ctx.Err()
 	}
+	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"sort"
 	"strings"
-
-	"github.com/teammemd/teammemd/internal/entryhash"
 )
 
 // ChecksumPrefix starts every entry and repo checksum.
@@ -19,9 +17,17 @@ const EmptyRepoChecksum = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b93
 // EntryChecksum returns "sha256:" + lowercase hex SHA-256 of the exact bytes
 // of value, with no normalisation.
 func EntryChecksum(value string) string {
-	entryhash.Note(value)
-	sum := sha256.Sum256([]byte(value))
-	return ChecksumPrefix + hex.EncodeToString(sum[:])
+	return EntryChecksumBytes([]byte(value))
+}
+
+// EntryChecksumBytes is EntryChecksum of value held as bytes, hashed where
+// it lies: a caller that read a file hashes it without a copy.
+func EntryChecksumBytes(value []byte) string {
+	sum := sha256.Sum256(value)
+	var out [len(ChecksumPrefix) + 2*sha256.Size]byte
+	copy(out[:], ChecksumPrefix)
+	hex.Encode(out[len(ChecksumPrefix):], sum[:])
+	return string(out[:])
 }
 
 // RepoChecksum returns the repo checksum of PROTOCOL.md section 3: the SHA-256
@@ -42,14 +48,8 @@ func RepoChecksum(entryChecksums map[string]string, tombstones map[string]int64)
 	h := sha256.New()
 	buf := make([]byte, 0, 256)
 	for _, k := range keys {
-		buf = append(buf[:0], k...)
-		buf = append(buf, 0)
-		if sum, live := entryChecksums[k]; live {
-			buf = append(buf, sum...)
-		} else {
-			buf = append(buf, "deleted"...)
-		}
-		buf = append(buf, '\n')
+		sum, live := entryChecksums[k]
+		buf = AppendRepoLine(buf[:0], k, sum, live)
 		h.Write(buf)
 	}
 	return ChecksumPrefix + hex.EncodeToString(h.Sum(nil))
@@ -58,7 +58,7 @@ func RepoChecksum(entryChecksums map[string]string, tombstones map[string]int64)
 // AppendRepoLine appends one line of the repo checksum input of PROTOCOL.md
 // section 3 to dst: "key NUL entryChecksum LF" for a live entry, "key NUL
 // deleted LF" for a tombstone. Lines appended in byte order of their keys,
-// one per key, and hashed with RepoChecksumOfLines give RepoChecksum.
+// one per key, and hashed with SHA-256 give RepoChecksum.
 func AppendRepoLine(dst []byte, key, entryChecksum string, live bool) []byte {
 	dst = append(dst, key...)
 	dst = append(dst, 0)
@@ -68,13 +68,6 @@ func AppendRepoLine(dst []byte, key, entryChecksum string, live bool) []byte {
 		dst = append(dst, "deleted"...)
 	}
 	return append(dst, '\n')
-}
-
-// RepoChecksumOfLines returns the repo checksum of the complete checksum
-// input lines, as built by AppendRepoLine.
-func RepoChecksumOfLines(lines []byte) string {
-	sum := sha256.Sum256(lines)
-	return ChecksumPrefix + hex.EncodeToString(sum[:])
 }
 
 // ETag returns the strong ETag header value for a repo checksum.

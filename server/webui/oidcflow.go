@@ -117,7 +117,7 @@ func (u *UI) serveOIDCStart(w http.ResponseWriter, r *http.Request) {
 	}
 	ep, err := u.oidc.discover(r.Context())
 	if err != nil {
-		u.log.WarnContext(r.Context(), "web sign-in: provider unreachable", "error", err)
+		u.log.WarnContext(r.Context(), "web sign-in: provider unreachable", "err", err)
 		u.showSignIn(w, r, http.StatusServiceUnavailable, "the sign-in provider cannot be reached now; try again in a moment")
 		return
 	}

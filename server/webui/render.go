@@ -68,7 +68,7 @@ func parsePages() (map[string]*template.Template, error) {
 func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, page string, v *view) {
 	var buf bytes.Buffer
 	if err := u.pages[page].Execute(&buf, v); err != nil {
-		u.log.ErrorContext(r.Context(), "render page", "page", page, "error", err)
+		u.log.ErrorContext(r.Context(), "render page", "page", page, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
@@ -102,7 +102,7 @@ func (u *UI) fail(w http.ResponseWriter, r *http.Request, s *session, err error)
 	case errors.As(err, &apiErr):
 		pe = &pageError{status: apiErr.Status, msg: apiErr.Message}
 	default:
-		u.log.ErrorContext(r.Context(), "web view failed", "path", r.URL.Path, "error", err)
+		u.log.ErrorContext(r.Context(), "web view failed", "path", r.URL.Path, "err", err)
 		pe = &pageError{status: http.StatusInternalServerError, msg: "the server failed to answer this page; try again, or ask its operator to look at its log"}
 	}
 	u.render(w, r, pe.status, "error", u.viewFor(s, "Error", pe.msg))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/pause"
+	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -29,7 +31,7 @@ func (r *repo) live(ctx context.Context) error {
 		if r.eng.StoreChanged() {
 			// The answer, whatever it was, named a new store identity: the
 			// server's database was restored or replaced. Re-baseline now.
-			if err := r.requestPull(ctx, waitAnswer{}); err != nil && !sleep(ctx, bo.next()) {
+			if err := r.requestPull(ctx, waitAnswer{}); err != nil && !pause.For(ctx, bo.next()) {
 				return nil
 			}
 			continue
@@ -40,7 +42,7 @@ func (r *repo) live(ctx context.Context) error {
 			d := bo.next()
 			r.log.Warn("change wait failed; reconnecting", "err", err, memsync.RetryInAttr(d))
 			r.status.setRetry(retryWait, time.Now().Add(d), err.Error())
-			if !sleep(ctx, d) {
+			if !pause.For(ctx, d) {
 				return nil
 			}
 			continue
@@ -60,7 +62,7 @@ func (r *repo) live(ctx context.Context) error {
 		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum}); err != nil || r.checksum() == cur {
 			// A failed pull, or one that did not move the checksum, must
 			// not turn into a tight loop of immediate answers.
-			if !sleep(ctx, bo.next()) {
+			if !pause.For(ctx, bo.next()) {
 				return nil
 			}
 			continue
@@ -74,7 +76,7 @@ func (r *repo) checksum() string {
 	if c := r.eng.Checksum(); c != "" {
 		return c
 	}
-	return emptyChecksum
+	return api.EmptyRepoChecksum
 }
 
 // testHookAskPull, when a test sets it, runs as the change wait asks the
@@ -111,16 +113,4 @@ func (r *repo) requestPull(ctx context.Context, a waitAnswer) error {
 
 func (r *repo) setLive(ok bool) {
 	r.status.update(func(s *RepoStatus) { s.Live = ok })
-}
-
-// sleep waits d or until ctx is done; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -83,10 +83,6 @@ func (s Spec) lane() string {
 	return s.Lane
 }
 
-// emptyChecksum is the checksum of a repo never written, which a change wait
-// accepts as If-None-Match.
-var emptyChecksum = api.RepoChecksum(nil, nil)
-
 // msgOwnWrites is logged for a watcher batch made only of the last pull's
 // writes, which is not a user change.
 const msgOwnWrites = "changes are the last pull's own writes"
@@ -113,7 +109,7 @@ func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Optio
 	r := &repo{
 		spec: spec, eng: eng, waiter: waiter, watcher: w, opts: opts,
 		log:     opts.Logger.With("repo", spec.Repo, "lane", spec.lane(), "dir", spec.Dir),
-		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Lane: spec.lane(), Dir: spec.Dir, Server: spec.Server}},
+		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Lane: spec.lane(), Dir: spec.Dir, Server: spec.Server}, show: eng.Show},
 		pullReq: make(chan waitAnswer),
 		kick:    make(chan struct{}, 1),
 		own:     newOwnWrites(eng.Identify),
@@ -146,7 +142,7 @@ func (r *repo) poke() {
 // flush makes a last push so that no change waiting in the debounce is lost
 // at shutdown, bounded by the flush timeout.
 func (r *repo) flush(ctx context.Context) {
-	if st := r.status.snapshot(); st.Suppressed != "" || st.Missing != "" || st.Halted != "" {
+	if r.status.stopped() {
 		return
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.FlushTimeout)
@@ -164,7 +160,7 @@ func (r *repo) flush(ctx context.Context) {
 func (r *repo) noteChanges(b watch.Batch) {
 	r.status.update(func(s *RepoStatus) {
 		for _, p := range b.Paths {
-			if p = r.eng.Show(p); !slices.Contains(s.Pending, p) {
+			if !slices.Contains(s.Pending, p) {
 				s.Pending = append(s.Pending, p)
 			}
 		}

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/internal/entryhash"
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
 
 // startTraced runs a daemon on dir whose requests tr records as node's.
@@ -145,12 +145,7 @@ func TestBurstTrace(t *testing.T) {
 // the daemon telling the pull's write from a user's, the next push).
 func TestOneNoteHashes(t *testing.T) {
 	const note = "---\nname: deploys\ndescription: how we deploy\ntype: project\n---\nDeploys go out on Tuesdays.\n"
-	var hashes atomic.Int64
-	t.Cleanup(entryhash.Watch(func(v string) {
-		if v == note && entryhash.CallerHas("github.com/teammemd/teammemd/sync") {
-			hashes.Add(1)
-		}
-	}))
+	hashes := hashcount.Count(t, func(v []byte) bool { return string(v) == note })
 	srv := servertest.Start(t)
 	tr := newTracer()
 	dirA, dirB := t.TempDir(), t.TempDir()
@@ -159,7 +154,7 @@ func TestOneNoteHashes(t *testing.T) {
 	startTraced(t, srv, tr, "bob", dirB, slog.New(logB))
 	eventually(t, "both daemons settled", func() bool {
 		sum := serverChecksum(t, srv)
-		return tr.armed("alice", sum) && tr.armed("bob", sum) || tr.armed("alice", emptyChecksum) && tr.armed("bob", emptyChecksum)
+		return tr.armed("alice", sum) && tr.armed("bob", sum) || tr.armed("alice", api.EmptyRepoChecksum) && tr.armed("bob", api.EmptyRepoChecksum)
 	})
 	openBob := tr.closeGate("bob")
 	defer openBob()
@@ -167,7 +162,7 @@ func TestOneNoteHashes(t *testing.T) {
 	write(t, dirA, "deploys.md", note)
 	eventually(t, "alice pushed the note and waits on the new checksum", func() bool {
 		sum := serverChecksum(t, srv)
-		return sum != "" && sum != emptyChecksum && tr.armed("alice", sum)
+		return sum != "" && sum != api.EmptyRepoChecksum && tr.armed("alice", sum)
 	})
 	if got := hashes.Load(); got < 1 || got > 2 {
 		t.Errorf("a saved note was hashed %d times on its way to the server, want 1 or 2 (the push hashes it)", got)

@@ -201,6 +201,11 @@ type statusBox struct {
 	held    map[string][]Held    // by the operation that held them; Held merges them
 	halt    string               // StateWrongServer, StateUnauthorized, StateDenied or StateLaneStopped while halted
 	resumed chan struct{}        // closed when a halt is lifted; nil while running
+	// show turns a pending path into the form the status prints
+	// (Engine.Show, which redacts a name that holds a secret); nil
+	// prints it as it is. It runs when the status is read, not on every
+	// watcher batch.
+	show func(key string) string
 }
 
 // setHalt halts the repo in state with reason and drops every scheduled
@@ -308,7 +313,7 @@ func (b *statusBox) snapshot() RepoStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.s
-	s.Pending = slices.Clone(s.Pending)
+	s.Pending = b.shownPending()
 	s.Blocked = slices.Clone(s.Blocked)
 	s.Conflict = slices.Clone(s.Conflict)
 	s.Warnings = slices.Clone(s.Warnings)
@@ -428,9 +433,13 @@ func (r *repo) noteConflicts(s *RepoStatus) {
 // unsent after every failed attempt; an edit to it shows as held back
 // until the next push scans it again.
 func notHeld(s RepoStatus) []string {
-	return slices.DeleteFunc(s.Pending, func(p string) bool {
-		return slices.ContainsFunc(s.Blocked, func(b Blocked) bool { return b.Path == p }) ||
-			slices.ContainsFunc(s.Held, func(h Held) bool { return h.Path == p }) ||
-			slices.Contains(s.HeldDeletions, p)
-	})
+	return slices.DeleteFunc(s.Pending, func(p string) bool { return heldBack(s, p) })
+}
+
+// heldBack reports whether s lists p, as the status shows it, as held
+// back: blocked, held or a deletion held back.
+func heldBack(s RepoStatus, p string) bool {
+	return slices.ContainsFunc(s.Blocked, func(b Blocked) bool { return b.Path == p }) ||
+		slices.ContainsFunc(s.Held, func(h Held) bool { return h.Path == p }) ||
+		slices.Contains(s.HeldDeletions, p)
 }

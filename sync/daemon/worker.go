@@ -120,7 +120,7 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 		return nil
 	}
 	err := w.pull(ctx)
-	if st := w.status.snapshot(); err == nil && !w.waiting && (len(st.Pending) > 0 || len(st.HeldDeletions) > 0) {
+	if err == nil && !w.waiting && w.status.hasUnsent() {
 		w.push(ctx)
 	}
 	return err
@@ -158,7 +158,7 @@ func (w *worker) pull(ctx context.Context) error {
 // push runs one push and records it, unless pushes are stopped. Deletions
 // held back are not a failure: the rest was sent.
 func (w *worker) push(ctx context.Context) {
-	if w.status.snapshot().Suppressed != "" {
+	if w.status.suppressed() != "" {
 		return
 	}
 	w.status.setOp(StatePushing)
@@ -211,7 +211,7 @@ func (w *worker) failed(ctx context.Context, source string, err error) {
 	if errors.As(err, &missing) {
 		w.pullOwed = true
 		w.status.clearRetry(source)
-		if w.status.snapshot().Missing == "" {
+		if w.status.missing() == "" {
 			w.log.Warn("team directory missing; syncing resumes when it is back", "err", err)
 		}
 		w.status.update(func(s *RepoStatus) { s.Missing = err.Error() })

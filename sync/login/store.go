@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // ErrNotLoggedIn is returned for a server with no stored login.
@@ -170,7 +170,7 @@ func writeFile(path string, rec Record) error {
 	if err != nil {
 		return fmt.Errorf("encode login: %w", err)
 	}
-	if err := memsync.WriteFile(path, data, 0o600); err != nil {
+	if err := fsio.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("save login: %w", err)
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/fsio"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
@@ -191,7 +191,7 @@ func writeJSON(path string, f keyFile) error {
 	if err != nil {
 		return fmt.Errorf("encode the personal key: %w", err)
 	}
-	if err := memsync.WriteFile(path, data, 0o600); err != nil {
+	if err := fsio.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("save the personal key: %w", err)
 	}
 	return nil

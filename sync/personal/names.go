@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // namesFile is the map of a lane's wire keys to paths, in its state
@@ -110,7 +110,7 @@ func (m *nameMap) save() error {
 	if err != nil {
 		return fmt.Errorf("encode the personal lane's names: %w", err)
 	}
-	if err := memsync.WriteFile(m.file, data, 0o600); err != nil {
+	if err := fsio.WriteFile(m.file, data, 0o600); err != nil {
 		return fmt.Errorf("save the personal lane's names: %w", err)
 	}
 	m.paths, m.dirty = disk, false

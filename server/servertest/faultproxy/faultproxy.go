@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/loopback"
+	"github.com/teammemd/teammemd/internal/pause"
 )
 
 // Fault is one kind of injected failure.
@@ -214,7 +215,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reset(w)
 		return
 	case Latency:
-		if !sleep(r.Context(), delay) {
+		if !pause.For(r.Context(), delay) {
 			return
 		}
 	}
@@ -290,18 +291,6 @@ func hang(ctx context.Context, healed <-chan struct{}) {
 	case <-healed:
 	case <-ctx.Done():
 	case <-t.C:
-	}
-}
-
-// sleep waits d; it reports false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // Registering the MCP server adds teammemd's entry to Claude Code's user
@@ -30,7 +30,7 @@ func TestRegisterMCP(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, memsync.WriteFile); err != nil {
+			if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err != nil {
 				t.Fatalf("RegisterMCP = %v", err)
 			}
 			data, _ := os.ReadFile(config)
@@ -40,10 +40,10 @@ func TestRegisterMCP(t *testing.T) {
 			if c.before != "" && gjson.GetBytes(data, "userID").String() != gjson.Get(c.before, "userID").String() {
 				t.Errorf("config = %s, want the rest kept", data)
 			}
-			if msg, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, memsync.WriteFile); err != nil || msg[:9] != "unchanged" {
+			if msg, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err != nil || msg[:9] != "unchanged" {
 				t.Errorf("RegisterMCP again = %q, %v, want unchanged", msg, err)
 			}
-			if _, err := UnregisterMCP(record, false, memsync.WriteFile); err != nil {
+			if _, err := UnregisterMCP(record, false, fsio.WriteFile); err != nil {
 				t.Fatalf("UnregisterMCP = %v", err)
 			}
 			data, _ = os.ReadFile(config)
@@ -54,7 +54,7 @@ func TestRegisterMCP(t *testing.T) {
 			if !sameJSON(data, []byte(want)) {
 				t.Errorf("config after undo = %s, want %s", data, want)
 			}
-			if msg, err := UnregisterMCP(record, false, memsync.WriteFile); msg != "" || err != nil {
+			if msg, err := UnregisterMCP(record, false, fsio.WriteFile); msg != "" || err != nil {
 				t.Errorf("UnregisterMCP again = %q, %v, want nothing to do", msg, err)
 			}
 		})
@@ -66,14 +66,14 @@ func TestRegisterMCP(t *testing.T) {
 func TestRegisterMCPKeepsTheUsers(t *testing.T) {
 	dir := t.TempDir()
 	config, record := filepath.Join(dir, ".claude.json"), filepath.Join(dir, "claude-setup.json")
-	if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, memsync.WriteFile); err != nil {
+	if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err != nil {
 		t.Fatal(err)
 	}
 	mine := `{"mcpServers":{"teammemd":{"type":"stdio","command":"/home/me/bin/teammemd","args":["mcp","--repo","acme/app"]}}}`
 	if err := os.WriteFile(config, []byte(mine), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UnregisterMCP(record, false, memsync.WriteFile); err != nil {
+	if _, err := UnregisterMCP(record, false, fsio.WriteFile); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(config); string(data) != mine {
@@ -83,7 +83,7 @@ func TestRegisterMCPKeepsTheUsers(t *testing.T) {
 	if err := os.WriteFile(config, broken, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, memsync.WriteFile); err == nil {
+	if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err == nil {
 		t.Error("RegisterMCP on a broken config = nil, want an error")
 	}
 	if data, _ := os.ReadFile(config); string(data) != string(broken) {

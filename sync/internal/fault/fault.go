@@ -1,44 +1,12 @@
 // Package fault lets tests make the sync engine's reads of team files fail
 // where a real failure cannot be arranged: running as root, a file with
 // mode 000 is still readable, so a test of how the engine holds back an
-// unreadable file sets a read fault instead. Nothing but tests sets one.
+// unreadable file sets a read fault instead. Read faults exist only in a
+// build with the tag testhooks: in any other build the engine never asks
+// for one, and a test that needs one and runs as root is skipped.
 package fault
 
-import (
-	"io/fs"
-	"os"
-	"slices"
-	"sync/atomic"
-	"syscall"
-)
-
-var read atomic.Pointer[func(path string) error]
-
-// SetRead makes Read return f(path) until restore is called.
-func SetRead(f func(path string) error) (restore func()) {
-	read.Store(&f)
-	return func() { read.Store(nil) }
-}
-
-// DenyRead makes Read fail for each of paths as reading a file with mode
-// 000 does for a normal user, with EACCES, until restore is called.
-func DenyRead(paths ...string) (restore func()) {
-	return SetRead(func(path string) error {
-		if slices.Contains(paths, path) {
-			return &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}
-		}
-		return nil
-	})
-}
-
-// Read returns the error a test set for reading path (an absolute file or
-// directory path), or nil.
-func Read(path string) error {
-	if f := read.Load(); f != nil {
-		return (*f)(path)
-	}
-	return nil
-}
+import "os"
 
 // Denial is one way for a test to make a file unreadable.
 type Denial struct {
@@ -69,9 +37,12 @@ func Denials() []Denial {
 		}
 		return func() error { restore(); return allow() }, nil
 	}
-	var skip string
+	var skip, faultSkip string
 	if os.Geteuid() == 0 {
 		skip = "running as root, which reads a mode 000 file: the read fault covers this; run as another user to test a real permission"
+		if !Enabled {
+			faultSkip = "running as root, which reads a mode 000 file, and read faults need the build tag testhooks"
+		}
 	}
-	return []Denial{{Name: "read fault", Deny: withFault}, {Name: "real permission", Skip: skip, Deny: byMode}}
+	return []Denial{{Name: "read fault", Skip: faultSkip, Deny: withFault}, {Name: "real permission", Skip: skip, Deny: byMode}}
 }

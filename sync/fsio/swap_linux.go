@@ -1,4 +1,4 @@
-package memsync
+package fsio
 
 import (
 	"errors"
@@ -8,18 +8,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// exchange swaps the files named a and b in dir in one step
+// Exchange swaps the files named a and b in dir in one step
 // (renameat2 RENAME_EXCHANGE): neither name is ever missing and nothing is
-// overwritten. It returns errNoAtomicRename where the file system lacks it.
-func exchange(dir *os.Root, a, b string) error {
+// overwritten. It returns ErrNoAtomicRename where the file system lacks it.
+func Exchange(dir *os.Root, a, b string) error {
 	return renameAt2(dir, a, b, unix.RENAME_EXCHANGE)
 }
 
-// renameNoReplace renames from to to in dir unless to exists
+// RenameNoReplace renames from to to in dir unless to exists
 // (renameat2 RENAME_NOREPLACE), failing with fs.ErrExist then.
-func renameNoReplace(dir *os.Root, from, to string) error {
+func RenameNoReplace(dir *os.Root, from, to string) error {
 	err := renameAt2(dir, from, to, unix.RENAME_NOREPLACE)
-	if errors.Is(err, errNoAtomicRename) {
+	if errors.Is(err, ErrNoAtomicRename) {
 		return renameIfAbsent(dir, from, to)
 	}
 	return err
@@ -29,14 +29,14 @@ func renameAt2(dir *os.Root, from, to string, flags uint) error {
 	err := withDirFD(dir, func(fd int) error { return unix.Renameat2(fd, from, fd, to, flags) })
 	switch {
 	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
-		return errNoAtomicRename
+		return ErrNoAtomicRename
 	case err != nil:
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
 	return nil
 }
 
-// settleTries and settleFirstWait bound how long readSettled waits for a
+// settleTries and settleFirstWait bound how long ReadSettled waits for a
 // writer to close a file: about half a second in all.
 const (
 	settleTries     = 10
@@ -44,14 +44,14 @@ const (
 	settleMaxWait   = 100 * time.Millisecond
 )
 
-// readSettled reads name in dir once no process holds it open for writing:
+// ReadSettled reads name in dir once no process holds it open for writing:
 // it takes a read lease (F_SETLEASE), which the kernel grants only then, so
 // an editor that opened the file before the engine moved it and writes
 // into it afterwards is waited for instead of losing its write. It returns
-// errStillOpen if a writer keeps the file open past the wait. Where leases
+// ErrStillOpen if a writer keeps the file open past the wait. Where leases
 // are not available (another user's file, a file system without them) it
 // reads the file as it is.
-func readSettled(dir *os.Root, name string) ([]byte, error) {
+func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	f, err := dir.Open(name)
 	if err != nil {
 		return nil, err
@@ -68,11 +68,11 @@ func readSettled(dir *os.Root, name string) ([]byte, error) {
 	}
 	switch {
 	case errors.Is(err, unix.EAGAIN):
-		return nil, errStillOpen
+		return nil, ErrStillOpen
 	case err == nil:
 		defer setLease(f, unix.F_UNLCK)
 	}
-	return readAll(f)
+	return ReadAll(f)
 }
 
 func setLease(f *os.File, kind int) error {

@@ -1,38 +1,43 @@
 package memsync
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/teammemd/teammemd/sync/internal/fault"
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
-// tempPrefix starts the name of every temporary file the engine creates in
-// the team directory; it is hidden, so it never syncs.
-const tempPrefix = ".teammemd-"
-
-// errNotRegular is returned when a write or delete target exists but is not
-// a regular file (a symlink, dangling or not, or a directory), or when a
-// parent of the target is not a directory.
-var errNotRegular = errors.New("target exists and is not a regular file")
-
 // blockedError names the local path that keeps a key from being written;
-// it is an errNotRegular.
+// it is an fsio.ErrNotRegular.
 type blockedError struct{ path, why string }
 
 func (e *blockedError) Error() string        { return e.path + " " + e.why }
-func (e *blockedError) Is(target error) bool { return target == errNotRegular }
+func (e *blockedError) Is(target error) bool { return target == fsio.ErrNotRegular }
+
+// TeamDirMode is the mode of a team directory teammemd creates, and of
+// the parents it creates for it: the notes are the user's own until they
+// are shared, so no other user of the machine may list or read them. A
+// configured checkout's team directory, a discovered project's and one
+// made for a first note alike.
+const TeamDirMode = 0o700
+
+// createTeamDir creates a missing team directory, for a first sync or a
+// first note.
+func createTeamDir(dir string) error {
+	if err := os.MkdirAll(dir, TeamDirMode); err != nil {
+		return fmt.Errorf("create team directory: %w", err)
+	}
+	return nil
+}
 
 // teamDir is the team directory, reached only through an os.Root so that no
 // symlink inside it can lead a write outside it.
@@ -64,7 +69,7 @@ func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
 // openDir opens the directory that holds key, creating it if needed, as a
 // root of its own: the files of one directory are then written with no
 // path walk each. A parent that is a symlink or not a directory is
-// errNotRegular: the engine never writes through a link.
+// fsio.ErrNotRegular: the engine never writes through a link.
 func (t *teamDir) openDir(key string) (*os.Root, error) {
 	dir := path.Dir(key)
 	if err := t.checkParents(key); err != nil {
@@ -80,21 +85,6 @@ func (t *teamDir) openDir(key string) (*os.Root, error) {
 		return nil, fmt.Errorf("open directory for %s: %w", key, err)
 	}
 	return d, nil
-}
-
-// renameInto writes data to a new temp file in dir, fsyncs it and renames
-// it to name, so name holds either its old content or all of data. The
-// caller syncs dir when the new name must survive a crash.
-func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode) error {
-	tmp, err := createTemp(dir, data, perm, nil)
-	if err != nil {
-		return err
-	}
-	if err := dir.Rename(tmp, name); err != nil {
-		dir.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // syncDirs fsyncs each directory once, and every new directory's parents up
@@ -158,7 +148,7 @@ func (t *teamDir) read(key string) ([]byte, error) {
 	if err := t.checkRegular(key); err != nil {
 		return nil, err
 	}
-	if err := fault.Read(filepath.Join(t.path, filepath.FromSlash(key))); err != nil {
+	if err := readFault(t.path, key); err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	data, err := t.root.ReadFile(key)
@@ -168,7 +158,7 @@ func (t *teamDir) read(key string) ([]byte, error) {
 	return data, nil
 }
 
-// checkRegular reports fs.ErrNotExist for a missing key and errNotRegular
+// checkRegular reports fs.ErrNotExist for a missing key and fsio.ErrNotRegular
 // for anything but a regular file.
 func (t *teamDir) checkRegular(key string) error {
 	fi, err := t.root.Lstat(key)
@@ -176,27 +166,18 @@ func (t *teamDir) checkRegular(key string) error {
 		return fmt.Errorf("stat %s: %w", key, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", key, errNotRegular, fi.Mode().Type())
+		return fmt.Errorf("%s: %w (%s)", key, fsio.ErrNotRegular, fi.Mode().Type())
 	}
 	return nil
 }
 
 // syncDir fsyncs dir, a directory of the team directory.
-func (t *teamDir) syncDir(dir string) error { return syncRootDir(t.root, dir) }
-
-func randomHex() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// maxNameBytes is the longest file name most file systems accept.
-const maxNameBytes = 255
+func (t *teamDir) syncDir(dir string) error { return fsio.SyncDir(t.root, dir) }
 
 // fileNameProblem says why key cannot be a file name on goos, or "".
 func fileNameProblem(key, goos string) string {
 	for _, seg := range strings.Split(key, "/") {
-		if len(seg) > maxNameBytes {
+		if len(seg) > fsio.MaxNameBytes {
 			return "path segment longer than 255 bytes"
 		}
 		if goos != "windows" {
@@ -206,7 +187,7 @@ func fileNameProblem(key, goos string) string {
 			return `path segment holds one of <>:"|?* (not allowed on Windows)`
 		}
 		if windowsReserved(seg) {
-			return "path segment is a reserved device name on Windows"
+			return "path segment is a reserved fsio.Device name on Windows"
 		}
 	}
 	return ""
@@ -225,4 +206,17 @@ func windowsReserved(seg string) bool {
 		return base[3] >= '0' && base[3] <= '9'
 	}
 	return false
+}
+
+// entrySum is the entry checksum of value: the one place the engine
+// hashes a note.
+func entrySum(value []byte) string {
+	countHash(value)
+	return api.EntryChecksumBytes(value)
+}
+
+// entryStringSum is entrySum of a value held as a string.
+func entryStringSum(value string) string {
+	countHashString(value)
+	return api.EntryChecksum(value)
 }

@@ -1,4 +1,4 @@
-package memsync
+package fsio
 
 import (
 	"os"

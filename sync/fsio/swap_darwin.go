@@ -1,4 +1,4 @@
-package memsync
+package fsio
 
 import (
 	"errors"
@@ -7,18 +7,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// exchange swaps the files named a and b in dir in one step
+// Exchange swaps the files named a and b in dir in one step
 // (renameatx_np RENAME_SWAP): neither name is ever missing and nothing is
-// overwritten. It returns errNoAtomicRename where the file system lacks it.
-func exchange(dir *os.Root, a, b string) error {
+// overwritten. It returns ErrNoAtomicRename where the file system lacks it.
+func Exchange(dir *os.Root, a, b string) error {
 	return renameAtx(dir, a, b, unix.RENAME_SWAP)
 }
 
-// renameNoReplace renames from to to in dir unless to exists
+// RenameNoReplace renames from to to in dir unless to exists
 // (renameatx_np RENAME_EXCL), failing with fs.ErrExist then.
-func renameNoReplace(dir *os.Root, from, to string) error {
+func RenameNoReplace(dir *os.Root, from, to string) error {
 	err := renameAtx(dir, from, to, unix.RENAME_EXCL)
-	if errors.Is(err, errNoAtomicRename) {
+	if errors.Is(err, ErrNoAtomicRename) {
 		return renameIfAbsent(dir, from, to)
 	}
 	return err
@@ -28,21 +28,21 @@ func renameAtx(dir *os.Root, from, to string, flags uint32) error {
 	err := withDirFD(dir, func(fd int) error { return unix.RenameatxNp(fd, from, fd, to, flags) })
 	switch {
 	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOTSUP):
-		return errNoAtomicRename
+		return ErrNoAtomicRename
 	case err != nil:
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
 	return nil
 }
 
-// readSettled reads name in dir. macOS has no file leases: an editor that
+// ReadSettled reads name in dir. macOS has no file leases: an editor that
 // opened the file before the engine moved it and writes into it only
 // after the engine read it loses that write (docs/RELIABILITY.md, Write path).
-func readSettled(dir *os.Root, name string) ([]byte, error) {
+func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	f, err := dir.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(f)
+	return ReadAll(f)
 }

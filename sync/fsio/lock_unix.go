@@ -1,6 +1,6 @@
 //go:build unix
 
-package memsync
+package fsio
 
 import (
 	"errors"

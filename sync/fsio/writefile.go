@@ -1,4 +1,4 @@
-package memsync
+package fsio
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err := exactMode(root, name, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncRootDir(root, ".")
+	return SyncDir(root, ".")
 }
 
 // exactMode gives name the mode perm where the umask narrowed it.

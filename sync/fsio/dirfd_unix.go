@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package memsync
+package fsio
 
 import "os"
 
