@@ -57,7 +57,7 @@ func (m memoryOp) edit(ctx context.Context, p string, fn func(string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if _, err := m.sp.Put(ctx, key, []byte(text), api.EntryChecksum(string(data))); err != nil {
+	if _, err := m.sp.Put(ctx, key, []byte(text), api.EntryChecksumBytes(data)); err != nil {
 		return "", err
 	}
 	return text, nil

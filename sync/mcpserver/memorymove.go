@@ -86,7 +86,7 @@ func (m memoryOp) move(ctx context.Context, n memindex.Note, key string) error {
 	if err != nil {
 		return err
 	}
-	if err := m.sp.Delete(ctx, n.Key, api.EntryChecksum(string(data))); err != nil {
+	if err := m.sp.Delete(ctx, n.Key, api.EntryChecksumBytes(data)); err != nil {
 		return errors.Join(err, m.sp.Delete(ctx, key, sum))
 	}
 	return nil

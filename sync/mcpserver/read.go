@@ -46,7 +46,7 @@ func (t *tools) read(ctx context.Context, req *mcp.CallToolRequest, in readIn) (
 	if err != nil {
 		return nil, readOut{}, fmt.Errorf("%s: %w", in.Key, err)
 	}
-	return nil, readOut{Key: in.Key, SHA256: api.EntryChecksum(string(data)), Content: strings.Join(lines[start-1:end], ""),
+	return nil, readOut{Key: in.Key, SHA256: api.EntryChecksumBytes(data), Content: strings.Join(lines[start-1:end], ""),
 		StartLine: start, EndLine: end, TotalLines: len(lines), URI: noteURI(sp.Repo(), in.Key)}, nil
 }
 

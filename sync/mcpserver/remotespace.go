@@ -47,7 +47,7 @@ func (sp *remoteSpace) Put(ctx context.Context, key string, data []byte, ifMatch
 	if err != nil {
 		return "", err
 	}
-	return api.EntryChecksum(string(data)), nil
+	return api.EntryChecksumBytes(data), nil
 }
 
 // Delete deletes key's note on the condition that it is the version

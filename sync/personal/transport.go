@@ -192,7 +192,7 @@ func (t *Transport) open(resp api.FullResponse) (api.FullResponse, error) {
 			return api.FullResponse{}, err
 		}
 		learned[wire] = n.Path
-		sum := api.EntryChecksum(string(n.Content))
+		sum := api.EntryChecksumBytes(n.Content)
 		plain[api.EntryChecksum(value)] = sum
 		if t.files.Holds(n.Path) {
 			out.Content.Entries[n.Path] = string(n.Content)
