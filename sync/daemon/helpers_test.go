@@ -120,7 +120,12 @@ func (n *node) stop(t testing.TB) {
 	}
 }
 
-// eventually polls cond every 20ms until it holds or 20s pass.
+// eventually polls cond every 20ms until it holds or 20s pass. The tests
+// that use it run the real daemon, whose watcher reads fsnotify events and
+// whose change wait is held by a real server on loopback: both wait in the
+// network poller, which a synctest bubble does not count as durably
+// blocked, so the bubble's clock would never move. The worker's timing is
+// tested on the fake clock, with scripted parts, in schedule_test.go.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	if !within(20*time.Second, cond) {
