@@ -39,7 +39,7 @@ func WaitLock(ctx context.Context, f *os.File, what string, busy func()) (*Lock,
 	defer t.Stop()
 	start := time.Now()
 	for {
-		ok, err := tryLock(f)
+		ok, err := TryLock(f)
 		if err != nil {
 			f.Close()
 			return nil, err

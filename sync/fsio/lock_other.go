@@ -7,8 +7,8 @@ import (
 	"os"
 )
 
-// tryLock fails on systems without flock: syncing without a lock could let
+// TryLock fails on systems without flock: syncing without a lock could let
 // two processes corrupt a repo's state, so it is refused.
-func tryLock(*os.File) (bool, error) {
+func TryLock(*os.File) (bool, error) {
 	return false, errors.New("repo locking needs flock, which this system lacks")
 }

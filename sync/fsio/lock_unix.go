@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive flock on f without blocking. It reports false
+// TryLock takes an exclusive flock on f without blocking. It reports false
 // when another process (or another open of the file) holds it.
-func tryLock(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
