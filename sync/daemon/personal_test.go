@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +45,7 @@ type alice struct {
 	home, mem string
 	keys      *personal.KeyStore
 	node      *node
+	plan      Plan
 }
 
 // personalLab is a real server, and alice's personal key stored there.
@@ -93,7 +96,7 @@ func (l *personalLab) start(t *testing.T, key *personal.Key, userFiles bool, edi
 	team := Spec{Repo: slug, Dir: filepath.Join(a.mem, "team"), Server: l.srv.URL, Source: "test"}
 	plan := WithPersonal(Plan{Specs: []Spec{team}},
 		Personal{KeyFile: ks.Stored, Home: a.home, UserFiles: userFiles, UserServer: l.srv.URL})
-	a.keys = ks
+	a.keys, a.plan = ks, plan
 	a.node = startNode(t, l.token, plan, edit)
 	return a
 }
@@ -142,6 +145,57 @@ func TestPersonalLaneTwoMachines(t *testing.T) {
 		_, err := os.Stat(filepath.Join(a.mem, "me.md"))
 		return os.IsNotExist(err)
 	})
+}
+
+// laneHolds reports whether alice's lane of the project holds path with
+// content, opened with her key.
+func (l *personalLab) laneHolds(t *testing.T, path, content string) bool {
+	t.Helper()
+	for k, v := range l.laneEntries(t) {
+		n, _, err := personal.Open([]*personal.Key{l.key}, k, v)
+		if err == nil && n.Path == path {
+			return string(n.Content) == content
+		}
+	}
+	return false
+}
+
+// holdsFile reports whether a file under dir holds content.
+func holdsFile(dir, content string) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, rerr := os.ReadFile(p)
+			found = found || rerr == nil && string(data) == content
+		}
+		return nil
+	})
+	return found
+}
+
+// TestPersonalLaneConflict: a private note edited on two of alice's
+// machines while one of them was off keeps both versions: the one the
+// lane took first in both memory directories, the other in a conflict copy
+// on the machine whose edit came second.
+func TestPersonalLaneConflict(t *testing.T) {
+	l := newPersonalLab(t)
+	a := l.machine(t, false, nil)
+	stateB := t.TempDir()
+	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	keepState := func(o *Options) { o.Open = testOpener(t, l.token, stateB, c, o.Logger) }
+	b := l.machine(t, false, keepState)
+	write(t, a.mem, "plans.md", "v1\n")
+	eventually(t, "plans.md on B", fileIs(filepath.Join(b.mem, "plans.md"), "v1\n"))
+	b.node.stop(t)
+	write(t, a.mem, "plans.md", "from A\n")
+	eventually(t, "A's edit in the lane", func() bool { return l.laneHolds(t, "plans.md", "from A\n") })
+	write(t, b.mem, "plans.md", "from B\n")
+	b.node = startNode(t, l.token, b.plan, keepState)
+	eventually(t, "the lane's version on B", fileIs(filepath.Join(b.mem, "plans.md"), "from A\n"))
+	eventually(t, "B's edit in a conflict copy", func() bool { return holdsFile(stateB, "from B\n") })
+	if !fileIs(filepath.Join(a.mem, "plans.md"), "from A\n")() || !l.laneHolds(t, "plans.md", "from A\n") {
+		t.Error("the conflict changed A's plans.md or the lane, want A's edit in both")
+	}
 }
 
 // TestPersonalLaneKeyRotated: a key rotated on another machine stops the
