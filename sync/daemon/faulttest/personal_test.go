@@ -91,10 +91,34 @@ func (r *rig) laneEntries(ctx context.Context, s *side, names string) (map[strin
 // directory.
 func (r *rig) verifyPersonal(ctx context.Context, limit time.Duration, ev evidence, t *tally) {
 	names := r.t.TempDir()
+	lanes := map[*side]map[string]string{}
 	for _, s := range r.sides {
 		server, diff := r.convergeLane(ctx, s, limit, names)
 		if diff != "" {
 			t.violate("personal lane convergence: %s", diff)
+			continue
+		}
+		lanes[s] = server
+	}
+	// The lanes may settle after the team directories did, and a conflict
+	// copy a lane's last pull made is evidence too: read them again.
+	copies, err := r.conflictCopies()
+	if err != nil {
+		t.violate("gather evidence: %v", err)
+		return
+	}
+	for sum, p := range copies {
+		if _, seen := ev.conflicts[sum]; seen {
+			continue
+		}
+		t.conflictCopies++
+		if _, ok := ev.written[sum]; !ok {
+			t.violate("torn file: conflict copy %s (%s) is no version a writer saved whole", p, short(sum))
+		}
+	}
+	for _, s := range r.sides {
+		server, ok := lanes[s]
+		if !ok {
 			continue
 		}
 		last := map[string]save{}
@@ -104,7 +128,7 @@ func (r *rig) verifyPersonal(ctx context.Context, limit time.Duration, ev eviden
 		}
 		for key, sv := range last {
 			t.required++
-			_, copied := ev.conflicts[sv.sum]
+			_, copied := copies[sv.sum]
 			switch got := api.EntryChecksum(server[key]); {
 			case got == sv.sum:
 				t.inHistory++
@@ -188,4 +212,23 @@ func (r *rig) checkMemory(s *side, t *tally) {
 	if err != nil && !os.IsNotExist(err) {
 		t.violate("walk %s's memory directory: %v", s.name, err)
 	}
+}
+
+// conflictCopies reads both sides' conflict copies, by checksum.
+func (r *rig) conflictCopies() (map[string]string, error) {
+	out := map[string]string{}
+	for _, s := range r.sides {
+		paths, err := s.d.ConflictCopies()
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("read conflict copy: %w", err)
+			}
+			out[api.EntryChecksum(string(data))] = p
+		}
+	}
+	return out, nil
 }
