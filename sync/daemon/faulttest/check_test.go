@@ -168,27 +168,46 @@ func (r *rig) gather(ctx context.Context, ev *evidence, t *tally) error {
 			}
 		}
 	}
+	copies, err := r.conflictCopies()
+	if err != nil {
+		return err
+	}
 	ev.conflicts = map[string]string{}
+	for _, c := range copies {
+		ev.conflicts[c.sum] = c.path
+		t.conflictCopies++
+		if _, ok := ev.written[c.sum]; !ok {
+			t.violate("torn file: conflict copy %s (%d bytes, %s) is no version a writer saved whole; it starts %q; %s",
+				c.path, len(c.data), short(c.sum), firstLine(c.data), r.savesBefore(c.side, c.path))
+		}
+	}
+	return nil
+}
+
+// conflictCopy is one conflict copy a side's daemon made.
+type conflictCopy struct {
+	side      *side
+	path, sum string
+	data      []byte
+}
+
+// conflictCopies reads both sides' conflict copies.
+func (r *rig) conflictCopies() ([]conflictCopy, error) {
+	var out []conflictCopy
 	for _, s := range r.sides {
 		paths, err := s.d.ConflictCopies()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, p := range paths {
 			data, err := os.ReadFile(p)
 			if err != nil {
-				return fmt.Errorf("read conflict copy: %w", err)
+				return nil, fmt.Errorf("read conflict copy: %w", err)
 			}
-			sum := api.EntryChecksum(string(data))
-			ev.conflicts[sum] = p
-			t.conflictCopies++
-			if _, ok := ev.written[sum]; !ok {
-				t.violate("torn file: conflict copy %s (%d bytes, %s) is no version a writer saved whole; it starts %q; %s",
-					p, len(data), short(sum), firstLine(data), r.savesBefore(s, p))
-			}
+			out = append(out, conflictCopy{side: s, path: p, sum: api.EntryChecksum(string(data)), data: data})
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // savesBefore describes the side's last save that began before the file

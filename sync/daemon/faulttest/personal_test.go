@@ -107,13 +107,15 @@ func (r *rig) verifyPersonal(ctx context.Context, limit time.Duration, ev eviden
 		t.violate("gather evidence: %v", err)
 		return
 	}
-	for sum, p := range copies {
-		if _, seen := ev.conflicts[sum]; seen {
+	inCopy := map[string]bool{}
+	for _, c := range copies {
+		inCopy[c.sum] = true
+		if _, seen := ev.conflicts[c.sum]; seen {
 			continue
 		}
 		t.conflictCopies++
-		if _, ok := ev.written[sum]; !ok {
-			t.violate("torn file: conflict copy %s (%s) is no version a writer saved whole", p, short(sum))
+		if _, ok := ev.written[c.sum]; !ok {
+			t.violate("torn file: conflict copy %s (%s) is no version a writer saved whole", c.path, short(c.sum))
 		}
 	}
 	for _, s := range r.sides {
@@ -128,7 +130,7 @@ func (r *rig) verifyPersonal(ctx context.Context, limit time.Duration, ev eviden
 		}
 		for key, sv := range last {
 			t.required++
-			_, copied := copies[sv.sum]
+			copied := inCopy[sv.sum]
 			switch got := api.EntryChecksum(server[key]); {
 			case got == sv.sum:
 				t.inHistory++
@@ -212,23 +214,4 @@ func (r *rig) checkMemory(s *side, t *tally) {
 	if err != nil && !os.IsNotExist(err) {
 		t.violate("walk %s's memory directory: %v", s.name, err)
 	}
-}
-
-// conflictCopies reads both sides' conflict copies, by checksum.
-func (r *rig) conflictCopies() (map[string]string, error) {
-	out := map[string]string{}
-	for _, s := range r.sides {
-		paths, err := s.d.ConflictCopies()
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil, fmt.Errorf("read conflict copy: %w", err)
-			}
-			out[api.EntryChecksum(string(data))] = p
-		}
-	}
-	return out, nil
 }
