@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 )
@@ -16,7 +15,7 @@ import (
 // BenchmarkPut16ClientsPostgres is BenchmarkPut16Clients on one replica
 // on PostgreSQL (synchronous_commit on: every PUT is durable).
 func BenchmarkPut16ClientsPostgres(b *testing.B) {
-	r := startPGReplica(b, pgtest.Database(b), server.Options{})
+	r := startPGReplica(b, pgtest.Database(b))
 	benchPut16(b, r.Token, strings.Repeat("x", 4096-40), r.URL)
 }
 
@@ -24,7 +23,7 @@ func BenchmarkPut16ClientsPostgres(b *testing.B) {
 // replicas on one PostgreSQL database, all writing to one repo.
 func BenchmarkPut16ClientsPostgres2Replicas(b *testing.B) {
 	db := pgtest.Database(b)
-	one, two := startPGReplica(b, db, server.Options{}), startPGReplica(b, db, server.Options{})
+	one, two := startPGReplica(b, db), startPGReplica(b, db)
 	benchPut16(b, one.Token, strings.Repeat("x", 4096-40), one.URL, two.URL)
 }
 
@@ -34,7 +33,7 @@ func BenchmarkPut16ClientsPostgres2Replicas(b *testing.B) {
 func BenchmarkWakeCrossReplica(b *testing.B) {
 	const waiting = 100
 	db := pgtest.Database(b)
-	writer, waiter := startPGReplica(b, db, server.Options{}), startPGReplica(b, db, server.Options{})
+	writer, waiter := startPGReplica(b, db), startPGReplica(b, db)
 	c := benchClient()
 	query := api.Path + "?" + memQuery(repo)
 	_, out := send(b, c, http.MethodPut, writer.URL+query, writer.Token, `{"entries":{"a.md":"0"}}`)

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,61 +19,15 @@ import (
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 )
 
-// pgReplica is a real server on a PostgreSQL store with its waker, served
-// on 127.0.0.1 until the test ends.
-type pgReplica struct {
-	URL   string
-	Token string
-	Store *postgres.Store
-}
-
 // startPGReplica serves a replica on the database at dbURL, with a write
 // token on every repo, and the test config as edits change it.
-func startPGReplica(t testing.TB, dbURL string, opts server.Options, edits ...func(*server.Config)) *pgReplica {
+func startPGReplica(t testing.TB, dbURL string, edits ...func(*server.Config)) *servertest.PGServer {
 	t.Helper()
-	st, err := postgres.Open(context.Background(), dbURL, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	waker := st.NewWaker(postgres.WakerOptions{})
-	secret, rec, err := auth.NewTokenRecord("replica", []store.Grant{{Pattern: "**", Level: store.LevelWrite}}, time.Now())
-	if err == nil {
-		err = st.CreateToken(context.Background(), rec)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Store, opts.Auth, opts.Waker = st, auth.NewTokenAuthenticator(st), waker
-	cfg := servertest.Config()
+	var opts []servertest.Option
 	for _, edit := range edits {
-		edit(&cfg)
+		opts = append(opts, servertest.WithConfig(edit))
 	}
-	if opts.Settings, err = cfg.Settings(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served, listened := make(chan error, 1), make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	go func() { listened <- waker.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("Serve() = %v", err)
-		}
-		if err := <-listened; err != nil {
-			t.Errorf("Waker.Run() = %v", err)
-		}
-	})
-	return &pgReplica{URL: "http://" + ln.Addr().String(), Token: secret, Store: st}
+	return servertest.StartPostgres(t, dbURL, opts...)
 }
 
 // awaitReadyz polls /readyz until it answers want, within a bounded time,
@@ -99,7 +52,7 @@ func awaitReadyz(t *testing.T, base string, want int) string {
 // either is down and 200 once both are back.
 func TestReadyzPostgres(t *testing.T) {
 	db := pgtest.Database(t)
-	r := startPGReplica(t, db, server.Options{})
+	r := startPGReplica(t, db)
 	awaitReadyz(t, r.URL, http.StatusOK)
 	admin := os.Getenv(pgtest.URLEnv)
 	u, err := url.Parse(db)
@@ -142,7 +95,7 @@ func TestReviewAcrossReplicas(t *testing.T) {
 	reviewed := func(c *server.Config) {
 		c.Repos = []server.RepoConfig{{Name: repo, Review: server.ReviewRequired}}
 	}
-	one, two := startPGReplica(t, db, server.Options{}, reviewed), startPGReplica(t, db, server.Options{}, reviewed)
+	one, two := startPGReplica(t, db, reviewed), startPGReplica(t, db, reviewed)
 	carol, rec, err := auth.NewTokenRecord("carol", []store.Grant{{Pattern: "**", Level: store.LevelReview}}, time.Now())
 	if err == nil {
 		err = one.Store.CreateToken(context.Background(), rec)
