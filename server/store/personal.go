@@ -100,6 +100,31 @@ type Usage struct {
 	Bytes   int64
 }
 
+// UsageDelta is how the write plan p changes a lane's live entries and the
+// bytes of their values. size returns the byte size of a key's live value,
+// and false for a key that is not live.
+func UsageDelta(p WritePlan, size func(key string) (int64, bool, error)) (Usage, error) {
+	var d Usage
+	for _, k := range p.Changed {
+		u, upserted := p.Upserts[k]
+		if upserted {
+			d.Bytes += int64(len(u.Value))
+		}
+		old, live, err := size(k)
+		if err != nil {
+			return Usage{}, err
+		}
+		d.Bytes -= old
+		switch {
+		case !live:
+			d.Entries++
+		case !upserted:
+			d.Entries--
+		}
+	}
+	return d, nil
+}
+
 // CheckQuota returns a *QuotaError when a write that changes a subject's
 // usage from used by delta takes it past q in a way the write grows: a
 // write that shrinks usage already over a lowered quota passes.

@@ -81,20 +81,12 @@ func (lb *laneBatch) check(p store.WritePlan, w store.Write) (store.Usage, error
 	case lb.keyID != w.Lane.KeyID:
 		return store.Usage{}, store.ErrPersonalKeyChanged
 	}
-	var d store.Usage
-	for _, k := range p.Changed {
-		u, upserted := p.Upserts[k]
-		if upserted {
-			d.Bytes += int64(len(u.Value))
-		}
-		old, live := lb.sizes[k]
-		d.Bytes -= old
-		switch {
-		case !live:
-			d.Entries++
-		case !upserted:
-			d.Entries--
-		}
+	d, err := store.UsageDelta(p, func(k string) (int64, bool, error) {
+		n, live := lb.sizes[k]
+		return n, live, nil
+	})
+	if err != nil {
+		return store.Usage{}, err
 	}
 	return d, store.CheckQuota(w.Lane.Quota, lb.used, d)
 }

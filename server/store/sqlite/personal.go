@@ -69,26 +69,16 @@ func checkLane(ctx context.Context, q queryer, cur *repoState, p store.WritePlan
 
 // laneDelta is how p changes the live entries and value bytes of cur.
 func laneDelta(ctx context.Context, q queryer, cur *repoState, p store.WritePlan) (store.Usage, error) {
-	var d store.Usage
-	for _, k := range p.Changed {
-		u, upserted := p.Upserts[k]
-		if upserted {
-			d.Bytes += int64(len(u.Value))
-		}
+	return store.UsageDelta(p, func(k string) (int64, bool, error) {
 		if _, live := cur.EntryChecksum(k); !live {
-			d.Entries++
-			continue
+			return 0, false, nil
 		}
 		var n int64
 		if err := q.QueryRowContext(ctx, selectValueLen, cur.id, k).Scan(&n); err != nil {
-			return store.Usage{}, fmt.Errorf("read entry size: %w", err)
+			return 0, false, fmt.Errorf("read entry size: %w", err)
 		}
-		d.Bytes -= n
-		if !upserted {
-			d.Entries--
-		}
-	}
-	return d, nil
+		return n, true, nil
+	})
 }
 
 // recordLane adds delta to the usage of the lane next, recording the
