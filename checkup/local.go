@@ -73,7 +73,7 @@ func Inotify(sysDir string, dirs []string) Result {
 			"sudo sysctl fs.inotify.max_user_instances=1024, and set it in /etc/sysctl.d/ to keep it"}
 	}
 	return Result{OK, fmt.Sprintf("max_user_watches %d, max_user_instances %d; the team directories need %d %s",
-		watches, instances, n, plural(n, "watch", "watches")), ""}
+		watches, instances, n, Plural(n, "watch", "watches")), ""}
 }
 
 // countDirs counts dir and the directories below it, as the watcher

@@ -1,7 +1,8 @@
 // Package checkup keeps the report of "teammemd doctor", its checks in the
-// order they ran, and the checks that look at this machine alone: the
-// team directories' permissions, the inotify limits and the clock against
-// the server's.
+// order they ran, the checks that ask the server (that it answers, speaks
+// the protocol and takes the token), and the checks that look at this
+// machine alone: the team directories' permissions, the inotify limits and
+// the clock against the server's.
 package checkup
 
 import (
@@ -64,7 +65,8 @@ type Result struct {
 	Outcome, Detail, Fix string
 }
 
-func plural(n int, one, many string) string {
+// Plural is one or many by n.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"runtime"
 	"time"
 
@@ -55,7 +54,7 @@ type doctor struct {
 	rule     credential.Rule
 	token    string
 	plan     daemon.Plan
-	http     *http.Client
+	prober   *checkup.Prober
 	reached  bool      // the server answered
 	identity bool      // ... as a teammemd server
 	date     time.Time // the server's Date header
@@ -67,6 +66,9 @@ type doctor struct {
 // report prints one check's line: its outcome, name and detail, and for a
 // failure the fix.
 func (d *doctor) report(outcome, name, detail, fix string) { d.rep.Add(outcome, name, detail, fix) }
+
+// result reports one check's result under name.
+func (d *doctor) result(name string, r checkup.Result) { d.report(r.Outcome, name, r.Detail, r.Fix) }
 
 // newDoctorCmd is "teammemd doctor".
 func newDoctorCmd(deps deps) *cobra.Command {
@@ -102,13 +104,8 @@ problem. Exits 1 when a check fails.`,
 
 // runDoctor runs every check and reports on d.out.
 func runDoctor(ctx context.Context, d *doctor) error {
-	d.http = &http.Client{
-		Timeout: 10 * time.Second,
-		// A redirect is reported, not followed: the client does not follow
-		// it either.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	defer d.http.CloseIdleConnections()
+	d.prober = checkup.NewProber("teammemd/" + version + " doctor")
+	defer d.prober.Close()
 	d.rep = checkup.NewReport(d.out)
 	for _, check := range []func(context.Context){
 		d.checkConfig, d.checkServer, d.checkToken, d.checkReachable, d.checkIdentity,
@@ -117,16 +114,9 @@ func runDoctor(ctx context.Context, d *doctor) error {
 		check(ctx)
 	}
 	if n := d.rep.Failed(); n > 0 {
-		return exitError{code: 1, err: fmt.Errorf("%d %s failed", n, plural(n, "check", "checks"))}
+		return exitError{code: 1, err: fmt.Errorf("%d %s failed", n, checkup.Plural(n, "check", "checks"))}
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // skipForConfig reports the check name as skipped when the config file

@@ -48,10 +48,10 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return
 	}
-	status, msg, err := d.probe(ctx, server, repo, tok)
+	status, msg, err := d.prober.Probe(ctx, server, repo, tok)
 	switch {
 	case err != nil:
-		d.report(checkFail, "repo", detail+": "+err.Error(), reachFix(err))
+		d.report(checkFail, "repo", detail+": "+err.Error(), checkup.ReachFix(err))
 	case status == http.StatusForbidden:
 		d.report(checkFail, "repo", detail+": the token has no grant for it: "+msg,
 			"ask the server's admin for a token whose --repos covers "+repo)

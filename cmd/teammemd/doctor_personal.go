@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude/route"
@@ -83,10 +84,10 @@ func (d *doctor) personalLanes(ctx context.Context, server string) (api.LanesRes
 		d.report(checkFail, "personal lane", "the server does not offer the personal lane", "ask its operator to set [server.personal] enabled = true")
 		return lanes, false
 	case err != nil:
-		d.report(checkFail, "personal lane", err.Error(), reachFix(err))
+		d.report(checkFail, "personal lane", err.Error(), checkup.ReachFix(err))
 		return lanes, false
 	}
-	d.report(checkOK, "personal lane", fmt.Sprintf("the server answers: %d %s", len(lanes.Lanes), plural(len(lanes.Lanes), "lane", "lanes")), "")
+	d.report(checkOK, "personal lane", fmt.Sprintf("the server answers: %d %s", len(lanes.Lanes), checkup.Plural(len(lanes.Lanes), "lane", "lanes")), "")
 	return lanes, true
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/sync/personal"
 )
 
@@ -52,7 +53,7 @@ func personalRotate(ctx context.Context, f personalFlags, in secretInput, usePas
 	r := personal.Rotation{Client: env.client, Store: env.keys, Server: env.server, Secret: secret,
 		Published: func(id string) { printRotated(stdout, id, code) },
 		Progress: func(c personal.LaneCopied) {
-			fmt.Fprintf(stdout, "lane %s: %d %s re-encrypted into lane %s\n", c.From, c.Entries, plural(c.Entries, "entry", "entries"), c.To)
+			fmt.Fprintf(stdout, "lane %s: %d %s re-encrypted into lane %s\n", c.From, c.Entries, checkup.Plural(c.Entries, "entry", "entries"), c.To)
 		},
 	}
 	res, err := r.Run(ctx)
@@ -69,7 +70,7 @@ func personalRotate(ctx context.Context, f personalFlags, in secretInput, usePas
 	fmt.Fprintf(stdout, "%s: personal key %s replaces %s; %d %s moved to it.\n"+
 		"Every other machine must join again: run teammemd personal join there with the new code or passphrase.\n"+
 		"Until then their personal lanes stop, and nothing of theirs is lost.\n",
-		verb, res.New, res.Old, len(res.Lanes), plural(len(res.Lanes), "lane", "lanes"))
+		verb, res.New, res.Old, len(res.Lanes), checkup.Plural(len(res.Lanes), "lane", "lanes"))
 	return nil
 }
 

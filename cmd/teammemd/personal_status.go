@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
@@ -138,7 +139,7 @@ func personalDaemon(ctx context.Context, socket string) *personalDaemonJSON {
 			out.Lanes = append(out.Lanes, personalDaemonLane{Project: r.Repo, Dir: r.Dir, State: r.State, Stopped: r.Halted})
 		}
 	}
-	out.Detail = fmt.Sprintf("%d personal %s running", len(out.Lanes), plural(len(out.Lanes), "lane", "lanes"))
+	out.Detail = fmt.Sprintf("%d personal %s running", len(out.Lanes), checkup.Plural(len(out.Lanes), "lane", "lanes"))
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/scan"
 )
 
@@ -82,7 +83,7 @@ func runScan(ctx context.Context, configPath, format, cacheFile *string, args []
 // files, so a clean scan is not silent; stdout stays the report alone, as
 // clean to a reader of JSON or SARIF as to a terminal.
 func scanSummary(stderr io.Writer, files int) error {
-	_, err := fmt.Fprintf(stderr, "scanned %d %s, no secrets found\n", files, plural(files, "file", "files"))
+	_, err := fmt.Fprintf(stderr, "scanned %d %s, no secrets found\n", files, checkup.Plural(files, "file", "files"))
 	return err
 }
 

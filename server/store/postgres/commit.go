@@ -172,7 +172,7 @@ func (s *Store) commitBatch(repo string, batch []*writeReq) []writeRes {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	if err := s.applyBatch(ctx, repo, batch, results); err != nil {
-		s.log.Error("write failed", "repo", repo, "writes", len(batch), "error", err)
+		s.log.Error("write failed", "repo", repo, "writes", len(batch), "err", err)
 		for i := range results {
 			results[i] = writeRes{err: err}
 		}

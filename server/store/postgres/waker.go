@@ -110,7 +110,7 @@ func (w *Waker) Run(ctx context.Context) error {
 		if connected {
 			delay = minRetry
 		}
-		w.log.Warn("change listener disconnected; reconnecting", "store", w.redacted, "error", err,
+		w.log.Warn("change listener disconnected; reconnecting", "store", w.redacted, "err", err,
 			// In milliseconds, as the client's retries log it (memsync.RetryInAttr).
 			"retryInMs", delay.Milliseconds())
 		select {
@@ -179,7 +179,7 @@ func (w *Waker) listen(ctx context.Context, conn *pgx.Conn) error {
 func (w *Waker) notified(payload string) {
 	version, slug, err := parsePayload(payload)
 	if err != nil {
-		w.log.Warn("ignoring a change notification", "error", err)
+		w.log.Warn("ignoring a change notification", "err", err)
 		return
 	}
 	w.Publish(slug)
