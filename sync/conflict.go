@@ -50,7 +50,7 @@ func (s *session) saveConflict(key, source string, data []byte) (Conflict, error
 // the name and renaming are two steps; the repo lock keeps any other
 // writer out between them.
 func placeConflict(root *os.Root, stem, ext string, data []byte) (string, error) {
-	tmp, err := fsio.CreateTemp(root, data, 0o600, testHookConflictWrite)
+	tmp, err := fsio.CreateTemp(root, data, 0o600, conflictWriteFault())
 	if err != nil {
 		return "", err
 	}

@@ -1,11 +1,9 @@
 package memsync
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
@@ -46,34 +44,4 @@ func editedOnBothSides(t *testing.T, srv *servertest.Server) (a, b *peer, keys [
 	}
 	a.sync(t)
 	return a, b, keys
-}
-
-func TestFailedConflictCopyLeavesNothing(t *testing.T) {
-	srv := servertest.Start(t)
-	_, b, keys := editedOnBothSides(t, srv)
-	setHook(t, &testHookConflictWrite, func() error { return syscall.ENOSPC })
-	if _, err := b.eng.Pull(context.Background()); !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("Pull with the conflict directory full = %v, want ENOSPC", err)
-	}
-	if got := conflictFiles(t, b); len(got) != 0 {
-		t.Errorf("conflict directory holds %v after failed writes, want nothing", got)
-	}
-	for _, k := range keys {
-		if got, want := b.read(t, k), "local edit of "+k+"\n"; got != want {
-			t.Errorf("%s = %q after a failed conflict copy, want the local edit untouched", k, got)
-		}
-	}
-	testHookConflictWrite = nil
-	rep, err := b.eng.Pull(context.Background())
-	if err != nil {
-		t.Fatalf("Pull once the disk has room: %v", err)
-	}
-	if len(rep.Conflicts) != len(keys) || len(conflictFiles(t, b)) != len(keys) {
-		t.Errorf("next Pull kept %d conflict copies (%d files), want %d", len(rep.Conflicts), len(conflictFiles(t, b)), len(keys))
-	}
-	for _, k := range keys {
-		if got := b.read(t, k); got != "teammate\n" {
-			t.Errorf("%s = %q after the next pull, want the teammate's version", k, got)
-		}
-	}
 }

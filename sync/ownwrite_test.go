@@ -132,29 +132,6 @@ func TestSaveInPullsTickIsPushed(t *testing.T) {
 	}
 }
 
-// TestSaveBeforePinIsNotPinned: a save between a pull's write and its stat
-// is not reported as the pull's write, nor indexed as its content; the
-// next push sends it.
-func TestSaveBeforePinIsNotPinned(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	b := newPeer(t, srv.URL, srv.Token, nil)
-	setHook(t, &testHookAfterReplace, onceFor("n.md", func() { b.write(t, "n.md", "saved at once, longer\n") }))
-	rep := pulledNote(t, a, b, "n.md", "pulled\n")
-	if id, ok := rep.Written["n.md"]; ok {
-		t.Errorf("Report.Written[n.md] = %+v for a file saved before the stat, want none", id)
-	}
-	if e, ok := savedState(t, b).Index["n.md"]; ok && e.Hash == api.EntryChecksum("pulled\n") {
-		t.Errorf("index of n.md = %+v, the pulled content's, want none", e)
-	}
-	if _, err := b.eng.Push(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := serverEntries(t, srv)["n.md"]; got != "saved at once, longer\n" {
-		t.Errorf("server holds n.md = %q, want the save", got)
-	}
-}
-
 // TestRacySaveIsPushed: a file hashed so soon after its save that a second
 // save could keep its size and mtime is hashed again by the next scan, so
 // such a second save is pushed.

@@ -110,8 +110,8 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 			known = append(known, sum)
 		}
 	}
-	if o.err == nil && testHookBeforeReplace != nil {
-		testHookBeforeReplace(w.key)
+	if o.err == nil {
+		beforeReplace(w.key)
 	}
 	var aside string
 	if o.err == nil {
@@ -130,9 +130,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 		o.skip, o.err = s.blockedReason(o.err), nil
 	}
 	if o.err == nil && o.skip == "" {
-		if testHookAfterReplace != nil {
-			testHookAfterReplace(w.key)
-		}
+		afterReplace(w.key)
 		o.pin, o.pinned = pinWrite(dir.root, path.Base(w.key), int64(len(w.value)), w.sum, now)
 	}
 	return o

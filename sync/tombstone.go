@@ -69,9 +69,7 @@ func (s *session) applyTombstone(k string, local map[string]IndexEntry) error {
 	if base == "" || le.Hash != base {
 		return nil // edited locally, or never agreed: keep it, the push restores it
 	}
-	if testHookBeforeReplace != nil {
-		testHookBeforeReplace(k)
-	}
+	beforeReplace(k)
 	gone, err := s.removeIfAgreed(k, base)
 	if err != nil || !gone {
 		return err

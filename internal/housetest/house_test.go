@@ -99,6 +99,28 @@ func TestCheckTree(t *testing.T) {
 			"sync/sync.go":         memsyncPkg[:len(memsyncPkg)-1] + "\n\nimport \"github.com/teammemd/teammemd/internal/loopback\"\n",
 			"cmd/tool/main.go":     "// Command tool does a thing.\npackage main\n\nimport \"github.com/teammemd/teammemd/internal/proclab\"\n",
 		}, []string{`server/api/a.go:4: imports "github.com/teammemd/teammemd/internal/entryhash", which brings a test helper into the program`}},
+		{"a log line keyed error", map[string]string{
+			"scan/scan.go": "// Package scan scans.\npackage scan\n\nimport (\n\t\"context\"\n\t\"log/slog\"\n)\n\n" +
+				"func f(ctx context.Context, log *slog.Logger, err error) {\n" +
+				"\tlog.Warn(\"failed\", \"err\", err)\n" +
+				"\tlog.ErrorContext(ctx, \"failed\", \"repo\", \"r\", \"error\", err)\n" +
+				"\tlog.Info(\"error\")\n" +
+				"\tlog.LogAttrs(ctx, slog.LevelWarn, \"failed\", slog.Any(\"error\", err))\n}\n",
+			"scan/scan_test.go": "package scan\n\nimport \"log/slog\"\n\nfunc g() { slog.Warn(\"x\", \"error\", 1) }\n",
+		}, []string{
+			`scan/scan.go:11: a log line keys its error "error", want "err"`,
+			`scan/scan.go:13: a log line keys its error "error", want "err"`,
+		}},
+		{"a test seam in the release build", map[string]string{
+			"scan/scan.go":   "// Package scan scans.\npackage scan\n\n// testHookScan runs first.\nvar testHookScan func()\n\nvar (\n\tok = 1\n\ttestHookEnd func()\n)\n",
+			"scan/seam.go":   "//go:build testhooks\n\npackage scan\n\nvar testHookTagged func()\n",
+			"scan/neg.go":    "//go:build !testhooks\n\npackage scan\n\nvar testHookUntagged func()\n",
+			"scan/x_test.go": "package scan\n\nvar testHookInTest func()\n",
+		}, []string{
+			`scan/neg.go:5: testHookUntagged is a test seam in a file the release build compiles; declare it under //go:build testhooks`,
+			`scan/scan.go:5: testHookScan is a test seam in a file the release build compiles; declare it under //go:build testhooks`,
+			`scan/scan.go:9: testHookEnd is a test seam in a file the release build compiles; declare it under //go:build testhooks`,
+		}},
 		{"the command imported from below", map[string]string{
 			"sync/sync.go":      memsyncPkg[:len(memsyncPkg)-1] + "\n\nimport \"github.com/teammemd/teammemd/cmd/teammemd/flags\"\n",
 			"sync/sync_test.go": "package memsync\n\nimport \"github.com/teammemd/teammemd/cmd/teammemd/flags\"\n",
@@ -223,13 +245,15 @@ func checkDir(root, dir, module string) ([]string, error) {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly|parser.ParseComments)
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
 			return found, fmt.Errorf("parse %s: %w", path, err)
 		}
 		found = append(found, misnamedMemsync(fset, f, rel(root, path), module+"/sync")...)
 		if !strings.HasSuffix(name, "_test.go") {
 			found = append(found, upwardImports(fset, f, rel(root, path), module)...)
+			found = append(found, errorLogKeys(fset, f, rel(root, path))...)
+			found = append(found, releaseSeams(fset, f, rel(root, path))...)
 		}
 		if !strings.HasSuffix(name, "_test.go") {
 			pkg := f.Name.Name

@@ -79,10 +79,6 @@ func (r *repo) checksum() string {
 	return api.EmptyRepoChecksum
 }
 
-// testHookAskPull, when a test sets it, runs as the change wait asks the
-// worker to pull, with the repo's team directory; nil in production.
-var testHookAskPull func(dir string)
-
 // waitAnswer asks the worker to pull because a change wait armed with
 // the checksum armed answered that the repo's checksum is now checksum;
 // the zero waitAnswer asks for a pull in any case.
@@ -94,9 +90,7 @@ type waitAnswer struct {
 // requestPull has the worker pull on the wait's answer a (see
 // pullForWait) and waits for the outcome.
 func (r *repo) requestPull(ctx context.Context, a waitAnswer) error {
-	if testHookAskPull != nil {
-		testHookAskPull(r.spec.Dir)
-	}
+	askPullSeen(r.spec.Dir)
 	a.reply = make(chan error, 1)
 	select {
 	case r.pullReq <- a:

@@ -1,0 +1,14 @@
+//go:build testhooks
+
+package daemon
+
+// testHookAskPull, when a test sets it, runs as the change wait asks the
+// worker to pull, with the repo's team directory.
+var testHookAskPull func(dir string)
+
+// askPullSeen runs testHookAskPull, if set.
+func askPullSeen(dir string) {
+	if f := testHookAskPull; f != nil {
+		f(dir)
+	}
+}
