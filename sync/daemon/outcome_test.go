@@ -151,7 +151,7 @@ var outcomeCases = []outcomeCase{{
 func TestFailureOutcomes(t *testing.T) {
 	for _, tc := range outcomeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := servertest.Start(t, servertest.WithLimits(tc.limits), servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")))
+			srv := startServer(t, servertest.WithLimits(tc.limits), servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")))
 			url, token := tc.start(t, srv)
 			dir := t.TempDir()
 			for k, v := range tc.files {

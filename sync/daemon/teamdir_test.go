@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +21,7 @@ import (
 func startRepo(t *testing.T, srv *servertest.Server, dir, state string, edit func(*Options)) *node {
 	t.Helper()
 	return startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
-		c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+		c := &counter{next: newTransport(t)}
 		o.Open = testOpener(t, srv.Token, state, c, nil)
 		o.Watch.Rescan = time.Hour
 		if edit != nil {
@@ -39,7 +38,7 @@ type teammate struct {
 
 func newTeammate(t *testing.T, srv *servertest.Server) *teammate {
 	t.Helper()
-	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}), memsync.WithTransport(newTransport(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +119,7 @@ func TestTeamDirSwappedForSymlink(t *testing.T) {
 		{"to an empty directory", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := servertest.Start(t)
+			srv := startServer(t)
 			dir, _ := syncedRepo(t, srv, t.TempDir())
 			other := filepath.Join(t.TempDir(), "elsewhere")
 			if err := os.Mkdir(other, 0o755); err != nil {
@@ -150,8 +149,10 @@ func TestTeamDirSwappedForSymlink(t *testing.T) {
 // TestTeamDirMissingShownInStatus deletes the team directory: nothing is
 // deleted on the server or recreated on disk, and the status says the
 // directory is missing, also after a restart.
-func TestTeamDirMissingShownInStatus(t *testing.T) {
-	srv := servertest.Start(t)
+func TestTeamDirMissingShownInStatus(t *testing.T) { bubble(t, testTeamDirMissingShownInStatus) }
+
+func testTeamDirMissingShownInStatus(t *testing.T) {
+	srv := startServer(t)
 	state := t.TempDir()
 	dir, n := syncedRepo(t, srv, state)
 	if err := os.RemoveAll(dir); err != nil {
@@ -183,7 +184,7 @@ func TestTeamDirMissingShownInStatus(t *testing.T) {
 func TestTeamDirRecreatedSyncs(t *testing.T) {
 	for _, restart := range []bool{false, true} {
 		t.Run(map[bool]string{false: "running", true: "restarted"}[restart], func(t *testing.T) {
-			srv := servertest.Start(t)
+			srv := startServer(t)
 			state := t.TempDir()
 			dir, n := syncedRepo(t, srv, state)
 			if err := os.RemoveAll(dir); err != nil {
@@ -212,8 +213,10 @@ func TestTeamDirRecreatedSyncs(t *testing.T) {
 
 // TestTeamDirEmptiedRestored deletes every note but keeps the directory:
 // that is not taken for their deletion, the notes come back.
-func TestTeamDirEmptiedRestored(t *testing.T) {
-	srv := servertest.Start(t)
+func TestTeamDirEmptiedRestored(t *testing.T) { bubble(t, testTeamDirEmptiedRestored) }
+
+func testTeamDirEmptiedRestored(t *testing.T) {
+	srv := startServer(t)
 	dir, n := syncedRepo(t, srv, t.TempDir())
 	for k := range abc {
 		if err := os.Remove(filepath.Join(dir, k)); err != nil {
@@ -231,8 +234,10 @@ func TestTeamDirEmptiedRestored(t *testing.T) {
 // other changes: the deletions are held back and shown with the command
 // that sends them, everything else pushes and pulls, before and after a
 // restart.
-func TestMassDeletionHeldBackOthersSync(t *testing.T) {
-	srv := servertest.Start(t)
+func TestMassDeletionHeldBackOthersSync(t *testing.T) { bubble(t, testMassDeletionHeldBackOthersSync) }
+
+func testMassDeletionHeldBackOthersSync(t *testing.T) {
+	srv := startServer(t)
 	state := t.TempDir()
 	dir, n := syncedRepo(t, srv, state)
 	for _, k := range []string{"a.md", "b.md"} {
