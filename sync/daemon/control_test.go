@@ -11,6 +11,9 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
+// TestControlSocketStatus runs on the real wiring, outside a bubble: its
+// status API is served on a Unix socket, whose waits the bubble's clock
+// cannot see past, so it waits in real time.
 func TestControlSocketStatus(t *testing.T) {
 	srv := startServer(t)
 	sock := filepath.Join(t.TempDir(), "run", SocketName)

@@ -58,6 +58,11 @@ func repoEntries(t *testing.T, srv *servertest.Server, repo string) map[string]s
 	return full.Content.Entries
 }
 
+// TestEditOnAAppearsOnB runs on the real wiring, outside a bubble: the
+// fsnotify watcher and real TCP on 127.0.0.1, so it waits in real time.
+// It proves what the bubbled tests take on trust: the kernel's
+// notifications reach the daemon, a pull's own writes among them, and the
+// client talks to the server over a socket.
 func TestEditOnAAppearsOnB(t *testing.T) {
 	srv := startServer(t)
 	dirA, dirB := t.TempDir(), t.TempDir()

@@ -16,7 +16,9 @@ import (
 // TestRefusedDeletionLiftsWhenSyncedElsewhere checks that a mass deletion
 // held back, then pushed by "teammemd sync --allow-mass-delete" in another
 // process, stops being reported as held back without another edit.
-func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) { bubble(t, testRefusedDeletionLiftsWhenSyncedElsewhere) }
+func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
+	bubble(t, testRefusedDeletionLiftsWhenSyncedElsewhere)
+}
 
 func testRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
 	srv := startServer(t)

@@ -78,6 +78,12 @@ func TestStartupOnFullDisk(t *testing.T) {
 			t.Errorf("umount %s: %v: %s", mnt, err, out)
 		}
 	})
+	bubble(t, func(t *testing.T) { testStartupOnFullDisk(t, mnt) })
+}
+
+// testStartupOnFullDisk is TestStartupOnFullDisk on the file system
+// mounted at mnt, in a bubble.
+func testStartupOnFullDisk(t *testing.T, mnt string) {
 	srv := startServer(t)
 	dir, state := filepath.Join(mnt, "team"), filepath.Join(mnt, "state")
 	n := syncedRepoIn(t, srv, dir, state)

@@ -119,29 +119,31 @@ func TestTeamDirSwappedForSymlink(t *testing.T) {
 		{"to an empty directory", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := startServer(t)
-			dir, _ := syncedRepo(t, srv, t.TempDir())
-			other := filepath.Join(t.TempDir(), "elsewhere")
-			if err := os.Mkdir(other, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range tc.notes {
-				write(t, other, k, v)
-			}
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(other, dir); err != nil {
-				t.Fatal(err)
-			}
-			write(t, dir, "through.md", "written through the link\n")
-			eventually(t, "through.md on the server", onServer(t, srv, map[string]string{"through.md": "written through the link\n"}))
-			eventually(t, "the notes in the link's target", notesIn(other, abc))
-			if got := serverEntries(t, srv); len(got) != 4 {
-				t.Errorf("server holds %v, want the three notes and through.md", keysOf(got))
-			}
-			write(t, dir, "a.md", "edited through the link\n")
-			eventually(t, "the edit on the server", onServer(t, srv, map[string]string{"a.md": "edited through the link\n"}))
+			bubble(t, func(t *testing.T) {
+				srv := startServer(t)
+				dir, _ := syncedRepo(t, srv, t.TempDir())
+				other := filepath.Join(t.TempDir(), "elsewhere")
+				if err := os.Mkdir(other, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range tc.notes {
+					write(t, other, k, v)
+				}
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(other, dir); err != nil {
+					t.Fatal(err)
+				}
+				write(t, dir, "through.md", "written through the link\n")
+				eventually(t, "through.md on the server", onServer(t, srv, map[string]string{"through.md": "written through the link\n"}))
+				eventually(t, "the notes in the link's target", notesIn(other, abc))
+				if got := serverEntries(t, srv); len(got) != 4 {
+					t.Errorf("server holds %v, want the three notes and through.md", keysOf(got))
+				}
+				write(t, dir, "a.md", "edited through the link\n")
+				eventually(t, "the edit on the server", onServer(t, srv, map[string]string{"a.md": "edited through the link\n"}))
+			})
 		})
 	}
 }
@@ -184,29 +186,31 @@ func testTeamDirMissingShownInStatus(t *testing.T) {
 func TestTeamDirRecreatedSyncs(t *testing.T) {
 	for _, restart := range []bool{false, true} {
 		t.Run(map[bool]string{false: "running", true: "restarted"}[restart], func(t *testing.T) {
-			srv := startServer(t)
-			state := t.TempDir()
-			dir, n := syncedRepo(t, srv, state)
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			eventually(t, "the daemon to see the directory gone", func() bool { r, _ := n.repoStatus(dir); return r.State != StateIdle })
-			newTeammate(t, srv).write(t, "e.md", "from a teammate\n")
-			if restart {
-				n.stop(t)
-				n = startRepo(t, srv, dir, state, nil)
-			}
-			write(t, dir, "new.md", "written after the directory came back\n")
-			eventually(t, "new.md on the server", onServer(t, srv, map[string]string{"new.md": "written after the directory came back\n"}))
-			restored := map[string]string{"e.md": "from a teammate\n"}
-			for k, v := range abc {
-				restored[k] = v
-			}
-			eventually(t, "the server's notes restored", notesIn(dir, restored))
-			eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle })
-			if got := serverEntries(t, srv); len(got) != 5 {
-				t.Errorf("server holds %v, want the four notes and new.md", keysOf(got))
-			}
+			bubble(t, func(t *testing.T) {
+				srv := startServer(t)
+				state := t.TempDir()
+				dir, n := syncedRepo(t, srv, state)
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				eventually(t, "the daemon to see the directory gone", func() bool { r, _ := n.repoStatus(dir); return r.State != StateIdle })
+				newTeammate(t, srv).write(t, "e.md", "from a teammate\n")
+				if restart {
+					n.stop(t)
+					n = startRepo(t, srv, dir, state, nil)
+				}
+				write(t, dir, "new.md", "written after the directory came back\n")
+				eventually(t, "new.md on the server", onServer(t, srv, map[string]string{"new.md": "written after the directory came back\n"}))
+				restored := map[string]string{"e.md": "from a teammate\n"}
+				for k, v := range abc {
+					restored[k] = v
+				}
+				eventually(t, "the server's notes restored", notesIn(dir, restored))
+				eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle })
+				if got := serverEntries(t, srv); len(got) != 5 {
+					t.Errorf("server holds %v, want the four notes and new.md", keysOf(got))
+				}
+			})
 		})
 	}
 }

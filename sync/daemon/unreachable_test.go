@@ -11,7 +11,9 @@ import (
 // Once the server is gone, the status says so as soon as a request fails,
 // though the client still has retries to make (a minute apart here), and
 // keeps the time the server last answered.
-func TestStatusShowsUnreachableAtFirstFailure(t *testing.T) { bubble(t, testStatusShowsUnreachableAtFirstFailure) }
+func TestStatusShowsUnreachableAtFirstFailure(t *testing.T) {
+	bubble(t, testStatusShowsUnreachableAtFirstFailure)
+}
 
 func testStatusShowsUnreachableAtFirstFailure(t *testing.T) {
 	srv := startServer(t)

@@ -16,16 +16,18 @@ func TestUnreadableFileHeldBackInStatus(t *testing.T) {
 			if d.Skip != "" {
 				t.Skip(d.Skip)
 			}
-			testUnreadableInStatus(t, func(path string) func() {
-				allow, err := d.Deny(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return func() {
-					if err := allow(); err != nil {
+			bubble(t, func(t *testing.T) {
+				testUnreadableInStatus(t, func(path string) func() {
+					allow, err := d.Deny(path)
+					if err != nil {
 						t.Fatal(err)
 					}
-				}
+					return func() {
+						if err := allow(); err != nil {
+							t.Fatal(err)
+						}
+					}
+				})
 			})
 		})
 	}
