@@ -19,7 +19,7 @@ type tree struct {
 	root     string
 	parent   string
 	log      *slog.Logger
-	notifier *fsnotify.Watcher
+	notifier Notifier
 	dirs     map[string]bool // absolute paths of watched directories
 	events   chan<- event
 	// exhausted is set once a watch could not be added for lack of kernel

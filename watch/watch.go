@@ -38,7 +38,39 @@ type Options struct {
 	Rescan         time.Duration // safety rescan interval
 	FallbackRescan time.Duration // rescan interval without notification
 	Logger         *slog.Logger
+	// Notify, when set, replaces fsnotify as the source of notifications:
+	// each Run calls it once and closes what it returns. Tests use it to
+	// watch without the kernel's notification (see package watchtest).
+	Notify func() (Notifier, error)
 }
+
+// Notifier delivers notifications for the directories added to it, as an
+// fsnotify.Watcher does: an event names a path in an added directory, or
+// the added directory itself.
+type Notifier interface {
+	Add(dir string) error
+	Remove(dir string) error
+	Events() <-chan fsnotify.Event
+	Errors() <-chan error
+	Close() error
+}
+
+// fsNotifier is the kernel's notification through fsnotify.
+type fsNotifier struct{ w *fsnotify.Watcher }
+
+func newFSNotifier() (Notifier, error) {
+	w, err := fsnotify.NewBufferedWatcher(1024)
+	if err != nil {
+		return nil, err
+	}
+	return fsNotifier{w}, nil
+}
+
+func (f fsNotifier) Add(dir string) error          { return f.w.Add(dir) }
+func (f fsNotifier) Remove(dir string) error       { return f.w.Remove(dir) }
+func (f fsNotifier) Events() <-chan fsnotify.Event { return f.w.Events }
+func (f fsNotifier) Errors() <-chan error          { return f.w.Errors }
+func (f fsNotifier) Close() error                  { return f.w.Close() }
 
 func (o Options) withDefaults() Options {
 	if o.Debounce <= 0 {
@@ -58,6 +90,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Notify == nil {
+		o.Notify = newFSNotifier
 	}
 	return o
 }
@@ -122,7 +157,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	defer func() { <-done }()
 
 	t := &tree{root: w.dir, parent: filepath.Dir(w.dir), log: w.log, dirs: map[string]bool{}, events: events}
-	notifier, err := fsnotify.NewBufferedWatcher(1024)
+	notifier, err := w.opts.Notify()
 	if err != nil {
 		w.log.Warn("file notification unavailable, falling back to rescans",
 			"dir", w.dir, "err", err, "hint", limitHint(err))
@@ -139,7 +174,8 @@ func (w *Watcher) Run(ctx context.Context) error {
 // loop forwards notifications until ctx is done, rescanning periodically
 // and, while the directory is missing, polling for it every debounce
 // interval.
-func (w *Watcher) loop(ctx context.Context, t *tree, n *fsnotify.Watcher) error {
+func (w *Watcher) loop(ctx context.Context, t *tree, n Notifier) error {
+	events, errs := n.Events(), n.Errors()
 	ticker := time.NewTicker(w.rescanInterval(t))
 	defer ticker.Stop()
 	poll := time.NewTicker(w.opts.Debounce)
@@ -157,12 +193,12 @@ func (w *Watcher) loop(ctx context.Context, t *tree, n *fsnotify.Watcher) error 
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-n.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return nil
 			}
 			t.handle(ctx, ev)
-		case err, ok := <-n.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return nil
 			}

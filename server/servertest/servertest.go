@@ -45,6 +45,7 @@ type Server struct {
 }
 
 type config struct {
+	listen   func(addr string) (net.Listener, error)
 	server   server.Config
 	opts     server.Options
 	auth     *auth.Config
@@ -84,6 +85,13 @@ func Config() server.Config {
 	}
 }
 
+// WithListen makes the server listen with listen (a memnet network's, say)
+// instead of on a 127.0.0.1 TCP port; Start asks it for "127.0.0.1:0" and
+// Restart for the address it got.
+func WithListen(listen func(addr string) (net.Listener, error)) Option {
+	return func(c *config) { c.listen = listen }
+}
+
 // WithConfig edits the server's settings, which start as Config.
 func WithConfig(edit func(*server.Config)) Option { return func(c *config) { edit(&c.server) } }
 
@@ -92,15 +100,17 @@ func WithConfig(edit func(*server.Config)) Option { return func(c *config) { edi
 func WithOptions(edit func(*server.Options)) Option { return func(c *config) { edit(&c.opts) } }
 
 // Start opens a database in t.TempDir(), creates the write token and serves
-// on a new 127.0.0.1 port until the test ends.
+// on a new 127.0.0.1 port (or on what WithListen listens) until the test
+// ends.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{Path: filepath.Join(t.TempDir(), sqlite.FileName)}
 	s.cfg.server = Config()
+	s.cfg.listen = listenTCP
 	for _, o := range opts {
 		o(&s.cfg)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := s.cfg.listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("servertest: listen: %v", err)
 	}
@@ -172,7 +182,7 @@ func (s *Server) Stop() {
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.Stop()
-	ln, err := listenAgain(s.Addr)
+	ln, err := listenAgain(s.cfg.listen, s.Addr)
 	if err != nil {
 		t.Fatalf("servertest: restart: %v", err)
 	}
@@ -182,12 +192,14 @@ func (s *Server) Restart(t testing.TB) {
 	}
 }
 
+func listenTCP(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+
 // listenAgain binds addr, retrying briefly while the old socket lets go.
-func listenAgain(addr string) (net.Listener, error) {
+func listenAgain(listen func(string) (net.Listener, error), addr string) (net.Listener, error) {
 	var err error
 	for range 50 {
 		var ln net.Listener
-		ln, err = net.Listen("tcp", addr)
+		ln, err = listen(addr)
 		if err == nil {
 			return ln, nil
 		}

@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 )
 
+// TestControlSocketStatus runs on the real wiring, outside a bubble: its
+// status API is served on a Unix socket, whose waits the bubble's clock
+// cannot see past, so it waits in real time.
 func TestControlSocketStatus(t *testing.T) {
-	srv := servertest.Start(t)
+	srv := startServer(t)
 	sock := filepath.Join(t.TempDir(), "run", SocketName)
 	ln, err := Listen(sock)
 	if err != nil {
@@ -58,8 +60,10 @@ func TestControlSocketStatus(t *testing.T) {
 	ln2.Close()
 }
 
-func TestReadOnlyTokenStopsPushes(t *testing.T) {
-	srv := servertest.Start(t)
+func TestReadOnlyTokenStopsPushes(t *testing.T) { bubble(t, testReadOnlyTokenStopsPushes) }
+
+func testReadOnlyTokenStopsPushes(t *testing.T) {
+	srv := startServer(t)
 	readOnly := srv.CreateToken(t, "reader", store.Grant{Pattern: "acme/**", Level: store.LevelRead})
 	dir := t.TempDir()
 	n := startNode(t, readOnly, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, nil)

@@ -24,7 +24,7 @@ const slug = "acme/app"
 // pair starts one server and two daemons syncing the same repo.
 func pair(t *testing.T) (srv *servertest.Server, a, b *node, dirA, dirB string) {
 	t.Helper()
-	srv = servertest.Start(t)
+	srv = startServer(t)
 	dirA, dirB = t.TempDir(), t.TempDir()
 	a = startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, nil)
 	b = startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirB, Server: srv.URL, Source: "test"}}}, nil)
@@ -44,7 +44,7 @@ func serverEntries(t *testing.T, srv *servertest.Server) map[string]string {
 
 func repoEntries(t *testing.T, srv *servertest.Server, repo string) map[string]string {
 	t.Helper()
-	c, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	c, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}), memsync.WithTransport(newTransport(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +58,13 @@ func repoEntries(t *testing.T, srv *servertest.Server, repo string) map[string]s
 	return full.Content.Entries
 }
 
+// TestEditOnAAppearsOnB runs on the real wiring, outside a bubble: the
+// fsnotify watcher and real TCP on 127.0.0.1, so it waits in real time.
+// It proves what the bubbled tests take on trust: the kernel's
+// notifications reach the daemon, a pull's own writes among them, and the
+// client talks to the server over a socket.
 func TestEditOnAAppearsOnB(t *testing.T) {
-	srv := servertest.Start(t)
+	srv := startServer(t)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	logB := newLogRecorder()
 	a := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, nil)
@@ -91,7 +96,9 @@ func TestEditOnAAppearsOnB(t *testing.T) {
 	}
 }
 
-func TestSecretNeverReachesServer(t *testing.T) {
+func TestSecretNeverReachesServer(t *testing.T) { bubble(t, testSecretNeverReachesServer) }
+
+func testSecretNeverReachesServer(t *testing.T) {
 	srv, a, _, dirA, _ := pair(t)
 	secret := "github token ghp_" + "8fJq2LmZx7Rt4VbN1cWk9PdYs3HgE6uTaQ0o\n"
 	write(t, dirA, "creds.md", secret)
@@ -112,7 +119,9 @@ func TestSecretNeverReachesServer(t *testing.T) {
 	}
 }
 
-func TestOfflineEditsConverge(t *testing.T) {
+func TestOfflineEditsConverge(t *testing.T) { bubble(t, testOfflineEditsConverge) }
+
+func testOfflineEditsConverge(t *testing.T) {
 	srv, a, b, dirA, dirB := pair(t)
 	write(t, dirA, "shared.md", "v1\n")
 	eventually(t, "shared.md on B", fileIs(filepath.Join(dirB, "shared.md"), "v1\n"))
@@ -151,8 +160,10 @@ func TestOfflineEditsConverge(t *testing.T) {
 	})
 }
 
-func TestReloadAddsAndRemovesRepos(t *testing.T) {
-	srv := servertest.Start(t)
+func TestReloadAddsAndRemovesRepos(t *testing.T) { bubble(t, testReloadAddsAndRemovesRepos) }
+
+func testReloadAddsAndRemovesRepos(t *testing.T) {
+	srv := startServer(t)
 	one := Spec{Repo: "acme/one", Dir: t.TempDir(), Server: srv.URL, Source: "test"}
 	two := Spec{Repo: "acme/two", Dir: t.TempDir(), Server: srv.URL, Source: "test"}
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{one}}, nil)
@@ -177,7 +188,9 @@ func TestReloadAddsAndRemovesRepos(t *testing.T) {
 	eventually(t, "acme/one removed", func() bool { return slices.Equal(repos(), []string{"acme/two"}) })
 }
 
-func TestFailingServerRequestsBounded(t *testing.T) {
+func TestFailingServerRequestsBounded(t *testing.T) { bubble(t, testFailingServerRequestsBounded) }
+
+func testFailingServerRequestsBounded(t *testing.T) {
 	var hits counter
 	srv := newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hits.all.Add(1)
@@ -212,8 +225,10 @@ func TestFailingServerRequestsBounded(t *testing.T) {
 	}
 }
 
-func TestShutdownFlushesPendingPush(t *testing.T) {
-	srv := servertest.Start(t)
+func TestShutdownFlushesPendingPush(t *testing.T) { bubble(t, testShutdownFlushesPendingPush) }
+
+func testShutdownFlushesPendingPush(t *testing.T) {
+	srv := startServer(t)
 	dir := t.TempDir()
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Watch.Debounce, o.Watch.MaxWait = time.Hour, time.Hour // never fires on its own

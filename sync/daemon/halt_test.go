@@ -4,22 +4,20 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/teammemd/teammemd/server/servertest"
 )
 
 // A server URL that does not lead to a teammemd server stops the repo in a
 // state that says so, with no retry scheduled, and logs it.
-func TestWrongServerStopsRepo(t *testing.T) {
-	srv := servertest.Start(t)
-	fileServer := httptest.NewServer(http.FileServer(http.Dir(t.TempDir())))
-	t.Cleanup(fileServer.Close)
-	urls := map[string]string{"extra path": srv.URL + "/teammemd", "file server": fileServer.URL}
+func TestWrongServerStopsRepo(t *testing.T) { bubble(t, testWrongServerStopsRepo) }
+
+func testWrongServerStopsRepo(t *testing.T) {
+	srv := startServer(t)
+	fileServer := newLoopbackServer(t, http.FileServer(http.Dir(t.TempDir())))
+	urls := map[string]string{"extra path": srv.URL + "/teammemd", "file server": fileServer}
 	for name, url := range urls {
 		dir := t.TempDir()
 		write(t, dir, "MEMORY.md", "# team\n")
@@ -48,7 +46,11 @@ func TestWrongServerStopsRepo(t *testing.T) {
 // A rejected token stops the repo as unauthorized with the server's
 // message; a reload retries, and a new token in the token file resumes it.
 func TestRejectedTokenStopsUntilTokenFileChanges(t *testing.T) {
-	srv := servertest.Start(t)
+	bubble(t, testRejectedTokenStopsUntilTokenFileChanges)
+}
+
+func testRejectedTokenStopsUntilTokenFileChanges(t *testing.T) {
+	srv := startServer(t)
 	dir := t.TempDir()
 	write(t, dir, "MEMORY.md", "# team\n")
 	tokenFile := filepath.Join(t.TempDir(), "token")

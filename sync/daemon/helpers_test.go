@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -74,10 +75,12 @@ func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logg
 	}
 }
 
-// startNode runs a daemon on plan until the test ends.
+// startNode runs a daemon on plan until the test ends. In a bubble (see
+// bubble) its watchers poll on the fake clock and it reaches servers over
+// the bubble's in-memory network.
 func startNode(t testing.TB, token string, plan Plan, edit func(*Options)) *node {
 	t.Helper()
-	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	c := &counter{next: newTransport(t)}
 	opts := Options{
 		Open:         nil,
 		Watch:        watch.Options{Debounce: 100 * time.Millisecond, MaxWait: time.Second},
@@ -88,6 +91,9 @@ func startNode(t testing.TB, token string, plan Plan, edit func(*Options)) *node
 	}
 	if edit != nil {
 		edit(&opts)
+	}
+	if opts.Watch.Notify == nil {
+		opts.Watch.Notify = notifyIn(t)
 	}
 	if opts.Open == nil {
 		opts.Open = testOpener(t, token, t.TempDir(), c, opts.Logger)
@@ -120,15 +126,13 @@ func (n *node) stop(t testing.TB) {
 	}
 }
 
-// eventually polls cond every 20ms until it holds or 20s pass. The tests
-// that use it run the real daemon, whose watcher reads fsnotify events and
-// whose change wait is held by a real server on loopback: both wait in the
-// network poller, which a synctest bubble does not count as durably
-// blocked, so the bubble's clock would never move. The worker's timing is
-// tested on the fake clock, with scripted parts, in schedule_test.go.
+// eventually waits until cond holds, checking it every 20ms for 20s. In a
+// bubble the daemon has settled (synctest.Wait) before each check, and the
+// 20ms steps and the 20s limit pass on the fake clock, at once. Outside one
+// (the tests on the real watcher and real TCP) it polls in real time.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	if !within(20*time.Second, cond) {
+	if !within(t, 20*time.Second, cond) {
 		t.Fatalf("timed out after 20s waiting for %s", what)
 	}
 }
@@ -139,23 +143,29 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func (n *node) settles(t *testing.T, dir, what string, cond func(RepoStatus) bool) RepoStatus {
 	t.Helper()
 	var last RepoStatus
-	if !within(20*time.Second, func() bool { last, _ = n.repoStatus(dir); return cond(last) }) {
+	if !within(t, 20*time.Second, func() bool { last, _ = n.repoStatus(dir); return cond(last) }) {
 		t.Fatalf("timed out after 20s waiting for %s; status: %s", what, describe(last))
 	}
 	return last
 }
 
-// within polls cond every 20ms until it holds, and reports whether it did
-// before limit passed.
-func within(limit time.Duration, cond func() bool) bool {
+// within checks cond every 20ms, in a bubble once the daemon has settled,
+// and reports whether it held before limit passed.
+func within(t testing.TB, limit time.Duration, cond func() bool) bool {
+	settle := inBubble(t)
 	deadline := time.Now().Add(limit)
-	for !cond() {
+	for {
+		if settle {
+			synctest.Wait()
+		}
+		if cond() {
+			return true
+		}
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return true
 }
 
 func fileIs(path, want string) func() bool {

@@ -23,6 +23,7 @@ func failing(t *testing.T, srv *servertest.Server, method string, status int) st
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = newTransport(t)
 	return newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if method != "" && r.Method != method {
 			rp.ServeHTTP(w, r)
@@ -151,15 +152,17 @@ var outcomeCases = []outcomeCase{{
 func TestFailureOutcomes(t *testing.T) {
 	for _, tc := range outcomeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := servertest.Start(t, servertest.WithLimits(tc.limits), servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")))
-			url, token := tc.start(t, srv)
-			dir := t.TempDir()
-			for k, v := range tc.files {
-				write(t, dir, k, v)
-			}
-			n := startNode(t, token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: url, Source: "test"}}}, nil)
-			n.settles(t, dir, tc.describe(), func(r RepoStatus) bool {
-				return tc.settled(r) && (tc.onServer == nil || slices.Equal(keysOf(serverEntries(t, srv)), tc.onServer))
+			bubble(t, func(t *testing.T) {
+				srv := startServer(t, servertest.WithLimits(tc.limits), servertest.WithScanner(servertest.MarkerScanner("FORBIDDEN")))
+				url, token := tc.start(t, srv)
+				dir := t.TempDir()
+				for k, v := range tc.files {
+					write(t, dir, k, v)
+				}
+				n := startNode(t, token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: url, Source: "test"}}}, nil)
+				n.settles(t, dir, tc.describe(), func(r RepoStatus) bool {
+					return tc.settled(r) && (tc.onServer == nil || slices.Equal(keysOf(serverEntries(t, srv)), tc.onServer))
+				})
 			})
 		})
 	}

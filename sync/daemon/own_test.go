@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/watch"
@@ -16,8 +15,10 @@ import (
 // TestOwnWritesOnly: a batch is the pull's own when each path is still the
 // file the pull wrote (same device, inode, size and mtime), still deleted,
 // or a directory; an edit, a replacement or a recreation is the user's.
-func TestOwnWritesOnly(t *testing.T) {
-	srv := servertest.Start(t)
+func TestOwnWritesOnly(t *testing.T) { bubble(t, testOwnWritesOnly) }
+
+func testOwnWritesOnly(t *testing.T) {
+	srv := startServer(t)
 	dir := t.TempDir()
 	eng := engineOn(t, srv, dir, t.TempDir())
 	for _, k := range []string{"pulled.md", "grown.md", "same size.md", "replaced.md"} {
@@ -101,8 +102,10 @@ func replaceKeepingTimes(t *testing.T, path, content string) {
 
 // A repo whose pushes are refused keeps them stopped when its own pull
 // writes a teammate's file: that is no user change.
-func TestPullWritesKeepPushesSuppressed(t *testing.T) {
-	srv := servertest.Start(t)
+func TestPullWritesKeepPushesSuppressed(t *testing.T) { bubble(t, testPullWritesKeepPushesSuppressed) }
+
+func testPullWritesKeepPushesSuppressed(t *testing.T) {
+	srv := startServer(t)
 	readOnly := srv.CreateToken(t, "reader", store.Grant{Pattern: "acme/**", Level: store.LevelRead})
 	dirR, dirW := t.TempDir(), t.TempDir()
 	logR := newLogRecorder()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,13 +56,13 @@ type personalLab struct {
 
 func newPersonalLab(t *testing.T) *personalLab {
 	t.Helper()
-	srv := servertest.Start(t)
+	srv := startServer(t)
 	k, err := personal.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := &personalLab{srv: srv, token: srv.CreateToken(t, "alice", store.Grant{Pattern: "**", Level: store.LevelWrite}), key: k}
-	personaltest.Init(t, srv.URL, l.token, k)
+	personaltest.Init(t, srv.URL, l.token, k, memsync.WithTransport(newTransport(t)))
 	return l
 }
 
@@ -104,14 +103,16 @@ func (l *personalLab) start(t *testing.T, key *personal.Key, userFiles bool, edi
 // laneEntries is what the server holds of alice's lane of the project.
 func (l *personalLab) laneEntries(t *testing.T) map[string]string {
 	t.Helper()
-	return personaltest.Entries(t, l.srv.URL, l.token, l.key.LaneID(slug), l.key)
+	return personaltest.Entries(t, l.srv.URL, l.token, l.key.LaneID(slug), l.key, memsync.WithTransport(newTransport(t)))
 }
 
 // TestPersonalLaneTwoMachines runs two of alice's daemons with both lanes:
 // private notes converge both ways and deletions travel through the
 // personal lane, team notes through the team repo, and neither lane
 // carries the other's files.
-func TestPersonalLaneTwoMachines(t *testing.T) {
+func TestPersonalLaneTwoMachines(t *testing.T) { bubble(t, testPersonalLaneTwoMachines) }
+
+func testPersonalLaneTwoMachines(t *testing.T) {
 	l := newPersonalLab(t)
 	a, b := l.machine(t, false, nil), l.machine(t, false, nil)
 	if st, _ := a.node.repoStatus(a.mem); st.Lane != LanePersonal || st.Repo != slug {
@@ -177,11 +178,13 @@ func holdsFile(dir, content string) bool {
 // machines while one of them was off keeps both versions: the one the
 // lane took first in both memory directories, the other in a conflict copy
 // on the machine whose edit came second.
-func TestPersonalLaneConflict(t *testing.T) {
+func TestPersonalLaneConflict(t *testing.T) { bubble(t, testPersonalLaneConflict) }
+
+func testPersonalLaneConflict(t *testing.T) {
 	l := newPersonalLab(t)
 	a := l.machine(t, false, nil)
 	stateB := t.TempDir()
-	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	c := &counter{next: newTransport(t)}
 	keepState := func(o *Options) { o.Open = testOpener(t, l.token, stateB, c, o.Logger) }
 	b := l.machine(t, false, keepState)
 	write(t, a.mem, "plans.md", "v1\n")
@@ -201,7 +204,9 @@ func TestPersonalLaneConflict(t *testing.T) {
 // TestPersonalLaneKeyRotated: a key rotated on another machine stops the
 // personal lane, which says why and writes nothing, while the team lane
 // goes on; once the machine holds the new key, the lane starts again.
-func TestPersonalLaneKeyRotated(t *testing.T) {
+func TestPersonalLaneKeyRotated(t *testing.T) { bubble(t, testPersonalLaneKeyRotated) }
+
+func testPersonalLaneKeyRotated(t *testing.T) {
 	l := newPersonalLab(t)
 	fast := func(o *Options) { o.CredentialCheck = 50 * time.Millisecond }
 	a, b := l.machine(t, false, fast), l.machine(t, false, fast)
@@ -211,7 +216,7 @@ func TestPersonalLaneKeyRotated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	personaltest.Rotate(t, l.srv.URL, l.token, l.key, other)
+	personaltest.Rotate(t, l.srv.URL, l.token, l.key, other, memsync.WithTransport(newTransport(t)))
 	write(t, a.mem, "after.md", "after\n")
 	st := a.node.settles(t, a.mem, "the personal lane stopped", func(r RepoStatus) bool { return r.State == StateLaneStopped })
 	if !strings.Contains(st.Halted, "teammemd personal join") {
@@ -231,14 +236,16 @@ func TestPersonalLaneKeyRotated(t *testing.T) {
 	a.node.settles(t, a.mem, "the lane started again with the new key", func(r RepoStatus) bool {
 		return r.State == StateIdle && r.LastPush != nil && r.LastPush.OK
 	})
-	if lane := personaltest.Entries(t, l.srv.URL, l.token, other.LaneID(slug), other); len(lane) != 2 {
+	if lane := personaltest.Entries(t, l.srv.URL, l.token, other.LaneID(slug), other, memsync.WithTransport(newTransport(t))); len(lane) != 2 {
 		t.Errorf("the new key's lane holds %d entries, want before.md and after.md", len(lane))
 	}
 }
 
 // TestPersonalLaneUserFiles syncs Claude Code's user-level files when
 // asked to, and nothing else of its config directory.
-func TestPersonalLaneUserFiles(t *testing.T) {
+func TestPersonalLaneUserFiles(t *testing.T) { bubble(t, testPersonalLaneUserFiles) }
+
+func testPersonalLaneUserFiles(t *testing.T) {
 	l := newPersonalLab(t)
 	a, b := l.machine(t, true, nil), l.machine(t, true, nil)
 	eventually(t, "the user files' lane live on B", func() bool { r, ok := b.node.repoStatus(b.home); return ok && r.Live })
@@ -256,7 +263,9 @@ func TestPersonalLaneUserFiles(t *testing.T) {
 // its personal lane at the first pull and writes nothing, saying why; one
 // whose stored key cannot be read does not start the lane, saying why; the
 // team lane runs on both.
-func TestPersonalLaneWrongKey(t *testing.T) {
+func TestPersonalLaneWrongKey(t *testing.T) { bubble(t, testPersonalLaneWrongKey) }
+
+func testPersonalLaneWrongKey(t *testing.T) {
 	l := newPersonalLab(t)
 	a := l.machine(t, false, nil)
 	write(t, a.mem, "mine.md", "mine\n")

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -16,7 +15,7 @@ func provenanceNode(t *testing.T, srv *servertest.Server, subject, dir, stateDir
 	t.Helper()
 	token := srv.CreateToken(t, subject, store.Grant{Pattern: "**", Level: store.LevelWrite})
 	plan := Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}
-	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	c := &counter{next: newTransport(t)}
 	startNode(t, token, plan, func(o *Options) { o.Open = testOpener(t, token, stateDir, c, nil) })
 	path, err := memsync.ProvenancePath(stateDir, slug, srv.URL)
 	if err != nil {
@@ -41,8 +40,10 @@ func recordSays(path, key, subject, value string) func() bool {
 // TestProvenanceFollowsSyncs: each daemon's provenance record names who
 // last wrote each note, after its own push and after a pull of a
 // teammate's change, on a real server and real files.
-func TestProvenanceFollowsSyncs(t *testing.T) {
-	srv := servertest.Start(t)
+func TestProvenanceFollowsSyncs(t *testing.T) { bubble(t, testProvenanceFollowsSyncs) }
+
+func testProvenanceFollowsSyncs(t *testing.T) {
+	srv := startServer(t)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	annRecord := provenanceNode(t, srv, "ann", dirA, t.TempDir())
 	bobRecord := provenanceNode(t, srv, "bob", dirB, t.TempDir())

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 // would beside the daemon.
 func engineOn(t *testing.T, srv *servertest.Server, dir, state string) *memsync.Engine {
 	t.Helper()
-	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}), memsync.WithTransport(newTransport(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +30,10 @@ func engineOn(t *testing.T, srv *servertest.Server, dir, state string) *memsync.
 // TestStatusConflictsAndWarnings: the status counts the conflict copies
 // the repo's state lists, also one kept before the daemon started, and
 // drops one settled beside the daemon; it shows the guards' warnings.
-func TestStatusConflictsAndWarnings(t *testing.T) {
-	srv := servertest.Start(t)
+func TestStatusConflictsAndWarnings(t *testing.T) { bubble(t, testStatusConflictsAndWarnings) }
+
+func testStatusConflictsAndWarnings(t *testing.T) {
+	srv := startServer(t)
 	ctx := context.Background()
 	other, dir, state := t.TempDir(), t.TempDir(), t.TempDir()
 	a, b := engineOn(t, srv, other, t.TempDir()), engineOn(t, srv, dir, state)
@@ -53,7 +54,7 @@ func TestStatusConflictsAndWarnings(t *testing.T) {
 		t.Fatalf("Conflicts() = %+v, %v, want one copy", copies, err)
 	}
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
-		o.Open = testOpener(t, srv.Token, state, &counter{next: http.DefaultTransport.(*http.Transport).Clone()}, nil)
+		o.Open = testOpener(t, srv.Token, state, &counter{next: newTransport(t)}, nil)
 	})
 	write(t, dir, "MEMORY.md", strings.Repeat("- a line\n", 201))
 	eventually(t, "the copy and a warning on MEMORY.md in the status", func() bool {

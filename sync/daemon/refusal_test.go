@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -19,13 +17,17 @@ import (
 // held back, then pushed by "teammemd sync --allow-mass-delete" in another
 // process, stops being reported as held back without another edit.
 func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
-	srv := servertest.Start(t)
+	bubble(t, testRefusedDeletionLiftsWhenSyncedElsewhere)
+}
+
+func testRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
+	srv := startServer(t)
 	dir, state := t.TempDir(), t.TempDir()
 	for _, k := range []string{"MEMORY.md", "b.md", "c.md"} {
 		write(t, dir, k, k+"\n")
 	}
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
-		c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+		c := &counter{next: newTransport(t)}
 		o.Open = testOpener(t, srv.Token, state, c, nil)
 	})
 	eventually(t, "three files on the server", func() bool { return len(serverEntries(t, srv)) == 3 })
@@ -41,7 +43,7 @@ func TestRefusedDeletionLiftsWhenSyncedElsewhere(t *testing.T) {
 			slices.Equal(r.HeldDeletions, []string{"MEMORY.md", "b.md"}) && len(r.Pending) == 0 && r.Suppressed == ""
 	})
 
-	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}), memsync.WithTransport(newTransport(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

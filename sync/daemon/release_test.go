@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/watch"
 )
 
-func TestLargeSyncsReleaseMemory(t *testing.T) {
-	srv := servertest.Start(t)
+func TestLargeSyncsReleaseMemory(t *testing.T) { bubble(t, testLargeSyncsReleaseMemory) }
+
+func testLargeSyncsReleaseMemory(t *testing.T) {
+	srv := startServer(t)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	var releasedA, releasedB atomic.Int64
 	a := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, func(o *Options) {

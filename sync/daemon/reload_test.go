@@ -8,15 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/watch"
 )
 
 const msgStopped = "stopped syncing repo"
 
-func TestReloadAppliesWatcherTiming(t *testing.T) {
-	srv := servertest.Start(t)
+func TestReloadAppliesWatcherTiming(t *testing.T) { bubble(t, testReloadAppliesWatcherTiming) }
+
+func testReloadAppliesWatcherTiming(t *testing.T) {
+	srv := startServer(t)
 	spec := Spec{Repo: slug, Dir: t.TempDir(), Server: srv.URL, Source: "test"}
 	logs := newLogRecorder()
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{spec}}, func(o *Options) { o.Logger = slog.New(logs) })
@@ -24,7 +25,7 @@ func TestReloadAppliesWatcherTiming(t *testing.T) {
 	ctx := context.Background()
 	// The timing startNode runs with, spelled with the defaults filled in:
 	// nothing to restart.
-	same := watch.Options{Debounce: 100 * time.Millisecond, MaxWait: time.Second, Rescan: watch.DefaultRescan}
+	same := watch.Options{Debounce: 100 * time.Millisecond, MaxWait: time.Second, Rescan: watch.DefaultRescan, Notify: notifyIn(t)}
 	if err := n.d.Reload(ctx, Plan{Specs: []Spec{spec}, Watch: &same}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestReloadAppliesWatcherTiming(t *testing.T) {
 		t.Errorf("repos stopped by a reload with the same timing = %d, want 0", got)
 	}
 	// A longer debounce restarts the repo with it.
-	slower := watch.Options{Debounce: 300 * time.Millisecond, MaxWait: 2 * time.Second}
+	slower := watch.Options{Debounce: 300 * time.Millisecond, MaxWait: 2 * time.Second, Notify: notifyIn(t)}
 	if err := n.d.Reload(ctx, Plan{Specs: []Spec{spec}, Watch: &slower}); err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +53,10 @@ func TestReloadAppliesWatcherTiming(t *testing.T) {
 	eventually(t, "after.md on the server", func() bool { return serverEntries(t, srv)["after.md"] == "synced with the new timing\n" })
 }
 
-func TestReloadAppliesServerAndToken(t *testing.T) {
-	first, second := servertest.Start(t), servertest.Start(t)
+func TestReloadAppliesServerAndToken(t *testing.T) { bubble(t, testReloadAppliesServerAndToken) }
+
+func testReloadAppliesServerAndToken(t *testing.T) {
+	first, second := startServer(t), startServer(t)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	readOnly := second.CreateToken(t, "reader", store.Grant{Pattern: "acme/**", Level: store.LevelRead})
 	if err := os.WriteFile(tokenFile, []byte(first.Token), 0o600); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,11 +50,13 @@ func currentStoreID(t *testing.T, srv *servertest.Server) string {
 // conflict copy, a note the backup lacks is pushed again. A backup with
 // the same content: the daemon takes the new identity on. A backup from
 // before the repo was written: every note is pushed again.
-func TestDaemonRebaselinesAfterRestore(t *testing.T) {
-	srv := servertest.Start(t)
+func TestDaemonRebaselinesAfterRestore(t *testing.T) { bubble(t, testDaemonRebaselinesAfterRestore) }
+
+func testDaemonRebaselinesAfterRestore(t *testing.T) {
+	srv := startServer(t)
 	empty := srv.Backup(t)
 	dir, stateDir := t.TempDir(), t.TempDir()
-	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	c := &counter{next: newTransport(t)}
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Open = testOpener(t, srv.Token, stateDir, c, nil)
 	})

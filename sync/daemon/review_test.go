@@ -19,13 +19,15 @@ import (
 // TestReviewTwoDaemons runs alice's and bob's daemons on a repo under
 // review, with carol reviewing: alice's note reaches bob only once carol
 // approves it, and alice's next edit, rejected, stays in her file.
-func TestReviewTwoDaemons(t *testing.T) {
-	srv := servertest.Start(t, servertest.WithConfig(func(c *server.Config) {
+func TestReviewTwoDaemons(t *testing.T) { bubble(t, testReviewTwoDaemons) }
+
+func testReviewTwoDaemons(t *testing.T) {
+	srv := startServer(t, servertest.WithConfig(func(c *server.Config) {
 		c.Repos = []server.RepoConfig{{Name: slug, Review: server.ReviewRequired}}
 	}))
 	writer := store.Grant{Pattern: "acme/**", Level: store.LevelWrite}
 	carol, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{
-		AccessToken: srv.CreateToken(t, "carol", store.Grant{Pattern: "acme/**", Level: store.LevelReview})}))
+		AccessToken: srv.CreateToken(t, "carol", store.Grant{Pattern: "acme/**", Level: store.LevelReview})}), memsync.WithTransport(newTransport(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

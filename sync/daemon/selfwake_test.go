@@ -22,7 +22,7 @@ func startTraced(t *testing.T, srv *servertest.Server, tr *tracer, node, dir str
 	return startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Logger = log
 		o.WaitTimeout = 55 * time.Second // no wait times out while the test looks
-		o.Open = testOpener(t, srv.Token, t.TempDir(), &counter{next: tr.transport(node)}, log)
+		o.Open = testOpener(t, srv.Token, t.TempDir(), &counter{next: tr.transport(node, newTransport(t))}, log)
 	})
 }
 
@@ -47,7 +47,7 @@ func askPullHook(t *testing.T, f func(dir string)) {
 // repo seeded with one note, and returns once both wait on its checksum.
 func tracedPair(t *testing.T) (srv *servertest.Server, tr *tracer, dirA, dirB, old string) {
 	t.Helper()
-	srv = servertest.Start(t)
+	srv = startServer(t)
 	tr = newTracer()
 	askPullHook(t, tr.asked)
 	dirA, dirB = t.TempDir(), t.TempDir()
@@ -69,7 +69,9 @@ func tracedPair(t *testing.T) (srv *servertest.Server, tr *tracer, dirA, dirB, o
 // PUT answer until her change wait has asked her worker to pull: the wait
 // has answered before her push recorded its checksum, the window in which
 // her daemon took its own PUT for a teammate's change and pulled again.
-func TestOneSaveTrace(t *testing.T) {
+func TestOneSaveTrace(t *testing.T) { bubble(t, testOneSaveTrace) }
+
+func testOneSaveTrace(t *testing.T) {
 	srv, tr, dirA, dirB, old := tracedPair(t)
 	from := tr.mark()
 	tr.holdPutUntilAsked("alice", dirA)
@@ -103,7 +105,9 @@ func TestOneSaveTrace(t *testing.T) {
 // Bob's change wait answers are held until alice is done, so he pulls
 // once. Each reads one page of history for the provenance record once
 // its sync is done.
-func TestBurstTrace(t *testing.T) {
+func TestBurstTrace(t *testing.T) { bubble(t, testBurstTrace) }
+
+func testBurstTrace(t *testing.T) {
 	srv, tr, dirA, dirB, old := tracedPair(t)
 	from := tr.mark()
 	tr.holdPutUntilAsked("alice", dirA)
@@ -145,10 +149,12 @@ func TestBurstTrace(t *testing.T) {
 // TestOneNoteHashes: the engine and the daemon together hash a note at
 // most twice on its way out (save, push) and twice on its way in (pull,
 // the daemon telling the pull's write from a user's, the next push).
-func TestOneNoteHashes(t *testing.T) {
+func TestOneNoteHashes(t *testing.T) { bubble(t, testOneNoteHashes) }
+
+func testOneNoteHashes(t *testing.T) {
 	const note = "---\nname: deploys\ndescription: how we deploy\ntype: project\n---\nDeploys go out on Tuesdays.\n"
 	hashes := hashcount.Count(t, func(v []byte) bool { return string(v) == note })
-	srv := servertest.Start(t)
+	srv := startServer(t)
 	tr := newTracer()
 	dirA, dirB := t.TempDir(), t.TempDir()
 	logB := newLogRecorder()

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/teammemd/teammemd/server/servertest"
 )
 
 // repoStateDir returns the one repo directory under a state root.
@@ -29,8 +27,10 @@ func repoStateDir(t *testing.T, state string) string {
 // retried, the status says so with the cause and lists the file, and once
 // the state directory is usable again the file is pushed without any other
 // change to wake the daemon.
-func TestStartupFailureRetried(t *testing.T) {
-	srv := servertest.Start(t)
+func TestStartupFailureRetried(t *testing.T) { bubble(t, testStartupFailureRetried) }
+
+func testStartupFailureRetried(t *testing.T) {
+	srv := startServer(t)
 	state := t.TempDir()
 	dir, n := syncedRepo(t, srv, state)
 	n.stop(t)
@@ -78,7 +78,13 @@ func TestStartupOnFullDisk(t *testing.T) {
 			t.Errorf("umount %s: %v: %s", mnt, err, out)
 		}
 	})
-	srv := servertest.Start(t)
+	bubble(t, func(t *testing.T) { testStartupOnFullDisk(t, mnt) })
+}
+
+// testStartupOnFullDisk is TestStartupOnFullDisk on the file system
+// mounted at mnt, in a bubble.
+func testStartupOnFullDisk(t *testing.T, mnt string) {
+	srv := startServer(t)
 	dir, state := filepath.Join(mnt, "team"), filepath.Join(mnt, "state")
 	n := syncedRepoIn(t, srv, dir, state)
 	n.stop(t)

@@ -1,26 +1,26 @@
 package daemon
 
 import (
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // TestStatusWhileServerDown checks that a repo whose first pull cannot
 // reach the server shows the pull, the retry with its cause and the files
 // not sent yet, and settles to idle once the server is back.
-func TestStatusWhileServerDown(t *testing.T) {
-	srv := servertest.Start(t)
+func TestStatusWhileServerDown(t *testing.T) { bubble(t, testStatusWhileServerDown) }
+
+func testStatusWhileServerDown(t *testing.T) {
+	srv := startServer(t)
 	srv.Stop()
 	dir := t.TempDir()
 	write(t, dir, "MEMORY.md", "# notes\n")
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
-		c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+		c := &counter{next: newTransport(t)}
 		o.Open = testOpener(t, srv.Token, t.TempDir(), c, nil, memsync.WithRetry(20, 100*time.Millisecond, 200*time.Millisecond))
 	})
 	eventually(t, "a retried first pull in the status", func() bool {
@@ -39,11 +39,13 @@ func TestStatusWhileServerDown(t *testing.T) {
 // TestStatusWhileServerAway checks that a synced repo whose server goes
 // away shows the change wait's retries with their cause, and not after the
 // server is back.
-func TestStatusWhileServerAway(t *testing.T) {
-	srv := servertest.Start(t)
+func TestStatusWhileServerAway(t *testing.T) { bubble(t, testStatusWhileServerAway) }
+
+func testStatusWhileServerAway(t *testing.T) {
+	srv := startServer(t)
 	dir := t.TempDir()
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
-		c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+		c := &counter{next: newTransport(t)}
 		o.Open = testOpener(t, srv.Token, t.TempDir(), c, nil, memsync.WithRetry(20, 100*time.Millisecond, 200*time.Millisecond))
 	})
 	eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle && r.Live })

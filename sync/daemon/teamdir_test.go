@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +21,7 @@ import (
 func startRepo(t *testing.T, srv *servertest.Server, dir, state string, edit func(*Options)) *node {
 	t.Helper()
 	return startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
-		c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+		c := &counter{next: newTransport(t)}
 		o.Open = testOpener(t, srv.Token, state, c, nil)
 		o.Watch.Rescan = time.Hour
 		if edit != nil {
@@ -39,7 +38,7 @@ type teammate struct {
 
 func newTeammate(t *testing.T, srv *servertest.Server) *teammate {
 	t.Helper()
-	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}))
+	client, err := memsync.NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}), memsync.WithTransport(newTransport(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,29 +119,31 @@ func TestTeamDirSwappedForSymlink(t *testing.T) {
 		{"to an empty directory", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := servertest.Start(t)
-			dir, _ := syncedRepo(t, srv, t.TempDir())
-			other := filepath.Join(t.TempDir(), "elsewhere")
-			if err := os.Mkdir(other, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range tc.notes {
-				write(t, other, k, v)
-			}
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(other, dir); err != nil {
-				t.Fatal(err)
-			}
-			write(t, dir, "through.md", "written through the link\n")
-			eventually(t, "through.md on the server", onServer(t, srv, map[string]string{"through.md": "written through the link\n"}))
-			eventually(t, "the notes in the link's target", notesIn(other, abc))
-			if got := serverEntries(t, srv); len(got) != 4 {
-				t.Errorf("server holds %v, want the three notes and through.md", keysOf(got))
-			}
-			write(t, dir, "a.md", "edited through the link\n")
-			eventually(t, "the edit on the server", onServer(t, srv, map[string]string{"a.md": "edited through the link\n"}))
+			bubble(t, func(t *testing.T) {
+				srv := startServer(t)
+				dir, _ := syncedRepo(t, srv, t.TempDir())
+				other := filepath.Join(t.TempDir(), "elsewhere")
+				if err := os.Mkdir(other, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range tc.notes {
+					write(t, other, k, v)
+				}
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(other, dir); err != nil {
+					t.Fatal(err)
+				}
+				write(t, dir, "through.md", "written through the link\n")
+				eventually(t, "through.md on the server", onServer(t, srv, map[string]string{"through.md": "written through the link\n"}))
+				eventually(t, "the notes in the link's target", notesIn(other, abc))
+				if got := serverEntries(t, srv); len(got) != 4 {
+					t.Errorf("server holds %v, want the three notes and through.md", keysOf(got))
+				}
+				write(t, dir, "a.md", "edited through the link\n")
+				eventually(t, "the edit on the server", onServer(t, srv, map[string]string{"a.md": "edited through the link\n"}))
+			})
 		})
 	}
 }
@@ -150,8 +151,10 @@ func TestTeamDirSwappedForSymlink(t *testing.T) {
 // TestTeamDirMissingShownInStatus deletes the team directory: nothing is
 // deleted on the server or recreated on disk, and the status says the
 // directory is missing, also after a restart.
-func TestTeamDirMissingShownInStatus(t *testing.T) {
-	srv := servertest.Start(t)
+func TestTeamDirMissingShownInStatus(t *testing.T) { bubble(t, testTeamDirMissingShownInStatus) }
+
+func testTeamDirMissingShownInStatus(t *testing.T) {
+	srv := startServer(t)
 	state := t.TempDir()
 	dir, n := syncedRepo(t, srv, state)
 	if err := os.RemoveAll(dir); err != nil {
@@ -183,37 +186,41 @@ func TestTeamDirMissingShownInStatus(t *testing.T) {
 func TestTeamDirRecreatedSyncs(t *testing.T) {
 	for _, restart := range []bool{false, true} {
 		t.Run(map[bool]string{false: "running", true: "restarted"}[restart], func(t *testing.T) {
-			srv := servertest.Start(t)
-			state := t.TempDir()
-			dir, n := syncedRepo(t, srv, state)
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			eventually(t, "the daemon to see the directory gone", func() bool { r, _ := n.repoStatus(dir); return r.State != StateIdle })
-			newTeammate(t, srv).write(t, "e.md", "from a teammate\n")
-			if restart {
-				n.stop(t)
-				n = startRepo(t, srv, dir, state, nil)
-			}
-			write(t, dir, "new.md", "written after the directory came back\n")
-			eventually(t, "new.md on the server", onServer(t, srv, map[string]string{"new.md": "written after the directory came back\n"}))
-			restored := map[string]string{"e.md": "from a teammate\n"}
-			for k, v := range abc {
-				restored[k] = v
-			}
-			eventually(t, "the server's notes restored", notesIn(dir, restored))
-			eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle })
-			if got := serverEntries(t, srv); len(got) != 5 {
-				t.Errorf("server holds %v, want the four notes and new.md", keysOf(got))
-			}
+			bubble(t, func(t *testing.T) {
+				srv := startServer(t)
+				state := t.TempDir()
+				dir, n := syncedRepo(t, srv, state)
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				eventually(t, "the daemon to see the directory gone", func() bool { r, _ := n.repoStatus(dir); return r.State != StateIdle })
+				newTeammate(t, srv).write(t, "e.md", "from a teammate\n")
+				if restart {
+					n.stop(t)
+					n = startRepo(t, srv, dir, state, nil)
+				}
+				write(t, dir, "new.md", "written after the directory came back\n")
+				eventually(t, "new.md on the server", onServer(t, srv, map[string]string{"new.md": "written after the directory came back\n"}))
+				restored := map[string]string{"e.md": "from a teammate\n"}
+				for k, v := range abc {
+					restored[k] = v
+				}
+				eventually(t, "the server's notes restored", notesIn(dir, restored))
+				eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle })
+				if got := serverEntries(t, srv); len(got) != 5 {
+					t.Errorf("server holds %v, want the four notes and new.md", keysOf(got))
+				}
+			})
 		})
 	}
 }
 
 // TestTeamDirEmptiedRestored deletes every note but keeps the directory:
 // that is not taken for their deletion, the notes come back.
-func TestTeamDirEmptiedRestored(t *testing.T) {
-	srv := servertest.Start(t)
+func TestTeamDirEmptiedRestored(t *testing.T) { bubble(t, testTeamDirEmptiedRestored) }
+
+func testTeamDirEmptiedRestored(t *testing.T) {
+	srv := startServer(t)
 	dir, n := syncedRepo(t, srv, t.TempDir())
 	for k := range abc {
 		if err := os.Remove(filepath.Join(dir, k)); err != nil {
@@ -231,8 +238,10 @@ func TestTeamDirEmptiedRestored(t *testing.T) {
 // other changes: the deletions are held back and shown with the command
 // that sends them, everything else pushes and pulls, before and after a
 // restart.
-func TestMassDeletionHeldBackOthersSync(t *testing.T) {
-	srv := servertest.Start(t)
+func TestMassDeletionHeldBackOthersSync(t *testing.T) { bubble(t, testMassDeletionHeldBackOthersSync) }
+
+func testMassDeletionHeldBackOthersSync(t *testing.T) {
+	srv := startServer(t)
 	state := t.TempDir()
 	dir, n := syncedRepo(t, srv, state)
 	for _, k := range []string{"a.md", "b.md"} {

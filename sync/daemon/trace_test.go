@@ -44,8 +44,8 @@ func newTracer() *tracer {
 }
 
 // transport returns a RoundTripper that records node's requests.
-func (tr *tracer) transport(node string) http.RoundTripper {
-	return traceTransport{node: node, tr: tr, next: http.DefaultTransport.(*http.Transport).Clone()}
+func (tr *tracer) transport(node string, next http.RoundTripper) http.RoundTripper {
+	return traceTransport{node: node, tr: tr, next: next}
 }
 
 type traceTransport struct {

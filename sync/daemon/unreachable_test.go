@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -14,9 +12,13 @@ import (
 // though the client still has retries to make (a minute apart here), and
 // keeps the time the server last answered.
 func TestStatusShowsUnreachableAtFirstFailure(t *testing.T) {
-	srv := servertest.Start(t)
+	bubble(t, testStatusShowsUnreachableAtFirstFailure)
+}
+
+func testStatusShowsUnreachableAtFirstFailure(t *testing.T) {
+	srv := startServer(t)
 	dir := t.TempDir()
-	c := &counter{next: http.DefaultTransport.(*http.Transport).Clone()}
+	c := &counter{next: newTransport(t)}
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Open = testOpener(t, srv.Token, t.TempDir(), c, nil, memsync.WithRetry(4, time.Minute, time.Minute))
 	})

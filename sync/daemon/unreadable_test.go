@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
@@ -17,16 +16,18 @@ func TestUnreadableFileHeldBackInStatus(t *testing.T) {
 			if d.Skip != "" {
 				t.Skip(d.Skip)
 			}
-			testUnreadableInStatus(t, func(path string) func() {
-				allow, err := d.Deny(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return func() {
-					if err := allow(); err != nil {
+			bubble(t, func(t *testing.T) {
+				testUnreadableInStatus(t, func(path string) func() {
+					allow, err := d.Deny(path)
+					if err != nil {
 						t.Fatal(err)
 					}
-				}
+					return func() {
+						if err := allow(); err != nil {
+							t.Fatal(err)
+						}
+					}
+				})
 			})
 		})
 	}
@@ -36,7 +37,7 @@ func TestUnreadableFileHeldBackInStatus(t *testing.T) {
 // cannot read, shows it in the status, syncs the other notes, and syncs it
 // as soon as a chmod makes it readable.
 func testUnreadableInStatus(t *testing.T, deny func(path string) (allow func())) {
-	srv := servertest.Start(t)
+	srv := startServer(t)
 	dir, n := syncedRepo(t, srv, t.TempDir())
 	write(t, dir, "a.md", "a, edited here\n")
 	allow := deny(filepath.Join(dir, "a.md"))
