@@ -106,18 +106,6 @@ func (f LaneFiles) skipsDir(p string) bool {
 	return laneLeftOut[p] || strings.HasPrefix(path.Base(p), ".")
 }
 
-// skips reports whether the walk of t passes over p: in a personal
-// lane's directory, what its LaneFiles leave out.
-func (t *teamDir) skips(p string, dir bool) bool {
-	switch {
-	case t.lane == nil:
-		return false
-	case dir:
-		return t.lane.skipsDir(p)
-	}
-	return !t.lane.Holds(p)
-}
-
 // Ignores reports whether a change at p, a path in the engine's directory
 // as a watcher names it (a file or a directory), is none of the engine's:
 // in a personal lane's directory, a path under or at a directory the lane
