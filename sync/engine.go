@@ -17,7 +17,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,24 @@ type Config struct {
 	// team repo's.
 	Lane      string
 	LaneFiles LaneFiles
+}
+
+// checkName checks the repo or lane c names. A lane's state is named
+// after its lane ID, and its notes of type user sync: they are what the
+// lane is for.
+func (c Config) checkName() (Config, error) {
+	if c.Lane == "" {
+		if err := api.ValidateSlug(c.Repo); err != nil {
+			return c, fmt.Errorf("memsync: %w", err)
+		}
+		return c, nil
+	}
+	if !api.ValidLaneID(c.Lane) {
+		return c, fmt.Errorf("memsync: personal lane %q is not a lane ID", c.Lane)
+	}
+	c.Repo = lanePrefix + c.Lane
+	c.ShareUserNotes = true
+	return c, nil
 }
 
 // Remote is what the engine asks of the server: *Client, or a transport
@@ -176,6 +196,38 @@ func (e *Engine) setChecksum(s string) { e.checksum.Store(&s) }
 
 // StatePath returns where the repo's state file lives.
 func (e *Engine) StatePath() string { return e.state.path }
+
+// errNotTeam is the error of a team server's feature (history, review)
+// asked of a personal lane's engine.
+var errNotTeam = errors.New("a personal lane has no server history or review")
+
+// teamClient is the team server's client, or errNotTeam.
+func (e *Engine) teamClient() (*Client, error) {
+	if e.client == nil {
+		return nil, errNotTeam
+	}
+	return e.client, nil
+}
+
+// Ignores reports whether a change at p, a path in the engine's directory
+// as a watcher names it (a file or a directory), is none of the engine's:
+// in a personal lane's directory, a path under or at a directory the lane
+// passes over, or a file it does not hold. A team repo ignores nothing.
+func (e *Engine) Ignores(p string) bool {
+	if e.cfg.Lane == "" {
+		return false
+	}
+	f := e.cfg.LaneFiles
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if f.skipsDir(dir) {
+			return true
+		}
+	}
+	if f.Holds(p) {
+		return false
+	}
+	return api.IsSyncableKey(p) || strings.HasPrefix(path.Base(p), ".") || f.skipsDir(p)
+}
 
 // Sync pulls then pushes, once.
 func (e *Engine) Sync(ctx context.Context) (Report, error) {
