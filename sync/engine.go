@@ -108,6 +108,14 @@ type Options struct {
 	Now func() time.Time
 }
 
+// knownDir is what an engine has learned about its team directory; it
+// holds while the directory is the same one (same device and inode).
+type knownDir struct {
+	id              os.FileInfo
+	caseInsensitive bool
+	swept           bool // the first run's sweep is done
+}
+
 // Engine syncs one repo. Its methods are safe for concurrent use; they run
 // one at a time, and a lock file keeps other processes out meanwhile.
 type Engine struct {
