@@ -266,13 +266,3 @@ func splitRefused(err error, b batch) []batch {
 	}
 	return parts
 }
-
-// rejectedError is a permanent refusal pinned on one key, which the next
-// round leaves out.
-type rejectedError struct {
-	key string
-	err error
-}
-
-func (e *rejectedError) Error() string { return e.err.Error() }
-func (e *rejectedError) Unwrap() error { return e.err }
