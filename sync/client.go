@@ -119,26 +119,6 @@ func (c *Client) endpoint(path string, q url.Values) string {
 	return u.String()
 }
 
-// request is one call to the server.
-type request struct {
-	op          string // OpPull, OpProbe, OpWait or OpPush
-	repo        string
-	method      string
-	url         string
-	ifNoneMatch string
-	ifMatch     string
-	body        []byte
-	timeout     time.Duration // one attempt's; RequestTimeout when zero
-	// maxBody bounds the body of a 2xx answer: what the protocol lets a
-	// server send for the request.
-	maxBody int64
-	// header holds headers of the request's own, beside credentials and
-	// preconditions.
-	header http.Header
-	// answered, when set, sees the headers of the final answer.
-	answered func(http.Header)
-}
-
 // do sends one request with retries and decodes a 200 body into out. It
 // returns the final status; 304 is not an error; other non-2xx answers are
 // *api.Error values. An error names the request's operation for Classify.

@@ -15,14 +15,6 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// The operations a Retry can belong to.
-const (
-	OpPull  = "pull"
-	OpProbe = "probe"
-	OpWait  = "wait"
-	OpPush  = "push"
-)
-
 // Retry describes one failed attempt of a request that the client is about
 // to send again.
 type Retry struct {
