@@ -21,8 +21,6 @@ const (
 	// waitMargin is added to a change wait's own duration for its timeout:
 	// the server holds the request up to wait plus 10% jitter.
 	waitMargin = 15 * time.Second
-	// maxRetryAfter caps how long a server's Retry-After can hold a client.
-	maxRetryAfter = 10 * time.Minute
 )
 
 // retrying returns a retrying HTTP client for one request whose attempts

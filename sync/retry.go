@@ -141,6 +141,9 @@ func clientBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Respo
 	return Backoff(minWait, maxWait, attempt)
 }
 
+// maxRetryAfter caps how long a server's Retry-After can hold a client.
+const maxRetryAfter = 10 * time.Minute
+
 // retryAfter parses a Retry-After value: delay seconds or an HTTP date.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
