@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The operations a Retry can belong to.
+// The operations a request, and so a Retry, can belong to.
 const (
 	OpPull  = "pull"
 	OpProbe = "probe"
