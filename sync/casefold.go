@@ -11,14 +11,6 @@ import (
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
-// knownDir is what an engine has learned about its team directory; it
-// holds while the directory is the same one (same device and inode).
-type knownDir struct {
-	id              os.FileInfo
-	caseInsensitive bool
-	swept           bool // the first run's sweep is done
-}
-
 // prepareDir runs at the start of every locked operation: on the first
 // run in a directory it learns whether the file system ignores case and
 // sweeps the engine's leftovers; later runs reuse that, and sweep again

@@ -10,21 +10,20 @@
 package memsync
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // SecretScanner finds secrets in a file and in a key's name before either
@@ -60,6 +59,24 @@ type Config struct {
 	LaneFiles LaneFiles
 }
 
+// checkName checks the repo or lane c names. A lane's state is named
+// after its lane ID, and its notes of type user sync: they are what the
+// lane is for.
+func (c Config) checkName() (Config, error) {
+	if c.Lane == "" {
+		if err := api.ValidateSlug(c.Repo); err != nil {
+			return c, fmt.Errorf("memsync: %w", err)
+		}
+		return c, nil
+	}
+	if !api.ValidLaneID(c.Lane) {
+		return c, fmt.Errorf("memsync: personal lane %q is not a lane ID", c.Lane)
+	}
+	c.Repo = lanePrefix + c.Lane
+	c.ShareUserNotes = true
+	return c, nil
+}
+
 // Remote is what the engine asks of the server: *Client, or a transport
 // that stands in for it, such as a personal lane's, which seals what it
 // sends and opens what it gets.
@@ -86,6 +103,14 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
+}
+
+// knownDir is what an engine has learned about its team directory; it
+// holds while the directory is the same one (same device and inode).
+type knownDir struct {
+	id              os.FileInfo
+	caseInsensitive bool
+	swept           bool // the first run's sweep is done
 }
 
 // Engine syncs one repo. Its methods are safe for concurrent use; they run
@@ -177,24 +202,36 @@ func (e *Engine) setChecksum(s string) { e.checksum.Store(&s) }
 // StatePath returns where the repo's state file lives.
 func (e *Engine) StatePath() string { return e.state.path }
 
-// Sync pulls then pushes, once.
-func (e *Engine) Sync(ctx context.Context) (Report, error) {
-	return e.run(ctx, func(s *session) error {
-		if err := s.pull(ctx); err != nil {
-			return err
+// errNotTeam is the error of a team server's feature (history, review)
+// asked of a personal lane's engine.
+var errNotTeam = errors.New("a personal lane has no server history or review")
+
+// teamClient is the team server's client, or errNotTeam.
+func (e *Engine) teamClient() (*Client, error) {
+	if e.client == nil {
+		return nil, errNotTeam
+	}
+	return e.client, nil
+}
+
+// Ignores reports whether a change at p, a path in the engine's directory
+// as a watcher names it (a file or a directory), is none of the engine's:
+// in a personal lane's directory, a path under or at a directory the lane
+// passes over, or a file it does not hold. A team repo ignores nothing.
+func (e *Engine) Ignores(p string) bool {
+	if e.cfg.Lane == "" {
+		return false
+	}
+	f := e.cfg.LaneFiles
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if f.skipsDir(dir) {
+			return true
 		}
-		return s.push(ctx)
-	})
-}
-
-// Pull brings the server's changes into the team directory.
-func (e *Engine) Pull(ctx context.Context) (Report, error) {
-	return e.run(ctx, func(s *session) error { return s.pull(ctx) })
-}
-
-// Push sends local changes to the server.
-func (e *Engine) Push(ctx context.Context) (Report, error) {
-	return e.run(ctx, func(s *session) error { return s.push(ctx) })
+	}
+	if f.Holds(p) {
+		return false
+	}
+	return api.IsSyncableKey(p) || strings.HasPrefix(path.Base(p), ".") || f.skipsDir(p)
 }
 
 // session is one locked operation on the repo: its state and team dir.
@@ -211,84 +248,4 @@ type session struct {
 	// restore is set while a pull writes again the files gone from an
 	// emptied team directory.
 	restore bool
-}
-
-// run takes the locks, loads the state, opens the team directory, runs op
-// and saves the state whatever op's outcome.
-func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	lock, err := fsio.AcquireLock(ctx, e.lockPath)
-	if err != nil {
-		return rep, err
-	}
-	defer lock.Release()
-	st, aside, err := e.state.load(e.cfg.Repo, e.remote.Host(), e.now())
-	if err != nil {
-		return rep, err
-	}
-	if aside != "" {
-		e.log.Warn("state file was corrupt; moved aside, doing a full resync", "movedTo", aside)
-	}
-	td, err := e.openDir(st)
-	if err != nil {
-		return rep, err
-	}
-	defer td.close()
-	dirLock, err := lockTeamDir(ctx, e.cfg.Dir, e.log)
-	if err != nil {
-		return rep, err
-	}
-	defer dirLock.Release()
-	s := &session{Engine: e, st: st, td: td, rep: &rep}
-	err = s.prepareDir()
-	if err == nil {
-		err = op(s)
-	}
-	e.scrubState(st)
-	rep.Review = reviewNotes(st)
-	if serr := e.state.save(st); serr != nil {
-		// The state on disk still has the old checksum: keep it, so that
-		// the change wait sees the repo as not yet pulled.
-		e.showReport(&rep)
-		rep.sort()
-		return rep, e.shownErr(cmp.Or(err, serr))
-	}
-	e.setChecksum(st.LastKnownChecksum)
-	e.storeID.Store(&st.StoreID)
-	rep.Checksum = st.LastKnownChecksum
-	e.showReport(&rep)
-	rep.sort()
-	return rep, e.shownErr(err)
-}
-
-// openDir opens the team directory, creating it on a first sync. A repo
-// that synced files from it before gets a *DirMissingError instead: the
-// directory may be on its way back (moved aside, a checkout switching), and
-// nothing should happen to the server or the disk meanwhile.
-func (e *Engine) openDir(st *State) (*teamDir, error) {
-	fi, err := os.Stat(e.cfg.Dir)
-	switch {
-	case err == nil && !fi.IsDir() && len(st.Base) > 0:
-		return nil, &DirMissingError{Dir: e.cfg.Dir, Synced: len(st.Base), NotDir: true}
-	case errors.Is(err, fs.ErrNotExist) && len(st.Base) > 0:
-		return nil, &DirMissingError{Dir: e.cfg.Dir, Synced: len(st.Base)}
-	case errors.Is(err, fs.ErrNotExist):
-		if err := createTeamDir(e.cfg.Dir); err != nil {
-			return nil, err
-		}
-	}
-	return e.openTeamDir()
-}
-
-// openTeamDir opens the engine's directory, which must exist, with the
-// personal lane's filter when it syncs one.
-func (e *Engine) openTeamDir() (*teamDir, error) {
-	td, err := openTeamDir(e.cfg.Dir)
-	if err == nil {
-		if e.cfg.Lane != "" {
-			td.lane = &e.cfg.LaneFiles
-		}
-	}
-	return td, err
 }

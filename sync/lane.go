@@ -1,26 +1,12 @@
 package memsync
 
 import (
-	"errors"
-	"fmt"
 	"path"
 	"regexp"
 	"strings"
 
 	"github.com/teammemd/teammemd/server/api"
 )
-
-// errNotTeam is the error of a team server's feature (history, review)
-// asked of a personal lane's engine.
-var errNotTeam = errors.New("a personal lane has no server history or review")
-
-// teamClient is the team server's client, or errNotTeam.
-func (e *Engine) teamClient() (*Client, error) {
-	if e.client == nil {
-		return nil, errNotTeam
-	}
-	return e.client, nil
-}
 
 // LaneStopError stops a personal lane before it writes anything, locally
 // or on the server: the key was rotated on another machine, the lane
@@ -39,24 +25,6 @@ func LaneStateDir(stateDir, lane, host string) string {
 // lanePrefix begins the state name of every personal lane: "~" is in no
 // repo slug, so no team repo's state or conflict copies can share it.
 const lanePrefix = "~personal/"
-
-// checkName checks the repo or lane c names. A lane's state is named
-// after its lane ID, and its notes of type user sync: they are what the
-// lane is for.
-func (c Config) checkName() (Config, error) {
-	if c.Lane == "" {
-		if err := api.ValidateSlug(c.Repo); err != nil {
-			return c, fmt.Errorf("memsync: %w", err)
-		}
-		return c, nil
-	}
-	if !api.ValidLaneID(c.Lane) {
-		return c, fmt.Errorf("memsync: personal lane %q is not a lane ID", c.Lane)
-	}
-	c.Repo = lanePrefix + c.Lane
-	c.ShareUserNotes = true
-	return c, nil
-}
 
 // LaneFiles says which files of its directory a personal lane holds.
 type LaneFiles int
@@ -104,36 +72,4 @@ func (f LaneFiles) skipsDir(p string) bool {
 		return p != "rules"
 	}
 	return laneLeftOut[p] || strings.HasPrefix(path.Base(p), ".")
-}
-
-// skips reports whether the walk of t passes over p: in a personal
-// lane's directory, what its LaneFiles leave out.
-func (t *teamDir) skips(p string, dir bool) bool {
-	switch {
-	case t.lane == nil:
-		return false
-	case dir:
-		return t.lane.skipsDir(p)
-	}
-	return !t.lane.Holds(p)
-}
-
-// Ignores reports whether a change at p, a path in the engine's directory
-// as a watcher names it (a file or a directory), is none of the engine's:
-// in a personal lane's directory, a path under or at a directory the lane
-// passes over, or a file it does not hold. A team repo ignores nothing.
-func (e *Engine) Ignores(p string) bool {
-	if e.cfg.Lane == "" {
-		return false
-	}
-	f := e.cfg.LaneFiles
-	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
-		if f.skipsDir(dir) {
-			return true
-		}
-	}
-	if f.Holds(p) {
-		return false
-	}
-	return api.IsSyncableKey(p) || strings.HasPrefix(path.Base(p), ".") || f.skipsDir(p)
 }

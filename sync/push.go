@@ -3,7 +3,6 @@ package memsync
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 
@@ -133,35 +132,6 @@ func (s *session) deletions(local map[string]IndexEntry) ([]string, error) {
 	}
 	s.rep.HeldDeletions = held
 	return send, &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(held), Known: len(s.st.Base)}
-}
-
-// fitCap drops new keys that would take the repo over the server's learned
-// entry cap, reporting each one.
-func (s *session) fitCap(ups []upload, deletes int) []upload {
-	limit := s.st.ServerMaxEntries
-	if limit <= 0 {
-		return ups
-	}
-	room := limit - (len(s.st.ServerChecksums) - deletes)
-	out := ups[:0]
-	s.rep.OverCap = nil
-	for _, u := range ups {
-		if _, exists := s.st.ServerChecksums[u.Key]; exists {
-			out = append(out, u)
-			continue
-		}
-		if room > 0 {
-			room--
-			out = append(out, u)
-			continue
-		}
-		s.refused(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries; it is sent once there is room", limit))
-		if s.rep.OverCap == nil {
-			s.rep.OverCap = &OverCap{MaxEntries: limit}
-		}
-		s.rep.OverCap.Files++
-	}
-	return out
 }
 
 // send pushes uploads and deletes batch by batch, chaining If-Match and
@@ -295,38 +265,4 @@ func splitRefused(err error, b batch) []batch {
 		parts = append(parts, batch{Deletes: []string{k}})
 	}
 	return parts
-}
-
-// rejectedError is a permanent refusal pinned on one key, which the next
-// round leaves out.
-type rejectedError struct {
-	key string
-	err error
-}
-
-func (e *rejectedError) Error() string { return e.err.Error() }
-func (e *rejectedError) Unwrap() error { return e.err }
-
-// skipOnce reports key as skipped for reason, unless it already is; it
-// reports whether it did.
-func (s *session) skipOnce(key, reason string) bool {
-	if slices.Contains(s.rep.Skipped, Skipped{Key: key, Reason: reason}) {
-		return false
-	}
-	s.rep.skip(key, reason)
-	return true
-}
-
-// refused reports key as left out of the push because the server refuses
-// it, for reason: in Skipped and in Refused, once.
-func (s *session) refused(key, reason string) {
-	if s.skipOnce(key, reason) {
-		s.rep.Refused = append(s.rep.Refused, Skipped{Key: key, Reason: reason})
-	}
-}
-
-// refusedContent reports key as left out because the server refused this
-// exact content before, as r says.
-func (s *session) refusedContent(key string, r Rejection) {
-	s.refused(key, fmt.Sprintf("the server refused this content (%s): %s; it is sent again once the file changes", r.Code, r.Message))
 }

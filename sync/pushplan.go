@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"unicode/utf8"
 
@@ -42,6 +43,35 @@ func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes
 		return nil, err
 	}
 	return s.fitCap(out, len(deletes)), nil
+}
+
+// fitCap drops new keys that would take the repo over the server's learned
+// entry cap, reporting each one.
+func (s *session) fitCap(ups []upload, deletes int) []upload {
+	limit := s.st.ServerMaxEntries
+	if limit <= 0 {
+		return ups
+	}
+	room := limit - (len(s.st.ServerChecksums) - deletes)
+	out := ups[:0]
+	s.rep.OverCap = nil
+	for _, u := range ups {
+		if _, exists := s.st.ServerChecksums[u.Key]; exists {
+			out = append(out, u)
+			continue
+		}
+		if room > 0 {
+			room--
+			out = append(out, u)
+			continue
+		}
+		s.refused(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries; it is sent once there is room", limit))
+		if s.rep.OverCap == nil {
+			s.rep.OverCap = &OverCap{MaxEntries: limit}
+		}
+		s.rep.OverCap.Files++
+	}
+	return out
 }
 
 // changed decides from state alone whether one local file may be part of
@@ -165,4 +195,28 @@ func (s *session) block(k string, c checkedFile) {
 	b := Blocked{Key: k, Line: c.findings[0].Line, RuleIDs: ruleIDs(c.findings)}
 	s.rep.Blocked = append(s.rep.Blocked, b)
 	s.warnSecretOnce(key, c.data, b)
+}
+
+// skipOnce reports key as skipped for reason, unless it already is; it
+// reports whether it did.
+func (s *session) skipOnce(key, reason string) bool {
+	if slices.Contains(s.rep.Skipped, Skipped{Key: key, Reason: reason}) {
+		return false
+	}
+	s.rep.skip(key, reason)
+	return true
+}
+
+// refused reports key as left out of the push because the server refuses
+// it, for reason: in Skipped and in Refused, once.
+func (s *session) refused(key, reason string) {
+	if s.skipOnce(key, reason) {
+		s.rep.Refused = append(s.rep.Refused, Skipped{Key: key, Reason: reason})
+	}
+}
+
+// refusedContent reports key as left out because the server refused this
+// exact content before, as r says.
+func (s *session) refusedContent(key string, r Rejection) {
+	s.refused(key, fmt.Sprintf("the server refused this content (%s): %s; it is sent again once the file changes", r.Code, r.Message))
 }

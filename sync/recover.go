@@ -94,3 +94,13 @@ func validSums(in map[string]string) map[string]string {
 	}
 	return out
 }
+
+// rejectedError is a permanent refusal pinned on one key, which the next
+// round leaves out.
+type rejectedError struct {
+	key string
+	err error
+}
+
+func (e *rejectedError) Error() string { return e.err.Error() }
+func (e *rejectedError) Unwrap() error { return e.err }

@@ -15,14 +15,6 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// The operations a Retry can belong to.
-const (
-	OpPull  = "pull"
-	OpProbe = "probe"
-	OpWait  = "wait"
-	OpPush  = "push"
-)
-
 // Retry describes one failed attempt of a request that the client is about
 // to send again.
 type Retry struct {
@@ -148,6 +140,9 @@ func clientBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Respo
 	}
 	return Backoff(minWait, maxWait, attempt)
 }
+
+// maxRetryAfter caps how long a server's Retry-After can hold a client.
+const maxRetryAfter = 10 * time.Minute
 
 // retryAfter parses a Retry-After value: delay seconds or an HTTP date.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {

@@ -62,6 +62,18 @@ func openTeamDir(dir string) (*teamDir, error) {
 
 func (t *teamDir) close() error { return t.root.Close() }
 
+// skips reports whether the walk of t passes over p: in a personal
+// lane's directory, what its LaneFiles leave out.
+func (t *teamDir) skips(p string, dir bool) bool {
+	switch {
+	case t.lane == nil:
+		return false
+	case dir:
+		return t.lane.skipsDir(p)
+	}
+	return !t.lane.Holds(p)
+}
+
 // foldKey is the name a case-insensitive (and normalisation-insensitive)
 // file system sees for key.
 func foldKey(key string) string { return strings.ToLower(norm.NFC.String(key)) }
