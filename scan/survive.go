@@ -22,13 +22,29 @@ const entropySlack = 1e-9
 func (fr *filterRule) mayReport(ps *pass, keywords []string, global []*config.Allowlist) bool {
 	re := fr.compiled().Regex
 	for _, w := range mergeWindows(fr.windows(ps, keywords)) {
-		for _, m := range re.FindAllStringIndex(ps.text[w.start:w.end], -1) {
-			if (m[0] == 0 && w.start > 0) || (m[1] == w.end-w.start && w.end < len(ps.text)) {
-				return true
-			}
-			if fr.survives(ps.text[w.start+m[0]:w.start+m[1]], global) {
-				return true
-			}
+		k := memoKey{re: re, kind: kindRegion, text: ps.text[w.start:w.end]}
+		if w.start > 0 {
+			k.kind |= regionCutStart
+		}
+		if w.end < len(ps.text) {
+			k.kind |= regionCutEnd
+		}
+		if ps.memo.answer(k, func() bool { return fr.regionMayReport(k, global) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// regionMayReport says whether the rule can report anything on the region
+// k names.
+func (fr *filterRule) regionMayReport(k memoKey, global []*config.Allowlist) bool {
+	for _, m := range k.re.FindAllStringIndex(k.text, -1) {
+		if (m[0] == 0 && k.kind&regionCutStart != 0) || (m[1] == len(k.text) && k.kind&regionCutEnd != 0) {
+			return true
+		}
+		if fr.survives(k.text[m[0]:m[1]], global) {
+			return true
 		}
 	}
 	return false
