@@ -35,9 +35,11 @@ type bench struct {
 	stderr io.Writer
 }
 
-// target is a server under load: its base URL and the token it wants.
+// target is a server under load: its base URL, the token it wants and
+// its process id.
 type target struct {
 	url, token string
+	pid        int
 	stop       func() error
 }
 
@@ -132,7 +134,7 @@ func (b *bench) start(ctx context.Context, round int, kind string) (target, erro
 		if err != nil {
 			return target{}, err
 		}
-		return target{url: f.url, stop: f.stop}, nil
+		return target{url: f.url, pid: f.cmd.Process.Pid, stop: f.stop}, nil
 	case kindSQLite:
 		srv, err := b.lab.StartServer(ctx, fmt.Sprintf("sqlite-r%d", round))
 		if err != nil {
@@ -171,7 +173,7 @@ func (b *bench) withToken(ctx context.Context, srv *proclab.Server, stop func() 
 	if err != nil {
 		return target{}, errors.Join(fmt.Errorf("create token: %w", err), stop())
 	}
-	return target{url: srv.URL, token: token, stop: stop}, nil
+	return target{url: srv.URL, token: token, pid: srv.Proc().Pid(), stop: stop}, nil
 }
 
 // withSearchPath returns dbURL with its connections on schema.

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -30,7 +31,13 @@ type loadResult struct {
 	// p50 and p99 are of each PUT's time from sending to the end of its
 	// answer.
 	p50, p99 time.Duration
+	// cpu is the CPU time, user and system, the server's process used
+	// while it took the PUTs.
+	cpu time.Duration
 }
+
+// cpuPerPut is the server's CPU time a PUT.
+func (r loadResult) cpuPerPut() time.Duration { return r.cpu / time.Duration(r.puts) }
 
 // rate is PUTs a second.
 func (r loadResult) rate() float64 { return float64(r.puts) / r.elapsed.Seconds() }
@@ -59,12 +66,21 @@ func runLoad(ctx context.Context, t target, o options, prefix string) (loadResul
 	if _, err := eachClient(ctx, clients, func(int) int { return warmups }); err != nil {
 		return loadResult{}, fmt.Errorf("warm up: %w", err)
 	}
+	cpu0, err := proclab.CPUTime(t.pid)
+	if err != nil {
+		return loadResult{}, err
+	}
 	start := time.Now()
 	lat, err := eachClient(ctx, clients, func(i int) int { return o.puts/o.clients + boolInt(i < o.puts%o.clients) })
 	if err != nil {
 		return loadResult{}, err
 	}
 	res := loadResult{puts: len(lat), elapsed: time.Since(start)}
+	cpu1, err := proclab.CPUTime(t.pid)
+	if err != nil {
+		return loadResult{}, err
+	}
+	res.cpu = cpu1 - cpu0
 	slices.Sort(lat)
 	res.p50, res.p99 = percentile(lat, 0.50), percentile(lat, 0.99)
 	return res, nil
