@@ -222,12 +222,12 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 		return nil // nothing changed: roll back, even a new repo's row
 	}
 	b.Queue(updateRepo, cur.version, cur.lastModified.UnixNano(), cur.checksum, cur.compactedThrough, cur.id)
-	b.Queue(notifyChange, s.channel, notifyPayload(cur.version, cur.slug))
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("apply write to %s: %w", repo, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit write to %s: %w", repo, err)
 	}
+	s.notes.add(cur.slug, cur.version)
 	return nil
 }
