@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,19 +21,22 @@ const serverConfig = `[server.rate_limit]
 requests_per_second = -1
 `
 
-// Server kinds, in the order of the report.
+// Server kinds, in the order of the report; oldSuffix marks those of the
+// -old binary.
 const (
 	kindFloor    = "floor"
 	kindSQLite   = "sqlite"
 	kindPostgres = "postgres"
+	oldSuffix    = " (old)"
 )
 
-// bench is one run: a lab with the teammemd binary, and the options.
+// bench is one run: a lab with the teammemd binary, one with the -old
+// binary when it is set, and the options.
 type bench struct {
-	o      options
-	dir    string
-	lab    *proclab.Lab
-	stderr io.Writer
+	o        options
+	dir      string
+	lab, old *proclab.Lab
+	stderr   io.Writer
 }
 
 // target is a server under load: its base URL, the token it wants and
@@ -65,20 +69,36 @@ func newBench(ctx context.Context, o options, stderr io.Writer) (*bench, error) 
 			return nil, errors.Join(err, b.close())
 		}
 	}
-	if b.lab, err = proclab.New(dir, bin); err != nil {
+	if b.lab, err = newLab(filepath.Join(dir, "new"), bin); err != nil {
 		return nil, errors.Join(err, b.close())
 	}
-	if err := b.lab.SetConfig(serverConfig); err != nil {
-		return nil, errors.Join(err, b.close())
+	if o.old != "" {
+		if b.old, err = newLab(filepath.Join(dir, "old"), o.old); err != nil {
+			return nil, errors.Join(err, b.close())
+		}
 	}
 	return b, nil
+}
+
+// newLab makes a lab in dir, which it creates, with the servers' config.
+func newLab(dir, bin string) (*proclab.Lab, error) {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create lab directory: %w", err)
+	}
+	lab, err := proclab.New(dir, bin)
+	if err != nil {
+		return nil, err
+	}
+	return lab, lab.SetConfig(serverConfig)
 }
 
 // close stops every process and removes the directory unless it is kept.
 func (b *bench) close() error {
 	var err error
-	if b.lab != nil {
-		err = b.lab.Close()
+	for _, lab := range []*proclab.Lab{b.lab, b.old} {
+		if lab != nil {
+			err = errors.Join(err, lab.Close())
+		}
 	}
 	if b.o.keep {
 		fmt.Fprintln(b.stderr, "serverbench: kept", b.dir)
@@ -92,10 +112,17 @@ func (b *bench) close() error {
 
 // kinds are the servers each round measures.
 func (b *bench) kinds() []string {
+	teammemd := []string{kindSQLite}
 	if b.o.postgres != "" {
-		return []string{kindFloor, kindSQLite, kindPostgres}
+		teammemd = append(teammemd, kindPostgres)
 	}
-	return []string{kindFloor, kindSQLite}
+	kinds := append([]string{kindFloor}, teammemd...)
+	if b.old != nil {
+		for _, k := range teammemd {
+			kinds = append(kinds, k+oldSuffix)
+		}
+	}
+	return kinds
 }
 
 // rounds measures every server once a round, one after the other, each
@@ -128,6 +155,10 @@ func (b *bench) measure(ctx context.Context, round int, kind string) (loadResult
 
 // start starts the server of kind for round.
 func (b *bench) start(ctx context.Context, round int, kind string) (target, error) {
+	lab, name := b.lab, "new"
+	if base, old := strings.CutSuffix(kind, oldSuffix); old {
+		lab, name, kind = b.old, "old", base
+	}
 	switch kind {
 	case kindFloor:
 		f, err := startFloor(ctx)
@@ -136,20 +167,20 @@ func (b *bench) start(ctx context.Context, round int, kind string) (target, erro
 		}
 		return target{url: f.url, pid: f.cmd.Process.Pid, stop: f.stop}, nil
 	case kindSQLite:
-		srv, err := b.lab.StartServer(ctx, fmt.Sprintf("sqlite-r%d", round))
+		srv, err := lab.StartServer(ctx, fmt.Sprintf("sqlite-r%d", round))
 		if err != nil {
 			return target{}, err
 		}
 		return b.withToken(ctx, srv, srv.Proc().Stop)
 	default:
-		return b.startPostgres(ctx, round)
+		return b.startPostgres(ctx, lab, fmt.Sprintf("%s_r%d", name, round))
 	}
 }
 
-// startPostgres starts a server on a new schema of the -postgres database,
-// dropped when the server stops.
-func (b *bench) startPostgres(ctx context.Context, round int) (target, error) {
-	schema := fmt.Sprintf("serverbench_%d_r%d", os.Getpid(), round)
+// startPostgres starts a server of lab on a new schema of the -postgres
+// database, named after the run and tag, dropped when the server stops.
+func (b *bench) startPostgres(ctx context.Context, lab *proclab.Lab, tag string) (target, error) {
+	schema := fmt.Sprintf("serverbench_%d_%s", os.Getpid(), tag)
 	storeURL, err := withSearchPath(b.o.postgres, schema)
 	if err != nil {
 		return target{}, err
@@ -160,7 +191,7 @@ func (b *bench) startPostgres(ctx context.Context, round int) (target, error) {
 	drop := func() error {
 		return pgExec(context.WithoutCancel(ctx), b.o.postgres, "DROP SCHEMA "+schema+" CASCADE")
 	}
-	srv, err := b.lab.StartPostgresServer(ctx, fmt.Sprintf("postgres-r%d", round), storeURL)
+	srv, err := lab.StartPostgresServer(ctx, "postgres-"+tag, storeURL)
 	if err != nil {
 		return target{}, errors.Join(err, drop())
 	}

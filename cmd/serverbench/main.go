@@ -12,10 +12,11 @@
 // text to a repo of its own, each with If-Match set to the checksum the
 // previous PUT returned, as the daemon sends them. It reports PUTs a
 // second, p50 and p99 latency and the ratio to the floor of the same
-// round. It always stops its processes and removes its temporary files,
+// round. With -old it measures another teammemd binary, such as one built
+// from an older commit, in the same rounds. It always stops its processes and removes its temporary files,
 // also on error or Ctrl-C.
 //
-//	go run ./cmd/serverbench [-rounds 3] [-puts 4000] [-clients 16] [-postgres postgres://user:password@127.0.0.1:5432/db]
+//	go run ./cmd/serverbench [-rounds 3] [-puts 4000] [-clients 16] [-old /path/to/old/teammemd] [-postgres postgres://user:password@127.0.0.1:5432/db]
 package main
 
 import (
@@ -33,7 +34,7 @@ import (
 // options are the command's flags.
 type options struct {
 	rounds, puts, clients, size int
-	postgres, bin, tags         string
+	postgres, bin, old, tags    string
 	timeout                     time.Duration
 	keep                        bool
 }
@@ -76,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.size, "size", 4096, "bytes of each PUT's one value")
 	fs.StringVar(&o.postgres, "postgres", "", "also measure on this PostgreSQL database, a postgres://user:password@127.0.0.1:port/db `URL`")
 	fs.StringVar(&o.bin, "bin", "", "a teammemd `binary` to measure instead of one built from this tree")
+	fs.StringVar(&o.old, "old", "", "also measure this teammemd `binary`, e.g. built from an older commit, in every round")
 	fs.StringVar(&o.tags, "tags", "", "build tags passed to go build for the binary of this tree")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Minute, "bound on the whole run")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, databases) for inspection")

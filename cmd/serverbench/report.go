@@ -26,7 +26,7 @@ func printResults(w io.Writer, o options, rows []row) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "round\tserver\tPUT/s\tp50\tp99\tserver CPU a PUT\tvs floor\tgoal (>= 0.5x, p99 <= 25 ms)")
-	for _, kind := range []string{kindFloor, kindSQLite, kindPostgres} {
+	for _, kind := range []string{kindFloor, kindSQLite, kindSQLite + oldSuffix, kindPostgres, kindPostgres + oldSuffix} {
 		for _, r := range rows {
 			if r.kind != kind {
 				continue
