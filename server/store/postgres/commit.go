@@ -188,7 +188,7 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 		return fmt.Errorf("begin write: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	cur, err := lockRepo(ctx, tx, repo)
+	cur, err := s.lockRepo(ctx, tx, repo)
 	if err != nil {
 		return err
 	}
@@ -228,6 +228,7 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit write to %s: %w", repo, err)
 	}
+	s.keys.put(cur)
 	s.notes.add(cur.slug, cur.version)
 	return nil
 }

@@ -40,6 +40,7 @@ type Store struct {
 	channel   string // the NOTIFY channel of this database and schema
 	commit    committer
 	notes     *notifier // the change notifications of committed writes
+	keys      keyCache  // the keys of the repos last written
 	closeOnce sync.Once
 
 	sqlParts // tokens, web sessions, proposals, pruning and the repo list
