@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teammemd/teammemd/internal/proclab"
 )
@@ -219,9 +220,14 @@ func withSearchPath(dbURL, schema string) (string, error) {
 	return u.String(), nil
 }
 
-// pgExec runs one statement on the database at dbURL.
+// pgExec runs one statement on the database at dbURL, which may hold the
+// pool's parameters (pool_max_conns) the server reads.
 func pgExec(ctx context.Context, dbURL, stmt string) error {
-	conn, err := pgx.Connect(ctx, dbURL)
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return fmt.Errorf("parse -postgres: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
 	if err != nil {
 		return fmt.Errorf("connect to -postgres: %w", err)
 	}
