@@ -1,16 +1,19 @@
 package scan
 
 import (
+	"crypto/sha256"
 	"regexp"
 	"sync"
 )
 
 // Bounds of the match memo.
 const (
-	// memoMaxBytes is how many bytes of text one generation of the memo
+	// memoMaxEntries is how many answers one generation of the memo
 	// holds; two generations are kept.
-	memoMaxBytes = 4 << 20
-	// memoMaxText is the longest text the memo keeps an answer for.
+	memoMaxEntries = 1 << 16
+	// memoMaxText is the longest text the memo keeps an answer for: a
+	// longer window is most of a file, whose verdict the verdict cache
+	// already keeps.
 	memoMaxText = 16 << 10
 )
 
@@ -18,24 +21,24 @@ const (
 // answers on the windows it tests around keywords: whether an anchor's
 // tail matched a text, and whether a rule may report on a region. A
 // note's next revision mostly repeats the last one's lines, so the same
-// windows come back scan after scan, and an answer looked up costs a map
-// probe where testing it again costs a backtracking match. The key is the
-// text itself, never a hash of it, so an answer is never another text's.
-// It keeps two generations of at most memoMaxBytes of text each: when the
-// newer fills up, the older is dropped, and a lookup that finds a text in
-// the older copies it to the newer.
+// windows come back scan after scan, and an answer looked up costs a hash
+// and a map probe where testing it again costs a backtracking match. A
+// text is known by its SHA-256, as the verdict cache knows a file, so the
+// memo holds no text of the notes it has seen. It keeps two generations
+// of at most memoMaxEntries answers: when the newer fills up, the older is
+// dropped, and a lookup that finds an answer in the older copies it to the
+// newer.
 type matchMemo struct {
 	mu       sync.Mutex
 	cur, old map[memoKey]bool
-	curBytes int
 }
 
-// memoKey is one question: what re, in the way kind says, answers on
-// text.
+// memoKey is one question: what re, in the way kind says, answers on the
+// text whose SHA-256 is sum.
 type memoKey struct {
 	re   *regexp.Regexp
 	kind memoKind
-	text string
+	sum  [sha256.Size]byte
 }
 
 // memoKind says which question a memoKey asks, and of a region where its
@@ -57,12 +60,14 @@ func newMatchMemo() *matchMemo {
 	return &matchMemo{cur: map[memoKey]bool{}}
 }
 
-// answer returns what k asks, from the memo when it holds it, else from
-// compute, whose answer it keeps.
-func (m *matchMemo) answer(k memoKey, compute func() bool) bool {
-	if len(k.text) > memoMaxText {
+// answer returns what re, in the way kind says, answers on text: from
+// the memo when it holds the answer, else from compute, whose answer it
+// keeps.
+func (m *matchMemo) answer(re *regexp.Regexp, kind memoKind, text string, compute func() bool) bool {
+	if len(text) > memoMaxText {
 		return compute()
 	}
+	k := memoKey{re: re, kind: kind, sum: sha256.Sum256([]byte(text))}
 	m.mu.Lock()
 	ok, found := m.cur[k]
 	if !found {
@@ -75,7 +80,6 @@ func (m *matchMemo) answer(k memoKey, compute func() bool) bool {
 		return ok
 	}
 	ok = compute()
-	k.text = string([]byte(k.text)) // not the scanned text's memory, which the memo would keep alive
 	m.mu.Lock()
 	m.putLocked(k, ok)
 	m.mu.Unlock()
@@ -84,17 +88,14 @@ func (m *matchMemo) answer(k memoKey, compute func() bool) bool {
 
 // MatchString returns re.MatchString(text).
 func (m *matchMemo) MatchString(re *regexp.Regexp, text string) bool {
-	return m.answer(memoKey{re: re, kind: kindMatch, text: text}, func() bool { return re.MatchString(text) })
+	return m.answer(re, kindMatch, text, func() bool { return re.MatchString(text) })
 }
 
 // putLocked stores k's answer, starting a new generation when the newer
 // is full. The caller holds mu.
 func (m *matchMemo) putLocked(k memoKey, ok bool) {
-	if m.curBytes+len(k.text) > memoMaxBytes {
-		m.old, m.cur, m.curBytes = m.cur, map[memoKey]bool{}, 0
-	}
-	if _, found := m.cur[k]; !found {
-		m.curBytes += len(k.text)
+	if _, found := m.cur[k]; !found && len(m.cur) >= memoMaxEntries {
+		m.old, m.cur = m.cur, make(map[memoKey]bool, memoMaxEntries)
 	}
 	m.cur[k] = ok
 }

@@ -32,7 +32,7 @@ func TestMatchMemoAnswers(t *testing.T) {
 		{"key = value", kindRegion | regionCutEnd, true, 6},
 	}
 	for _, tt := range tests {
-		got := m.answer(memoKey{re: re, kind: tt.kind, text: tt.text}, count(tt.text))
+		got := m.answer(re, tt.kind, tt.text, count(tt.text))
 		if got != tt.want || calls != tt.wantCalls {
 			t.Errorf("answer(%.20q, kind %d) = %v after %d tests, want %v after %d", tt.text, tt.kind, got, calls, tt.want, tt.wantCalls)
 		}
@@ -40,26 +40,22 @@ func TestMatchMemoAnswers(t *testing.T) {
 }
 
 // TestMatchMemoIsBounded fills the memo past a generation and checks that
-// it holds at most two generations' text, and that a text of the older
-// one is still answered without a test.
+// it holds at most two generations of answers, and that an answer of the
+// older one is still given without a test.
 func TestMatchMemoIsBounded(t *testing.T) {
 	m := newMatchMemo()
 	re := regexp.MustCompile(`x`)
-	text := func(i int) string { return fmt.Sprintf("%08d", i) + strings.Repeat("y", 1016) }
-	n := 3 * memoMaxBytes / len(text(0)) / 2
+	n := memoMaxEntries * 3 / 2
 	for i := range n {
-		m.answer(memoKey{re: re, text: text(i)}, func() bool { return false })
+		m.answer(re, kindMatch, fmt.Sprint(i), func() bool { return i%2 == 0 })
 	}
-	held := 0
-	for k := range m.old {
-		held += len(k.text)
+	if len(m.cur) > memoMaxEntries || len(m.old) > memoMaxEntries {
+		t.Fatalf("memo holds %d + %d answers, want at most %d in each generation", len(m.cur), len(m.old), memoMaxEntries)
 	}
-	if m.curBytes > memoMaxBytes || held > memoMaxBytes {
-		t.Fatalf("memo holds %d + %d bytes of text, want at most %d in each generation", m.curBytes, held, memoMaxBytes)
-	}
-	last := n - 1 - m.curBytes/len(text(0)) // the newest text of the older generation
-	if m.answer(memoKey{re: re, text: text(last)}, func() bool { t.Errorf("text %d of the older generation was tested again", last); return false }) {
-		t.Errorf("answer(text %d) = true, want the kept false", last)
+	last := n - 1 - len(m.cur) // the newest answer of the older generation
+	got := m.answer(re, kindMatch, fmt.Sprint(last), func() bool { t.Errorf("text %d of the older generation was tested again", last); return false })
+	if want := last%2 == 0; got != want {
+		t.Errorf("answer(text %d) = %v, want the kept %v", last, got, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -22,28 +23,28 @@ const entropySlack = 1e-9
 func (fr *filterRule) mayReport(ps *pass, keywords []string, global []*config.Allowlist) bool {
 	re := fr.compiled().Regex
 	for _, w := range mergeWindows(fr.windows(ps, keywords)) {
-		k := memoKey{re: re, kind: kindRegion, text: ps.text[w.start:w.end]}
+		kind, region := kindRegion, ps.text[w.start:w.end]
 		if w.start > 0 {
-			k.kind |= regionCutStart
+			kind |= regionCutStart
 		}
 		if w.end < len(ps.text) {
-			k.kind |= regionCutEnd
+			kind |= regionCutEnd
 		}
-		if ps.memo.answer(k, func() bool { return fr.regionMayReport(k, global) }) {
+		if ps.memo.answer(re, kind, region, func() bool { return fr.regionMayReport(re, kind, region, global) }) {
 			return true
 		}
 	}
 	return false
 }
 
-// regionMayReport says whether the rule can report anything on the region
-// k names.
-func (fr *filterRule) regionMayReport(k memoKey, global []*config.Allowlist) bool {
-	for _, m := range k.re.FindAllStringIndex(k.text, -1) {
-		if (m[0] == 0 && k.kind&regionCutStart != 0) || (m[1] == len(k.text) && k.kind&regionCutEnd != 0) {
+// regionMayReport says whether the rule, whose expression is re, can
+// report anything on region, cut off from the whole text where kind says.
+func (fr *filterRule) regionMayReport(re *regexp.Regexp, kind memoKind, region string, global []*config.Allowlist) bool {
+	for _, m := range re.FindAllStringIndex(region, -1) {
+		if (m[0] == 0 && kind&regionCutStart != 0) || (m[1] == len(region) && kind&regionCutEnd != 0) {
 			return true
 		}
-		if fr.survives(k.text[m[0]:m[1]], global) {
+		if fr.survives(region[m[0]:m[1]], global) {
 			return true
 		}
 	}
