@@ -24,6 +24,7 @@ type prefilter struct {
 	keywords []string // by pattern number in trie
 	rules    []*filterRule
 	byID     map[string]*filterRule
+	memo     *matchMemo // anchors' tails on their texts, for every scan
 }
 
 // filterRule is one rule as the prefilter sees it.
@@ -54,7 +55,7 @@ func (fr *filterRule) compiled() config.Rule {
 }
 
 func newPrefilter(rs compiledRuleset) *prefilter {
-	p := &prefilter{byID: make(map[string]*filterRule, len(rs.Rules))}
+	p := &prefilter{byID: make(map[string]*filterRule, len(rs.Rules)), memo: newMatchMemo()}
 	index := map[string]int{}
 	for _, id := range rs.OrderedRules {
 		r := rs.Rules[id]
@@ -104,6 +105,7 @@ type pass struct {
 	found     []bool  // keywords present, as gitleaks decides it
 	newlines  []int
 	indexedNL bool
+	memo      *matchMemo
 }
 
 // candidates adds to keep the ids of the rules that can report anything
@@ -134,6 +136,7 @@ func (p *prefilter) candidates(text, path string, decoded bool, global []*config
 func (p *prefilter) newPass(text string) *pass {
 	ps := &pass{
 		text:  text,
+		memo:  p.memo,
 		lower: make([]byte, len(text)),
 		hits:  make([][]int, len(p.keywords)),
 		found: make([]bool, len(p.keywords)),
@@ -328,7 +331,7 @@ func (fr *filterRule) anchorMatches(ps *pass, keyword string, at, end int) bool 
 		for o := strings.Index(t, keyword); o >= 0; {
 			from := at - o
 			if from >= 0 && from+len(t) <= end && string(ps.lower[from:from+len(t)]) == t &&
-				tail.MatchString(ps.text[from:end]) {
+				ps.memo.MatchString(tail, ps.text[from:end]) {
 				return true
 			}
 			next := strings.Index(t[o+1:], keyword)

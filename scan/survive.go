@@ -2,6 +2,7 @@ package scan
 
 import (
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -22,13 +23,29 @@ const entropySlack = 1e-9
 func (fr *filterRule) mayReport(ps *pass, keywords []string, global []*config.Allowlist) bool {
 	re := fr.compiled().Regex
 	for _, w := range mergeWindows(fr.windows(ps, keywords)) {
-		for _, m := range re.FindAllStringIndex(ps.text[w.start:w.end], -1) {
-			if (m[0] == 0 && w.start > 0) || (m[1] == w.end-w.start && w.end < len(ps.text)) {
-				return true
-			}
-			if fr.survives(ps.text[w.start+m[0]:w.start+m[1]], global) {
-				return true
-			}
+		kind, region := kindRegion, ps.text[w.start:w.end]
+		if w.start > 0 {
+			kind |= regionCutStart
+		}
+		if w.end < len(ps.text) {
+			kind |= regionCutEnd
+		}
+		if ps.memo.answer(re, kind, region, func() bool { return fr.regionMayReport(re, kind, region, global) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// regionMayReport says whether the rule, whose expression is re, can
+// report anything on region, cut off from the whole text where kind says.
+func (fr *filterRule) regionMayReport(re *regexp.Regexp, kind memoKind, region string, global []*config.Allowlist) bool {
+	for _, m := range re.FindAllStringIndex(region, -1) {
+		if (m[0] == 0 && kind&regionCutStart != 0) || (m[1] == len(region) && kind&regionCutEnd != 0) {
+			return true
+		}
+		if fr.survives(region[m[0]:m[1]], global) {
+			return true
 		}
 	}
 	return false

@@ -107,18 +107,18 @@ func measureIdle(ctx context.Context, n *proclab.Daemon, settle, window time.Dur
 		return idleResult{}, err
 	}
 	proc := n.Proc()
-	before, err := cpuTicks(proc.Pid())
+	before, err := proclab.CPUTime(proc.Pid())
 	if err != nil {
 		return idleResult{}, err
 	}
 	if err := pause(ctx, window); err != nil {
 		return idleResult{}, err
 	}
-	after, err := cpuTicks(proc.Pid())
+	after, err := proclab.CPUTime(proc.Pid())
 	if err != nil {
 		return idleResult{}, err
 	}
-	res := idleResult{window: window, cpuPercent: float64(after-before) / userHZ / window.Seconds() * 100}
+	res := idleResult{window: window, cpuPercent: (after - before).Seconds() / window.Seconds() * 100}
 	if res.rssKB, err = proc.MemoryKB("VmRSS"); err != nil {
 		return idleResult{}, err
 	}

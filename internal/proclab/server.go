@@ -24,6 +24,9 @@ type Server struct {
 	Addr, URL string
 	// Data is the server's data directory; it holds the SQLite file.
 	Data string
+	// Store, when set, is the PostgreSQL database the server keeps its
+	// data in, a postgres:// URL, instead of the SQLite file in Data.
+	Store string
 
 	lab  *Lab
 	mu   sync.Mutex
@@ -41,6 +44,26 @@ func (l *Lab) StartServer(ctx context.Context, name string) (*Server, error) {
 	return s, s.Restart(ctx)
 }
 
+// StartPostgresServer starts "teammemd serve" on a free loopback port with
+// the PostgreSQL database at storeURL, and returns once it accepts
+// connections.
+func (l *Lab) StartPostgresServer(ctx context.Context, name, storeURL string) (*Server, error) {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Name: name, Addr: addr, URL: "http://" + addr, Data: filepath.Join(l.Dir, name), Store: storeURL, lab: l}
+	return s, s.Restart(ctx)
+}
+
+// storeArgs are the flags that name the server's store.
+func (s *Server) storeArgs() []string {
+	if s.Store != "" {
+		return []string{"--store", s.Store}
+	}
+	return []string{"--data", s.Data}
+}
+
 // Proc is the server's current process.
 func (s *Server) Proc() *Process {
 	s.mu.Lock()
@@ -55,7 +78,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	if p := s.Proc(); p != nil && !p.Exited() {
 		return fmt.Errorf("server %s is still running (pid %d)", s.Name, p.Pid())
 	}
-	p, err := s.lab.Start(s.Name, nil, "serve", "--listen", s.Addr, "--data", s.Data)
+	p, err := s.lab.Start(s.Name, nil, append([]string{"serve", "--listen", s.Addr}, s.storeArgs()...)...)
 	if err != nil {
 		return err
 	}
@@ -72,9 +95,10 @@ func (s *Server) Restart(ctx context.Context) error {
 func (s *Server) Kill() error { return s.Proc().Kill() }
 
 // CreateToken creates a token with "teammemd token create" on the
-// server's data directory and returns its secret.
+// server's store and returns its secret.
 func (s *Server) CreateToken(ctx context.Context, subject, repos string) (string, error) {
-	return s.lab.Output(ctx, "token", "create", "--data", s.Data, "--subject", subject, "--repos", repos)
+	args := append([]string{"token", "create"}, s.storeArgs()...)
+	return s.lab.Output(ctx, append(args, "--subject", subject, "--repos", repos)...)
 }
 
 // freeLoopbackAddr finds a port on 127.0.0.1 that was free a moment ago.

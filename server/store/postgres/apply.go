@@ -37,7 +37,7 @@ func (st *repoState) result(changed []string) store.Result {
 // lockRepo locks the row of slug and reads the repo's keys. A repo never
 // written gets a row of version 0 that only this transaction sees; it goes
 // away with a rollback.
-func lockRepo(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
+func (s *Store) lockRepo(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
 	for range 3 {
 		st := &repoState{slug: slug}
 		var modified int64
@@ -45,6 +45,9 @@ func lockRepo(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
 			Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
 		if err == nil {
 			st.lastModified = time.Unix(0, modified).UTC()
+			if cached, ok := s.keys.get(st); ok {
+				return cached, nil
+			}
 			return st, readKeys(ctx, tx, st)
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {

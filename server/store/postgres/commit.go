@@ -188,7 +188,7 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 		return fmt.Errorf("begin write: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	cur, err := lockRepo(ctx, tx, repo)
+	cur, err := s.lockRepo(ctx, tx, repo)
 	if err != nil {
 		return err
 	}
@@ -222,12 +222,13 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 		return nil // nothing changed: roll back, even a new repo's row
 	}
 	b.Queue(updateRepo, cur.version, cur.lastModified.UnixNano(), cur.checksum, cur.compactedThrough, cur.id)
-	b.Queue(notifyChange, s.channel, notifyPayload(cur.version, cur.slug))
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("apply write to %s: %w", repo, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit write to %s: %w", repo, err)
 	}
+	s.keys.put(cur)
+	s.notes.add(cur.slug, cur.version)
 	return nil
 }

@@ -6,8 +6,9 @@
 // transactions that hold the repo's row lock, so they are serialised across
 // replicas; concurrent writes to a repo through one Store share a
 // transaction (group commit), each checked against the state the ones
-// before it leave. Each transaction sends a NOTIFY on commit, which the
-// Waker of every replica turns into woken change waits. The schema is
+// before it leave. After each commit the Store sends a NOTIFY, outside the
+// write's transaction, which the Waker of every replica turns into woken
+// change waits. The schema is
 // embedded, versioned and migrated at Open under an advisory lock.
 package postgres
 
@@ -15,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -31,12 +33,15 @@ type Options struct {
 // store.Store and store.Tokens and is safe for concurrent use by many
 // goroutines and many processes.
 type Store struct {
-	pool     *pgxpool.Pool
-	cfg      *pgxpool.Config
-	redacted string
-	log      *slog.Logger
-	channel  string // the NOTIFY channel of this database and schema
-	commit   committer
+	pool      *pgxpool.Pool
+	cfg       *pgxpool.Config
+	redacted  string
+	log       *slog.Logger
+	channel   string // the NOTIFY channel of this database and schema
+	commit    committer
+	notes     *notifier // the change notifications of committed writes
+	keys      keyCache  // the keys of the repos last written
+	closeOnce sync.Once
 
 	sqlParts // tokens, web sessions, proposals, pruning and the repo list
 }
@@ -77,7 +82,9 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 	if from != SchemaVersion {
 		opts.Logger.Info("database schema migrated", "store", redacted, "from", from, "to", SchemaVersion)
 	}
-	return &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channelName(schema),
+	channel := channelName(schema)
+	return &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channel,
+		notes:    newNotifier(pool, channel, opts.Logger),
 		sqlParts: store.NewSQLParts(poolSQL{pgQuerier(pool), pool})}, nil
 }
 
@@ -94,6 +101,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes every connection of the pool, waiting for those in use.
 func (s *Store) Close() error {
+	s.closeOnce.Do(s.notes.close)
 	s.pool.Close()
 	return nil
 }

@@ -41,7 +41,7 @@ type WakerOptions struct {
 
 // Waker wakes this replica's change waits for the writes any replica
 // commits: it LISTENs on a connection of its own for the notification
-// every write sends on commit. It reconnects after losing the connection,
+// the Store sends after each write's commit. It reconnects after losing the connection,
 // and it checks the versions of the repos that have waiters on connecting
 // and every CheckEvery, waking those that moved since it last looked, so a
 // notification lost to a dropped connection delays a wake-up, never loses

@@ -17,7 +17,8 @@ import (
 
 // channelPrefix names the NOTIFY channel of committed writes; each
 // notification's payload is the repo's new version, a space and its slug
-// (one per transaction: a batch notifies its last version).
+// (sent after the commit, one per repo and round of the notifier: its
+// newest version).
 const channelPrefix = "teammemd_changes"
 
 // channelName returns the NOTIFY channel of the store in schema: each

@@ -1,23 +1,26 @@
-package main
+package proclab
 
 import (
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // userHZ is the unit of utime and stime in /proc/<pid>/stat: USER_HZ, 100
 // on every Linux architecture.
 const userHZ = 100
 
-// cpuTicks returns utime+stime of pid from /proc/<pid>/stat.
-func cpuTicks(pid int) (int64, error) {
+// CPUTime returns the CPU time, user and system, process pid has used so
+// far, from /proc/<pid>/stat (Linux only), in steps of 10 ms.
+func CPUTime(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, fmt.Errorf("read stat: %w", err)
 	}
-	return parseStatTicks(string(data))
+	ticks, err := parseStatTicks(string(data))
+	return time.Duration(ticks) * time.Second / userHZ, err
 }
 
 // parseStatTicks reads fields 14 (utime) and 15 (stime) of a stat line. The
