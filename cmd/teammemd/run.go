@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/memrelease"
 	"github.com/teammemd/teammemd/scan"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
@@ -110,8 +110,9 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		return err
 	}
 	// Compiling the ruleset leaves garbage several times the size of the
-	// rules; hand it back before settling in.
-	debug.FreeOSMemory()
+	// rules, and start-up touched code and data of every package linked in;
+	// hand both back before settling in.
+	memrelease.Release()
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
 		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, laneKeyStore(), log),
@@ -119,7 +120,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		Control:       ln,
 		Version:       version,
 		OnReady:       func() { notify(log, "READY=1") },
-		ReleaseMemory: debug.FreeOSMemory,
+		ReleaseMemory: memrelease.Release,
 	})
 	if err != nil {
 		ln.Close()
