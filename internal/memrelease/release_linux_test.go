@@ -4,24 +4,22 @@ import (
 	"os"
 	"runtime/metrics"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // residentExecutableKB is the resident size of the executable's mappings
 // that Release drops.
 func residentExecutableKB(t *testing.T) int64 {
 	t.Helper()
-	var exe unix.Stat_t
-	if err := unix.Stat("/proc/self/exe", &exe); err != nil {
-		t.Fatalf("stat /proc/self/exe: %v", err)
+	exe, err := executable()
+	if err != nil {
+		t.Fatalf("executable() error: %v", err)
 	}
 	data, err := os.ReadFile(smapsPath)
 	if err != nil {
 		t.Fatalf("read %s: %v", smapsPath, err)
 	}
 	var kb int64
-	for _, m := range droppable(parseSmaps(string(data)), fileID{dev: uint64(exe.Dev), inode: uint64(exe.Ino)}) {
+	for _, m := range droppable(parseSmaps(string(data)), exe) {
 		kb += m.rssKB
 	}
 	return kb

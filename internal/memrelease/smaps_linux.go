@@ -16,8 +16,9 @@ type mapping struct {
 	start, end uintptr
 	perms      string // "r-xp": read, write, execute, private or shared
 	file       fileID
-	rssKB      int64 // resident
-	anonKB     int64 // resident private copies (Anonymous:)
+	path       string // the file's path, "" for an anonymous mapping
+	rssKB      int64  // resident
+	anonKB     int64  // resident private copies (Anonymous:)
 }
 
 // parseSmaps reads the mappings of an smaps file. Lines it cannot read are
@@ -60,7 +61,12 @@ func parseHeader(line string) (mapping, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || end < start {
 		return mapping{}, false
 	}
-	return mapping{start: uintptr(start), end: uintptr(end), perms: f[1], file: fileID{dev: dev, inode: inode}}, true
+	m := mapping{start: uintptr(start), end: uintptr(end), perms: f[1], file: fileID{dev: dev, inode: inode}}
+	if len(f) > 5 {
+		// The path is the rest of the line; it may hold spaces.
+		m.path = strings.TrimSpace(line[strings.Index(line, f[5]):])
+	}
+	return m, true
 }
 
 // parseDev reads "major:minor" in hex into the encoding of stat's st_dev
