@@ -11,7 +11,7 @@ import (
 const (
 	editGoalSlack  = 300 * time.Millisecond // p95 save-to-teammate: debounce + this
 	burstGoalSlack = 1500 * time.Millisecond
-	idleRSSGoalKB  = 35 * 1024
+	idleRSSGoalKB  = 32 * 1024
 )
 
 // results are everything one run measured.

@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/memrelease"
 	"github.com/teammemd/teammemd/scan"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
@@ -110,8 +110,10 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		return err
 	}
 	// Compiling the ruleset leaves garbage several times the size of the
-	// rules; hand it back before settling in.
-	debug.FreeOSMemory()
+	// rules, and start-up touched code and data of every package linked in;
+	// hand both back before settling in.
+	memrelease.Release()
+	burst := &burstRelease{release: memrelease.Release}
 	d, err := daemon.New(daemon.Options{
 		Logger:        log,
 		Open:          engineOpener(state, cfg.Client.ShareUserNotes, sc, rules, laneKeyStore(), log),
@@ -119,7 +121,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 		Control:       ln,
 		Version:       version,
 		OnReady:       func() { notify(log, "READY=1") },
-		ReleaseMemory: debug.FreeOSMemory,
+		ReleaseMemory: burst.afterSync,
 	})
 	if err != nil {
 		ln.Close()
@@ -132,7 +134,7 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.Run(gctx, plan) })
 	g.Go(func() error { return reloadOnSignal(gctx, hup, d, f, rules, log) })
-	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, log) })
+	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, burst.afterFlush, log) })
 	if cfg.Daemon.DiscoverClaudeProjects && f.dir == "" {
 		watchClaudeProjects(gctx, g, log, rediscover(gctx, d, f, rules, log))
 	}
@@ -330,8 +332,9 @@ func watchClaudeProjects(ctx context.Context, g *errgroup.Group, log *slog.Logge
 
 // flushScanCache saves the scanner's new verdicts every interval and once
 // more when ctx is done, so a restarted daemon does not rescan unchanged
-// files. Saving a cache with nothing new writes nothing.
-func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duration, log *slog.Logger) error {
+// files. Saving a cache with nothing new writes nothing. afterFlush runs
+// after each timed flush.
+func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duration, afterFlush func(), log *slog.Logger) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -345,6 +348,7 @@ func flushScanCache(ctx context.Context, sc *scan.Scanner, interval time.Duratio
 			if err := sc.Flush(); err != nil {
 				log.Warn("scan verdict cache not saved", "err", err)
 			}
+			afterFlush()
 		}
 	}
 }

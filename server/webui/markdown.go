@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -16,19 +17,23 @@ import (
 
 // markdown renders a note's Markdown. Raw HTML is left out (goldmark's
 // default: no WithUnsafe) and so are links to javascript:, vbscript:,
-// file: and data: URLs other than images.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// file: and data: URLs other than images. It is built on first use, so
+// the processes that link this package without serving pages (the sync
+// daemon) never build it.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM))
+})
 
 // sanitiser is the second layer over the rendered HTML: the elements and
 // attributes user content may have, links only to http, https and mailto,
-// opened without the referrer.
-var sanitiser = func() *bluemonday.Policy {
+// opened without the referrer. It is built on first use, like markdown.
+var sanitiser = sync.OnceValue(func() *bluemonday.Policy {
 	p := bluemonday.UGCPolicy()
 	p.AllowURLSchemes("http", "https", "mailto")
 	p.RequireNoReferrerOnLinks(true)
 	p.AddTargetBlankToFullyQualifiedLinks(false)
 	return p
-}()
+})
 
 // field is one frontmatter field.
 type field struct{ Name, Value string }
@@ -61,9 +66,9 @@ func renderNote(text string) (renderedNote, error) {
 // renderMarkdown renders Markdown as sanitised HTML.
 func renderMarkdown(text string) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(text), &buf); err != nil {
+	if err := markdown().Convert([]byte(text), &buf); err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
 	// The sanitiser's output is safe to put in the page as it is.
-	return template.HTML(sanitiser.SanitizeBytes(buf.Bytes())), nil //nolint:gosec
+	return template.HTML(sanitiser().SanitizeBytes(buf.Bytes())), nil //nolint:gosec
 }

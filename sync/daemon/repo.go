@@ -203,14 +203,6 @@ func (r *repo) unsuppress() {
 	r.status.update(func(s *RepoStatus) { s.Suppressed = "" })
 }
 
-// release hands memory back to the system after a sync that moved n
-// entries, when n is large enough to have grown the heap.
-func (r *repo) release(n int) {
-	if n >= ReleaseAfter && r.opts.ReleaseMemory != nil {
-		r.opts.ReleaseMemory()
-	}
-}
-
 // stopsPushes reports whether err is a refusal of the repo's pushes that
 // retrying the same content cannot fix: content refused for good, no room
 // for more entries, or a token that may read the repo but not write it.

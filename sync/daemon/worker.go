@@ -22,6 +22,9 @@ type worker struct {
 	// provenanceOf is the repo checksum the provenance was last refreshed
 	// for, or tried.
 	provenanceOf string
+	// releaseOwed is set by a pull or push that moved at least
+	// ReleaseAfter entries; the memory is released once the pass is over.
+	releaseOwed bool
 }
 
 // provenanceTimeout bounds one refresh of the provenance record, so the
@@ -40,6 +43,7 @@ func (r *repo) work(ctx context.Context) error {
 	w.attempt(ctx)
 	for {
 		w.refreshProvenance(ctx)
+		w.releaseIfOwed()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -86,6 +90,25 @@ func (w *worker) refreshProvenance(ctx context.Context) {
 	if err := w.eng.RefreshProvenance(rctx); err != nil && ctx.Err() == nil {
 		w.log.Warn("provenance not refreshed", "err", err)
 	}
+}
+
+// owe notes a sync that moved n entries: when n is large enough to have
+// grown the heap, memory is released once the worker's pass is over.
+func (w *worker) owe(n int) {
+	if n >= ReleaseAfter {
+		w.releaseOwed = true
+	}
+}
+
+// releaseIfOwed hands memory back to the system after a large sync, once
+// the pass that ran it is over (the provenance refresh after it included),
+// so that the garbage of the whole pass is released and none is left to
+// the next collection, which an idle daemon runs only every two minutes.
+func (w *worker) releaseIfOwed() {
+	if w.releaseOwed && w.opts.ReleaseMemory != nil {
+		w.opts.ReleaseMemory()
+	}
+	w.releaseOwed = false
 }
 
 // attempt pulls when a pull is owed, then pushes. A failure schedules the
@@ -151,7 +174,7 @@ func (w *worker) pull(ctx context.Context) error {
 	if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
 		w.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
 	}
-	w.release(len(rep.Pulled) + len(rep.Deleted))
+	w.owe(len(rep.Pulled) + len(rep.Deleted))
 	return nil
 }
 
@@ -184,7 +207,7 @@ func (w *worker) push(ctx context.Context) {
 		if mass != nil {
 			w.log.Warn("deletions held back", "files", len(rep.HeldDeletions), "err", err)
 		}
-		w.release(len(rep.Pushed) + len(rep.SoftDeleted) + len(rep.Pulled))
+		w.owe(len(rep.Pushed) + len(rep.SoftDeleted) + len(rep.Pulled))
 	case w.halt(err):
 		w.pullOwed = true
 		w.noteUnsent()
