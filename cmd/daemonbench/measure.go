@@ -95,7 +95,7 @@ func waitContent(ctx context.Context, path string, want []byte, limit time.Durat
 
 // idleResult is one daemon's footprint while nothing changes.
 type idleResult struct {
-	rssKB, peakKB int64
+	rssKB, anonKB, peakKB int64
 	cpuPercent    float64
 	window        time.Duration
 }
@@ -120,6 +120,9 @@ func measureIdle(ctx context.Context, n *proclab.Daemon, settle, window time.Dur
 	}
 	res := idleResult{window: window, cpuPercent: (after - before).Seconds() / window.Seconds() * 100}
 	if res.rssKB, err = proc.MemoryKB("VmRSS"); err != nil {
+		return idleResult{}, err
+	}
+	if res.anonKB, err = proc.MemoryKB("RssAnon"); err != nil {
 		return idleResult{}, err
 	}
 	if res.peakKB, err = proc.MemoryKB("VmHWM"); err != nil {

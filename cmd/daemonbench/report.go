@@ -33,6 +33,7 @@ func (r results) print(w io.Writer, o options) error {
 	fmt.Fprintf(tw, "burst: last file on B, from first write\t%s\t<= %s\n", ms(r.burst.lastFile), ms(r.debounce+burstGoalSlack))
 	fmt.Fprintf(tw, "burst: last file on B, from last write\t%s\t\n", ms(r.burst.afterLast))
 	fmt.Fprintf(tw, "idle RSS of one daemon (VmRSS)\t%.1f MiB\t<= %d MiB\n", float64(r.idle.rssKB)/1024, idleRSSGoalKB/1024)
+	fmt.Fprintf(tw, "... of it the daemon's own memory, not the executable's pages (RssAnon)\t%.1f MiB\t\n", float64(r.idle.anonKB)/1024)
 	fmt.Fprintf(tw, "peak RSS of that daemon (VmHWM)\t%.1f MiB\t\n", float64(r.idle.peakKB)/1024)
 	fmt.Fprintf(tw, "idle CPU over %s\t%.2f%% of one core\t\n", r.idle.window, r.idle.cpuPercent)
 	return tw.Flush()
