@@ -96,8 +96,8 @@ func waitContent(ctx context.Context, path string, want []byte, limit time.Durat
 // idleResult is one daemon's footprint while nothing changes.
 type idleResult struct {
 	rssKB, anonKB, peakKB int64
-	cpuPercent    float64
-	window        time.Duration
+	cpuPercent            float64
+	window                time.Duration
 }
 
 // measureIdle lets the daemon settle, then reads its resident memory and
