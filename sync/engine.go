@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/fsio"
@@ -241,13 +242,16 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	defer dirLock.Release()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
+	savetrace.Mark("session.open", "")
 	err = s.prepareDir()
 	if err == nil {
 		err = op(s)
 	}
 	e.scrubState(st)
 	rep.Review = reviewNotes(st)
-	if serr := e.state.save(st); serr != nil {
+	serr := e.state.save(st)
+	savetrace.Mark("state.saved", "")
+	if serr != nil {
 		// The state on disk still has the old checksum: keep it, so that
 		// the change wait sees the repo as not yet pulled.
 		e.showReport(&rep)

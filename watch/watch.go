@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/teammemd/teammemd/internal/savetrace"
 )
 
 // Defaults for Options.
@@ -161,6 +163,7 @@ func (w *Watcher) loop(ctx context.Context, t *tree, n *fsnotify.Watcher) error 
 			if !ok {
 				return nil
 			}
+			savetrace.Mark("watch.event", ev.Name)
 			t.handle(ctx, ev)
 		case err, ok := <-n.Errors:
 			if !ok {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/pause"
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
@@ -21,6 +22,7 @@ func (r *repo) live(ctx context.Context) error {
 		}
 		cur := r.checksum()
 		h, changed, err := r.waiter.Wait(r.traced(ctx, retryWait), r.spec.Repo, cur, r.opts.WaitTimeout)
+		savetrace.Mark("wait.answered", "")
 		if ctx.Err() != nil {
 			return nil
 		}
