@@ -26,7 +26,7 @@ func (s *session) pull(ctx context.Context) error {
 		since = "" // restoring, or a change was left unapplied: fetch it all again
 	}
 	savetrace.Mark("pull.get", "")
-	resp, modified, err := s.remote.Get(ctx, s.cfg.Repo, since)
+	resp, modified, err := s.fetch(ctx, since)
 	savetrace.Mark("pull.fetched", "")
 	if s.rebaseline() && since != "" {
 		// The answer named a new store identity: what since stood for
@@ -98,6 +98,7 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	if err := s.writeEntries(writes); err != nil {
 		return err
 	}
+	s.keepUnasked(resp, sums)
 	s.st.ServerChecksums = sums
 	s.st.Tombstones = deleted
 	s.st.LastKnownChecksum = resp.Checksum

@@ -107,7 +107,7 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.trace {
-		if res.trace, err = lab.traceSave(ctx, bin, o.debounce); err != nil {
+		if res.trace, err = lab.traceSave(ctx, bin, o); err != nil {
 			return fmt.Errorf("trace: %w", err)
 		}
 	}

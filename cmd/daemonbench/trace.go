@@ -28,9 +28,11 @@ type traceStep struct {
 }
 
 // traceSave runs teammemd again with its save trace on, in a lab of its
-// own, makes traceSaves saves and returns the steps of the one of median
-// latency, from the write on A to the file landing on B.
-func (l *lab) traceSave(ctx context.Context, bin string, debounce time.Duration) ([]traceStep, error) {
+// own, with the burst's files in the repo as in the rounds, makes
+// traceSaves saves and returns the steps of the one of median latency,
+// from the write on A to the file landing on B.
+func (l *lab) traceSave(ctx context.Context, bin string, o options) ([]traceStep, error) {
+	debounce := o.debounce
 	file := filepath.Join(l.dir, "save.trace")
 	p, err := l.start(ctx, bin, "trace", debounce, file)
 	if err != nil {
@@ -42,6 +44,9 @@ func (l *lab) traceSave(ctx context.Context, bin string, debounce time.Duration)
 	}
 	defer r.close()
 	if err := r.warmUp(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := r.burst(ctx, o.burst, o.size, 0); err != nil {
 		return nil, err
 	}
 	type save struct{ start, landed time.Time }

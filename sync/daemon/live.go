@@ -61,7 +61,7 @@ func (r *repo) live(ctx context.Context) error {
 			bo.reset()
 			continue
 		}
-		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum}); err != nil || r.checksum() == cur {
+		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum, hashes: h}); err != nil || r.checksum() == cur {
 			// A failed pull, or one that did not move the checksum, must
 			// not turn into a tight loop of immediate answers.
 			if !pause.For(ctx, bo.next()) {
@@ -90,6 +90,7 @@ var testHookAskPull func(dir string)
 // the zero waitAnswer asks for a pull in any case.
 type waitAnswer struct {
 	armed, checksum string
+	hashes          api.HashesResponse // what the wait answered, the pull's hint
 	reply           chan error
 }
 

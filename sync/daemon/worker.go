@@ -120,7 +120,7 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 		w.log.Debug("change wait saw the repo's own writes")
 		return nil
 	}
-	err := w.pull(ctx)
+	err := w.pull(memsync.WithServerHashes(ctx, a.hashes))
 	if err == nil && !w.waiting && w.status.hasUnsent() {
 		w.push(ctx)
 	}
