@@ -49,38 +49,46 @@ func serverHashesFrom(ctx context.Context) (api.HashesResponse, bool) {
 	return h, ok && h.Checksum != ""
 }
 
+// maxOnlyRounds bounds how often a pull asks again for the keys that
+// changed while it asked (a teammate's push of several batches), before
+// it pulls the whole repo.
+const maxOnlyRounds = 3
+
 // fetch pulls the repo changed since the checksum since ("" for all of
 // it): with a hint of the server's hashes, the values of the keys that
-// changed alone, else all of them.
+// changed alone, else all of them. An answer that shows a key changed
+// that the pull did not ask for (the repo moved on since the hint) is
+// asked again with the keys it shows changed.
 func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bool, error) {
-	keys := s.hintedKeys(ctx, since)
+	h, hinted := serverHashesFrom(ctx)
 	og, ok := s.remote.(onlyGetter)
-	if keys == nil || !ok {
+	if !hinted || !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 || s.td.caseInsensitive {
 		return s.remote.Get(ctx, s.cfg.Repo, since)
 	}
-	resp, modified, err := og.GetOnly(ctx, s.cfg.Repo, since, keys)
-	if err != nil || !modified || s.unaskedHold(resp) {
-		return resp, modified, err
+	keys := s.changedKeys(h.EntryChecksums)
+	for range maxOnlyRounds {
+		if keys == nil {
+			break
+		}
+		resp, modified, err := og.GetOnly(ctx, s.cfg.Repo, since, keys)
+		if err != nil || !modified || s.unaskedHold(resp) {
+			return resp, modified, err
+		}
+		keys = s.changedKeys(resp.Content.EntryChecksums)
 	}
-	// The repo moved on since the hint: a key not asked for changed too.
-	s.log.Debug("pull of changed keys saw other changes; pulling all")
+	s.log.Debug("pull of changed keys saw too many changes; pulling all")
 	return s.remote.Get(ctx, s.cfg.Repo, since)
 }
 
-// hintedKeys returns the keys whose values a pull since since needs by
-// the hint in ctx, sorted, or nil when the pull must fetch every value:
-// no hint, a whole pull (since ""), a pull again after files were held,
-// nothing changed but deletions, or too many keys. On a case-insensitive
-// file system every pull is whole: telling case twins apart needs every
-// key in turn.
-func (s *session) hintedKeys(ctx context.Context, since string) []string {
-	h, ok := serverHashesFrom(ctx)
-	if !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 || s.td.caseInsensitive {
-		return nil
-	}
+// changedKeys returns, sorted, the keys of sums (the server's entry
+// checksums) whose values a pull needs, or nil when it must fetch every
+// value: nothing changed but deletions, or too many keys. On a
+// case-insensitive file system the caller pulls whole: telling case
+// twins apart needs every key in turn.
+func (s *session) changedKeys(sums map[string]string) []string {
 	var keys []string
 	size := 0
-	for k, sum := range h.EntryChecksums {
+	for k, sum := range sums {
 		if s.agreed(k, sum) {
 			continue
 		}
