@@ -108,7 +108,7 @@ func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	if o.trace {
 		if res.trace, err = lab.traceSave(ctx, bin, o); err != nil {
-			return fmt.Errorf("trace: %w", err)
+			return errors.Join(res.print(stdout, o), fmt.Errorf("trace: %w", err))
 		}
 	}
 	return res.print(stdout, o)

@@ -3,7 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,6 +79,9 @@ func (l *lab) traceSave(ctx context.Context, bin string, o options) ([]traceStep
 
 func readTrace(path string) ([]savetrace.Event, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("this build of teammemd wrote no save trace (%s); pass -trace=false", savetrace.EnvVar)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open save trace: %w", err)
 	}
