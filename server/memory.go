@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -154,10 +153,22 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes
 		return nil
 	}
 	if only != nil {
-		maps.DeleteFunc(snap.Entries, func(k, _ string) bool { return !only[k] })
+		snap.Entries = onlyEntries(snap.Entries, only)
 	}
 	s.writeSnapshot(w, snap, hashes)
 	return nil
+}
+
+// onlyEntries returns the entries of only, in a map of their own: the
+// store's may be shared.
+func onlyEntries(entries map[string]string, only map[string]bool) map[string]string {
+	out := make(map[string]string, len(only))
+	for k := range only {
+		if v, ok := entries[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // writeSnapshot sends snap as a full or hashes body with its ETag.
