@@ -36,11 +36,38 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if !p.Allows(repo, store.LevelRead) {
 		return denied(p, repo, store.LevelRead)
 	}
+	only, err := onlyParam(q, view)
+	if err != nil {
+		return err
+	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
 		return s.waitChange(w, r, p.Subject, repo, inm, wait)
 	}
-	return s.get(w, r, repo, view == api.ViewHashes, inm)
+	return s.get(w, r, repo, view == api.ViewHashes, inm, only)
+}
+
+// onlyParam parses the keys a full pull asks the values of (extension):
+// nil for all of them. It is an error on any other view, with more than
+// api.MaxOnlyKeys keys, or with a key that could not be an entry's.
+func onlyParam(q url.Values, view string) (map[string]bool, error) {
+	keys, ok := q[api.ParamOnly]
+	switch {
+	case !ok:
+		return nil, nil
+	case view != "":
+		return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "only applies to a full pull, without view")
+	case len(keys) > api.MaxOnlyKeys:
+		return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, fmt.Sprintf("only names %d keys, at most %d", len(keys), api.MaxOnlyKeys))
+	}
+	out := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if err := api.ValidateKey(k, api.Limits{}); err != nil {
+			return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidKey, "only: "+err.Error())
+		}
+		out[k] = true
+	}
+	return out, nil
 }
 
 // repoQuery parses the query string and validates its repo slug, which has
@@ -111,8 +138,9 @@ func firstETag(h string) string {
 	return api.StripETag(first)
 }
 
-// get answers a full pull or a hash probe, or 304 when inm is current.
-func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string) error {
+// get answers a full pull or a hash probe, or 304 when inm is current. A
+// full pull with only sends the values of those keys alone.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string, only map[string]bool) error {
 	snap, err := s.store.Snapshot(r.Context(), repo, !hashes)
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound()
@@ -124,8 +152,23 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes
 		notModified(w, snap.Checksum)
 		return nil
 	}
+	if only != nil {
+		snap.Entries = onlyEntries(snap.Entries, only)
+	}
 	s.writeSnapshot(w, snap, hashes)
 	return nil
+}
+
+// onlyEntries returns the entries of only, in a map of their own: the
+// store's may be shared.
+func onlyEntries(entries map[string]string, only map[string]bool) map[string]string {
+	out := make(map[string]string, len(only))
+	for k := range only {
+		if v, ok := entries[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // writeSnapshot sends snap as a full or hashes body with its ETag.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -174,6 +175,7 @@ func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struc
 	ctx, cancel := context.WithTimeout(context.Background(), waitReadTimeout)
 	snap, found, err := s.waitHashes(ctx, repo, changed)
 	cancel()
+	savetrace.Mark("server.hashes", "")
 	s.lot.mu.Lock()
 	if len(pr.waits) == 0 {
 		if s.lot.repos[repo] == pr {
@@ -250,6 +252,7 @@ func (s *Server) endParked(pw *parkedWait, resp []byte) {
 	if resp != nil {
 		_ = pw.conn.SetWriteDeadline(time.Now().Add(parkWriteTimeout))
 		n, _ = pw.conn.Write(resp)
+		savetrace.Mark("server.woke", "")
 		status = responseStatus(resp)
 	}
 	_ = pw.conn.Close()

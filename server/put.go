@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
@@ -19,6 +20,7 @@ import (
 // form (400, 413), then what write checks. On a repo under review the write
 // is held as a proposal instead.
 func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo string) error {
+	savetrace.Mark("server.put", "")
 	req, err := s.readPut(w, r)
 	if err != nil {
 		return err
@@ -82,6 +84,7 @@ func (s *Server) apply(ctx context.Context, wr store.Write) (store.Result, error
 	if err != nil {
 		return res, applyError(wr.Repo, err)
 	}
+	savetrace.Mark("server.committed", "")
 	if len(res.Changed) > 0 {
 		s.waker.Publish(wr.Repo)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -48,6 +49,7 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, rep
 				return notFound()
 			}
 			s.writeSnapshot(w, snap, true)
+			savetrace.Mark("server.woke", "")
 			return nil
 		}
 		if !parked && s.park(w, r, subject, repo, inm, deadline) {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -24,7 +25,9 @@ func (s *session) pull(ctx context.Context) error {
 	if s.restore || s.st.PullAgain {
 		since = "" // restoring, or a change was left unapplied: fetch it all again
 	}
-	resp, modified, err := s.remote.Get(ctx, s.cfg.Repo, since)
+	savetrace.Mark("pull.get", "")
+	resp, modified, err := s.fetch(ctx, since)
+	savetrace.Mark("pull.fetched", "")
 	if s.rebaseline() && since != "" {
 		// The answer named a new store identity: what since stood for
 		// may be gone.
@@ -91,9 +94,11 @@ func (s *session) applyFull(resp api.FullResponse) error {
 			writes = append(writes, w)
 		}
 	}
+	savetrace.Mark("pull.planned", "")
 	if err := s.writeEntries(writes); err != nil {
 		return err
 	}
+	s.keepUnasked(resp, sums)
 	s.st.ServerChecksums = sums
 	s.st.Tombstones = deleted
 	s.st.LastKnownChecksum = resp.Checksum

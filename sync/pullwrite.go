@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -68,6 +69,7 @@ func (s *session) writeEntries(writes []entryWrite) error {
 	var syncErr error
 	if len(written) > 0 {
 		syncErr = s.td.syncDirs(written)
+		savetrace.Mark("write.dirsynced", "")
 	}
 	return s.recordWrites(writes, out, syncErr)
 }
@@ -115,7 +117,9 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 	}
 	var aside string
 	if o.err == nil {
-		if aside, o.err = fsio.SwapIn(dir.root, path.Base(w.key), []byte(w.value)); o.err != nil {
+		aside, o.err = fsio.SwapIn(dir.root, path.Base(w.key), []byte(w.value))
+		savetrace.Mark("write.renamed", "")
+		if o.err != nil {
 			o.err = fmt.Errorf("write %s: %w", w.key, o.err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -35,6 +36,7 @@ func (s *session) push(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	savetrace.Mark("push.scanned", "")
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
 	var rounds pushRounds
 	for {
@@ -149,7 +151,9 @@ func (s *session) send(ctx context.Context, ups []upload, deletes []string) erro
 			return err
 		}
 		s.rep.PUTs++
+		savetrace.Mark("push.put", "")
 		resp, err := s.remote.Put(ctx, s.cfg.Repo, ifMatch, body)
+		savetrace.Mark("push.answered", "")
 		if parts := splitRefused(err, b); parts != nil {
 			queue = append(parts, queue...)
 			continue

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
+
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -62,13 +64,16 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	defer dirLock.Release()
 	s := &session{Engine: e, st: st, td: td, rep: &rep}
+	savetrace.Mark("session.open", "")
 	err = s.prepareDir()
 	if err == nil {
 		err = op(s)
 	}
 	e.scrubState(st)
 	rep.Review = reviewNotes(st)
-	if serr := e.state.save(st); serr != nil {
+	serr := e.state.save(st)
+	savetrace.Mark("state.saved", "")
+	if serr != nil {
 		// The state on disk still has the old checksum: keep it, so that
 		// the change wait sees the repo as not yet pulled.
 		e.showReport(&rep)

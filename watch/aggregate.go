@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/savetrace"
 )
 
 // Batch is one group of changes, emitted once the directory has been quiet
@@ -114,5 +116,6 @@ func (a *aggregator) flush(ready *Batch) *Batch {
 	b.Paths = slices.Compact(b.Paths)
 	clear(a.pending)
 	a.rescan = false
+	savetrace.Mark("watch.batch", "")
 	return b
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/teammemd/teammemd/internal/savetrace"
 )
 
 // Defaults for Options.
@@ -197,6 +199,7 @@ func (w *Watcher) loop(ctx context.Context, t *tree, n Notifier) error {
 			if !ok {
 				return nil
 			}
+			savetrace.Mark("watch.event", ev.Name)
 			t.handle(ctx, ev)
 		case err, ok := <-errs:
 			if !ok {

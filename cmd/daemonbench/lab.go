@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/internal/savetrace"
 )
 
 // benchRepo is the repo slug both daemons sync.
@@ -22,12 +23,29 @@ type lab struct {
 	dir    string
 	keep   bool
 	stderr io.Writer
-	procs  *proclab.Lab
+	closer []func() error // stop what was started, in reverse order
 }
 
-// pair is the two daemons.
+// pair is the two daemons and the server.
 type pair struct {
-	a, b *proclab.Daemon
+	a, b     *proclab.Daemon
+	server   *proclab.Server
+	debounce time.Duration
+}
+
+func (p pair) name() string                { return "teammemd" }
+func (p pair) dirs() (string, string)      { return p.a.Dir, p.b.Dir }
+func (p pair) delay() time.Duration        { return p.debounce }
+func (p pair) check(context.Context) error { return p.alive() }
+
+// alive reports a process of the pair that exited.
+func (p pair) alive() error {
+	for _, pr := range []*proclab.Process{p.server.Proc(), p.a.Proc(), p.b.Proc()} {
+		if pr.Exited() {
+			return fmt.Errorf("a teammemd process exited: %s", pr.LogTail())
+		}
+	}
+	return nil
 }
 
 func newLab(keep bool, stderr io.Writer) (*lab, error) {
@@ -40,8 +58,8 @@ func newLab(keep bool, stderr io.Writer) (*lab, error) {
 
 // close stops every process, newest first, and removes the directory.
 func (l *lab) close() {
-	if l.procs != nil {
-		if err := l.procs.Close(); err != nil {
+	for i := len(l.closer) - 1; i >= 0; i-- {
+		if err := l.closer[i](); err != nil {
 			fmt.Fprintln(l.stderr, "daemonbench: stop:", err)
 		}
 	}
@@ -54,31 +72,44 @@ func (l *lab) close() {
 	}
 }
 
-// start builds teammemd and starts the server and both daemons, returning
-// once both daemons finished their first sync.
-func (l *lab) start(ctx context.Context, tags string) (pair, error) {
-	bin := filepath.Join(l.dir, "teammemd")
-	if err := proclab.Build(ctx, bin, tags); err != nil {
-		return pair{}, err
+// build builds teammemd into the lab directory and returns its path.
+func (l *lab) build(ctx context.Context, tags string) (string, error) {
+	bin := filepath.Join(l.dir, "bin", "teammemd")
+	return bin, proclab.Build(ctx, bin, tags)
+}
+
+// start starts the server and both daemons of bin in sub, a directory of
+// the lab, at debounce, returning once both daemons finished their first
+// sync. A trace file, when not "", gets every process's save trace.
+func (l *lab) start(ctx context.Context, bin, sub string, debounce time.Duration, trace string) (pair, error) {
+	dir := filepath.Join(l.dir, sub)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return pair{}, fmt.Errorf("create %s: %w", dir, err)
 	}
-	procs, err := proclab.New(l.dir, bin)
+	var env []string
+	if trace != "" {
+		env = append(env, savetrace.EnvVar+"="+trace)
+	}
+	procs, err := proclab.New(dir, bin, env...)
 	if err != nil {
 		return pair{}, err
 	}
-	l.procs = procs
-	srv, err := procs.StartServer(ctx, "server")
-	if err != nil {
+	l.closer = append(l.closer, procs.Close)
+	if err := procs.SetConfig(fmt.Sprintf("[daemon]\ndebounce = %q\n", debounce)); err != nil {
 		return pair{}, err
 	}
-	token, err := srv.CreateToken(ctx, "bench", "**")
+	p := pair{debounce: debounce}
+	if p.server, err = procs.StartServer(ctx, "server"); err != nil {
+		return pair{}, err
+	}
+	token, err := p.server.CreateToken(ctx, "bench", "**")
 	if err != nil {
 		return pair{}, fmt.Errorf("create token: %w", err)
 	}
-	var p pair
-	if p.a, err = procs.StartDaemon(proclab.DaemonSpec{Name: "a", Server: srv.URL, Token: token, Repo: benchRepo}); err != nil {
+	if p.a, err = procs.StartDaemon(proclab.DaemonSpec{Name: "a", Server: p.server.URL, Token: token, Repo: benchRepo}); err != nil {
 		return pair{}, err
 	}
-	if p.b, err = procs.StartDaemon(proclab.DaemonSpec{Name: "b", Server: srv.URL, Token: token, Repo: benchRepo}); err != nil {
+	if p.b, err = procs.StartDaemon(proclab.DaemonSpec{Name: "b", Server: p.server.URL, Token: token, Repo: benchRepo}); err != nil {
 		return pair{}, err
 	}
 	for _, d := range []*proclab.Daemon{p.a, p.b} {

@@ -1,12 +1,17 @@
-// Command daemonbench measures the teammemd daemon as users run it: it builds
-// teammemd, starts "teammemd serve" on a loopback port with a temporary
-// database, creates a token, starts two "teammemd run" daemons on temporary
-// team directories, and reports the save-to-teammate latency of single-file
-// edits, the time a burst of files takes to reach the teammate, and one
-// daemon's idle memory (VmRSS) and CPU. It always stops its processes and
-// removes its temporary files, also on error or Ctrl-C.
+// Command daemonbench measures the teammemd daemon as users run it, next
+// to Syncthing on the same machine: it builds teammemd, starts "teammemd
+// serve" on a loopback port with a temporary database and two "teammemd
+// run" daemons on temporary team directories, and two Syncthing instances
+// that share a folder over 127.0.0.1 only (no discovery, relays or NAT),
+// with fsWatcherDelayS at the daemons' debounce. In rounds that take turns
+// between the two it times single-file edits and a burst of files from the
+// write on A to the file with the same SHA-256 on B, seen through inotify,
+// and reports each minus the debounce (Syncthing's watcher delay). Then it
+// reports one daemon's idle memory and CPU, and where the milliseconds of
+// one save go, from a run with the save trace on. It always stops its
+// processes and removes its temporary files, also on error or Ctrl-C.
 //
-//	go run ./cmd/daemonbench [-tags TAGS] [-edits 20] [-burst 1000] [-idle 60s]
+//	go run ./cmd/daemonbench [-rounds 3] [-edits 20] [-burst 1000] [-debounce 1s] [-syncthing syncthing] [-idle 60s]
 package main
 
 import (
@@ -15,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
 	"time"
 
 	"github.com/teammemd/teammemd/internal/proclab"
@@ -22,13 +28,17 @@ import (
 
 // options are the command's flags.
 type options struct {
-	tags   string
-	edits  int
-	burst  int
-	size   int
-	idle   time.Duration
-	settle time.Duration
-	keep   bool
+	tags      string
+	syncthing string
+	rounds    int
+	edits     int
+	burst     int
+	size      int
+	debounce  time.Duration
+	idle      time.Duration
+	settle    time.Duration
+	trace     bool
+	keep      bool
 }
 
 func main() { proclab.Main("daemonbench", run) }
@@ -38,42 +48,126 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var o options
 	fs.StringVar(&o.tags, "tags", "", "build tags passed to go build")
-	fs.IntVar(&o.edits, "edits", 20, "single-file edits to time")
+	fs.StringVar(&o.syncthing, "syncthing", "syncthing", "the syncthing binary to compare with; empty to measure teammemd alone")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds, each timing both daemons in turn")
+	fs.IntVar(&o.edits, "edits", 20, "single-file edits to time per round and daemon")
 	fs.IntVar(&o.burst, "burst", 1000, "files in the burst")
 	fs.IntVar(&o.size, "size", 4096, "bytes per burst file")
-	fs.DurationVar(&o.idle, "idle", 60*time.Second, "how long to measure idle CPU")
+	fs.DurationVar(&o.debounce, "debounce", time.Second, "teammemd's debounce and Syncthing's fsWatcherDelayS (whole seconds)")
+	fs.DurationVar(&o.idle, "idle", 60*time.Second, "how long to measure idle CPU; 0 skips the idle measurement")
 	fs.DurationVar(&o.settle, "settle", 10*time.Second, "quiet time before the idle measurement")
+	fs.BoolVar(&o.trace, "trace", true, "trace one save through both daemons and the server")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, state) for inspection")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.edits < 1 || o.burst < 1 || o.size < 1 || o.idle <= 0 {
-		return errors.New("-edits, -burst, -size and -idle must be positive")
+	if o.rounds < 1 || o.edits < 1 || o.burst < 1 || o.size < 1 || o.idle < 0 {
+		return errors.New("-rounds, -edits, -burst and -size must be positive, -idle not negative")
+	}
+	if o.syncthing != "" {
+		bin, err := exec.LookPath(o.syncthing)
+		if err != nil {
+			return fmt.Errorf("find syncthing (install it, or pass -syncthing \"\" to measure teammemd alone): %w", err)
+		}
+		o.syncthing = bin
 	}
 	return bench(ctx, o, stdout, stderr)
 }
 
-// bench sets up the server and two daemons, measures, and tears down.
-func bench(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
+// bench sets up the peers, measures them in turn, and tears down.
+func bench(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	lab, err := newLab(o.keep, stderr)
 	if err != nil {
 		return err
 	}
 	defer lab.close()
-	pair, err := lab.start(ctx, o.tags)
+	bin, err := lab.build(ctx, o.tags)
 	if err != nil {
 		return err
 	}
-	var res results
-	if res.edits, err = measureEdits(ctx, pair, o.edits); err != nil {
-		return fmt.Errorf("edits: %w", err)
+	tm, err := lab.start(ctx, bin, "teammemd", o.debounce, "")
+	if err != nil {
+		return err
 	}
-	if res.burst, err = measureBurst(ctx, pair, o.burst, o.size); err != nil {
-		return fmt.Errorf("burst: %w", err)
+	peers := []peer{tm}
+	if o.syncthing != "" {
+		st, err := lab.startSyncthing(ctx, o.syncthing, "syncthing", o.debounce)
+		if err != nil {
+			return err
+		}
+		peers = append(peers, st)
 	}
-	if res.idle, err = measureIdle(ctx, pair.a, o.settle, o.idle); err != nil {
-		return fmt.Errorf("idle: %w", err)
+	res := results{debounce: o.debounce}
+	if res.rounds, err = measureRounds(ctx, peers, o, stderr); err != nil {
+		return err
 	}
-	res.debounce = defaultDebounce
+	if o.idle > 0 {
+		if res.idle, err = measureIdle(ctx, tm.a, o.settle, o.idle); err != nil {
+			return fmt.Errorf("idle: %w", err)
+		}
+	}
+	if o.trace {
+		if res.trace, err = lab.traceSave(ctx, bin, o); err != nil {
+			return errors.Join(res.print(stdout, o), fmt.Errorf("trace: %w", err))
+		}
+	}
 	return res.print(stdout, o)
+}
+
+// roundResult is one peer's figures in one round.
+type roundResult struct {
+	round int
+	peer  string
+	edits editResult
+	burst burstResult
+}
+
+// measureRounds warms every peer up, then runs o.rounds rounds; each
+// times every peer's edits, then every peer's burst, the order of the
+// peers turning each round.
+func measureRounds(ctx context.Context, peers []peer, o options, progress io.Writer) ([]roundResult, error) {
+	rigs := make([]*rig, len(peers))
+	for i, p := range peers {
+		r, err := newRig(p)
+		if err != nil {
+			return nil, err
+		}
+		defer r.close()
+		if err := r.warmUp(ctx); err != nil {
+			return nil, fmt.Errorf("warm up: %w", err)
+		}
+		rigs[i] = r
+	}
+	var out []roundResult
+	for round := 1; round <= o.rounds; round++ {
+		res := make([]roundResult, len(rigs))
+		order := turn(len(rigs), round)
+		for _, i := range order {
+			fmt.Fprintf(progress, "daemonbench: round %d: %s edits\n", round, rigs[i].p.name())
+			e, err := rigs[i].edits(ctx, o.edits)
+			if err != nil {
+				return nil, fmt.Errorf("edits: %w", err)
+			}
+			res[i] = roundResult{round: round, peer: rigs[i].p.name(), edits: e}
+		}
+		for _, i := range order {
+			fmt.Fprintf(progress, "daemonbench: round %d: %s burst\n", round, rigs[i].p.name())
+			b, err := rigs[i].burst(ctx, o.burst, o.size, round)
+			if err != nil {
+				return nil, fmt.Errorf("burst: %w", err)
+			}
+			res[i].burst = b
+		}
+		out = append(out, res...)
+	}
+	return out, nil
+}
+
+// turn is the order of n peers in a round: rotated by one each round.
+func turn(n, round int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = (i + round - 1) % n
+	}
+	return out
 }

@@ -3,44 +3,100 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
-
-	"github.com/teammemd/teammemd/internal/proclab"
-	"github.com/teammemd/teammemd/watch"
 )
 
-// defaultDebounce is the debounce the daemons run with (no config).
-const defaultDebounce = watch.DefaultDebounce
+// saveLimit bounds the wait for one save to reach the teammate.
+const saveLimit = 60 * time.Second
 
-// poll is how often the teammate's directory is checked.
-const poll = 5 * time.Millisecond
+// burstLimit bounds the wait for a burst.
+const burstLimit = 5 * time.Minute
 
-// editResult is the save-to-teammate latency of single-file edits.
-type editResult struct {
-	median, p95, max time.Duration
+// peer is one way of keeping a directory the same as a teammate's:
+// teammemd's two daemons and server, or two Syncthing instances.
+type peer interface {
+	name() string
+	// dirs are the saving side's directory and the teammate's.
+	dirs() (a, b string)
+	// delay is the quiet time the saving side waits after a write before
+	// it sends: the debounce, or Syncthing's fsWatcherDelayS.
+	delay() time.Duration
+	// check reports a process of the peer that exited.
+	check(ctx context.Context) error
 }
 
-// measureEdits saves MEMORY.md on A n times, each time waiting until B
-// holds the new content.
-func measureEdits(ctx context.Context, p pair, n int) (editResult, error) {
-	var lat []time.Duration
+// rig times saves on a peer's A as they land on its B.
+type rig struct {
+	p    peer
+	a, b string
+	arr  *arrivals
+}
+
+func newRig(p peer) (*rig, error) {
+	a, b := p.dirs()
+	arr, err := watchArrivals(b)
+	if err != nil {
+		return nil, err
+	}
+	return &rig{p: p, a: a, b: b, arr: arr}, nil
+}
+
+func (r *rig) close() error { return r.arr.close() }
+
+// save writes content to rel on A and returns when it was written and
+// when B held it.
+func (r *rig) save(ctx context.Context, rel string, content []byte) (start, landed time.Time, err error) {
+	r.arr.drain()
+	path := filepath.Join(r.a, filepath.FromSlash(rel))
+	start = time.Now()
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		return start, start, fmt.Errorf("save %s: %w", rel, err)
+	}
+	landed, err = r.arr.wait(ctx, map[string][32]byte{rel: sha256.Sum256(content)}, saveLimit, r.p.check)
+	if err != nil {
+		return start, start, fmt.Errorf("%s: %w", r.p.name(), err)
+	}
+	return start, landed, nil
+}
+
+// warmUp makes one save and waits for it, so that the peers are
+// connected and past their start-up scans.
+func (r *rig) warmUp(ctx context.Context) error {
+	_, _, err := r.save(ctx, "warmup.md", []byte(fmt.Sprintf("warm up at %d\n", time.Now().UnixNano())))
+	return err
+}
+
+// editResult is the overhead over the peer's delay of single-file edits:
+// from the write on A to the matching file on B, minus the delay.
+type editResult struct {
+	overheads []time.Duration // sorted
+}
+
+func (e editResult) median() time.Duration { return e.overheads[len(e.overheads)/2] }
+func (e editResult) p95() time.Duration {
+	return e.overheads[(len(e.overheads)*95+99)/100-1]
+}
+func (e editResult) max() time.Duration { return e.overheads[len(e.overheads)-1] }
+
+// edits saves MEMORY.md on A n times, each time waiting until B holds
+// the new content.
+func (r *rig) edits(ctx context.Context, n int) (editResult, error) {
+	var res editResult
 	for i := range n {
 		content := []byte(fmt.Sprintf("# team memory\nedit %d at %d\n", i, time.Now().UnixNano()))
-		start := time.Now()
-		if err := os.WriteFile(filepath.Join(p.a.Dir, "MEMORY.md"), content, 0o644); err != nil {
+		start, landed, err := r.save(ctx, "MEMORY.md", content)
+		if err != nil {
 			return editResult{}, err
 		}
-		if err := waitContent(ctx, filepath.Join(p.b.Dir, "MEMORY.md"), content, 60*time.Second); err != nil {
-			return editResult{}, err
-		}
-		lat = append(lat, time.Since(start))
+		res.overheads = append(res.overheads, landed.Sub(start)-r.p.delay())
 	}
-	slices.Sort(lat)
-	return editResult{median: lat[len(lat)/2], p95: lat[(len(lat)*95+99)/100-1], max: lat[len(lat)-1]}, nil
+	slices.Sort(res.overheads)
+	return res, nil
 }
 
 // burstResult is how long a burst of files took to reach the teammate.
@@ -48,85 +104,35 @@ type burstResult struct {
 	files     int
 	write     time.Duration // writing them on A
 	lastFile  time.Duration // from the first write until the last file is on B
-	afterLast time.Duration // from the last write until the last file is on B
+	afterLast time.Duration // from the last write until the last file is on B, minus the delay
 }
 
-// measureBurst writes files of size bytes on A as fast as it can and waits
-// until every one of them is on B.
-func measureBurst(ctx context.Context, p pair, files, size int) (burstResult, error) {
-	body := append(bytes.Repeat([]byte("x"), size-1), '\n')
-	names := make([]string, files)
+// burst writes files of size bytes on A as fast as it can and waits until
+// every one of them is on B with its content. Each round writes the same
+// names with new content: the first creates them, the next overwrite.
+func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, error) {
+	r.arr.drain()
+	head := fmt.Sprintf("round %d of %s\n", round, r.p.name())
+	body := append([]byte(head), bytes.Repeat([]byte("x"), max(size-len(head)-1, 0))...)
+	body = append(body, '\n')
+	want := make(map[string][32]byte, files)
+	if err := os.MkdirAll(filepath.Join(r.a, "burst"), 0o755); err != nil {
+		return burstResult{}, fmt.Errorf("create burst directory: %w", err)
+	}
 	start := time.Now()
-	for i := range names {
-		names[i] = filepath.Join("burst", fmt.Sprintf("f%05d.md", i))
-		path := filepath.Join(p.a.Dir, names[i])
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return burstResult{}, err
+	for i := range files {
+		rel := fmt.Sprintf("burst/f%05d.md", i)
+		data := append([]byte(fmt.Sprintf("%05d ", i)), body...)
+		if err := os.WriteFile(filepath.Join(r.a, filepath.FromSlash(rel)), data, 0o644); err != nil {
+			return burstResult{}, fmt.Errorf("write burst: %w", err)
 		}
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			return burstResult{}, err
-		}
+		want[rel] = sha256.Sum256(data)
 	}
 	written := time.Now()
-	for _, name := range names {
-		if err := waitContent(ctx, filepath.Join(p.b.Dir, name), body, 5*time.Minute); err != nil {
-			return burstResult{}, err
-		}
-	}
-	done := time.Now()
-	return burstResult{files: files, write: written.Sub(start), lastFile: done.Sub(start), afterLast: done.Sub(written)}, nil
-}
-
-// waitContent polls path until it holds want.
-func waitContent(ctx context.Context, path string, want []byte, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not get its content within %s", path, limit)
-		}
-		if err := pause(ctx, poll); err != nil {
-			return err
-		}
-	}
-}
-
-// idleResult is one daemon's footprint while nothing changes.
-type idleResult struct {
-	rssKB, anonKB, peakKB int64
-	cpuPercent            float64
-	window                time.Duration
-}
-
-// measureIdle lets the daemon settle, then reads its resident memory and
-// the CPU it uses over window, as a percentage of one core.
-func measureIdle(ctx context.Context, n *proclab.Daemon, settle, window time.Duration) (idleResult, error) {
-	if err := pause(ctx, settle); err != nil {
-		return idleResult{}, err
-	}
-	proc := n.Proc()
-	before, err := proclab.CPUTime(proc.Pid())
+	done, err := r.arr.wait(ctx, want, burstLimit, r.p.check)
 	if err != nil {
-		return idleResult{}, err
+		return burstResult{}, fmt.Errorf("%s: %w", r.p.name(), err)
 	}
-	if err := pause(ctx, window); err != nil {
-		return idleResult{}, err
-	}
-	after, err := proclab.CPUTime(proc.Pid())
-	if err != nil {
-		return idleResult{}, err
-	}
-	res := idleResult{window: window, cpuPercent: (after - before).Seconds() / window.Seconds() * 100}
-	if res.rssKB, err = proc.MemoryKB("VmRSS"); err != nil {
-		return idleResult{}, err
-	}
-	if res.anonKB, err = proc.MemoryKB("RssAnon"); err != nil {
-		return idleResult{}, err
-	}
-	if res.peakKB, err = proc.MemoryKB("VmHWM"); err != nil {
-		return idleResult{}, err
-	}
-	return res, nil
+	return burstResult{files: files, write: written.Sub(start), lastFile: done.Sub(start),
+		afterLast: done.Sub(written) - r.p.delay()}, nil
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/teammemd/teammemd/internal/savetrace"
 )
 
 // version is what "teammemd version" prints and the daemon reports. A
@@ -28,7 +30,13 @@ func init() {
 
 func main() {
 	ctx, stop := signalContext()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	endTrace, err := savetrace.StartFromEnv()
+	if err == nil {
+		err = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		if terr := endTrace(); err == nil {
+			err = terr
+		}
+	}
 	stop()
 	os.Exit(exitCode(ctx, err, os.Stderr))
 }

@@ -294,7 +294,7 @@ func misnamedMemsync(fset *token.FileSet, f *ast.File, file, memsyncPath string)
 // productionInternal are the packages under internal/ that the program
 // itself runs; every other one there is a test helper (a lab, a fake, a
 // house rule).
-var productionInternal = []string{"internal/loopback", "internal/pause", "internal/shell"}
+var productionInternal = []string{"internal/loopback", "internal/pause", "internal/savetrace", "internal/shell"}
 
 // upwardImports returns an entry for each import of a non-test file that
 // runs against the flow of the house: a file under server/ or sync/

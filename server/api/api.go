@@ -29,7 +29,14 @@ const (
 	// content out (extension); "true" is the default, and a page with
 	// content ends at Limits.MaxHistoryPageBytes of it.
 	ParamContent = "content"
+	// ParamOnly, given once per key on a full pull, asks for the values of
+	// those keys only (extension, PROTOCOL.md section 17); every checksum
+	// and tombstone still comes. At most MaxOnlyKeys of them.
+	ParamOnly = "only"
 )
+
+// MaxOnlyKeys is the most keys a full pull may name with ParamOnly.
+const MaxOnlyKeys = 256
 
 // Content is the "content" object of a full pull.
 type Content struct {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/pause"
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
@@ -21,6 +22,7 @@ func (r *repo) live(ctx context.Context) error {
 		}
 		cur := r.checksum()
 		h, changed, err := r.waiter.Wait(r.traced(ctx, retryWait), r.spec.Repo, cur, r.opts.WaitTimeout)
+		savetrace.Mark("wait.answered", "")
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -59,7 +61,7 @@ func (r *repo) live(ctx context.Context) error {
 			bo.reset()
 			continue
 		}
-		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum}); err != nil || r.checksum() == cur {
+		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum, hashes: h}); err != nil || r.checksum() == cur {
 			// A failed pull, or one that did not move the checksum, must
 			// not turn into a tight loop of immediate answers.
 			if !pause.For(ctx, bo.next()) {
@@ -84,6 +86,7 @@ func (r *repo) checksum() string {
 // the zero waitAnswer asks for a pull in any case.
 type waitAnswer struct {
 	armed, checksum string
+	hashes          api.HashesResponse // what the wait answered, the pull's hint
 	reply           chan error
 }
 

@@ -103,7 +103,9 @@ func testOneSaveTrace(t *testing.T) {
 // TestBurstTrace: a save too large for one PUT is pushed in batches; the
 // change wait answered after the first batch is re-armed, not pulled on.
 // Bob's change wait answers are held until alice is done, so he pulls
-// once. Each reads one page of history for the provenance record once
+// once: his wait answered with the first batch's hashes, so the pull asks
+// for the keys they name changed, sees the second batch in the answer and
+// asks again for the keys it names (PROTOCOL.md section 17). Each reads one page of history for the provenance record once
 // its sync is done.
 func TestBurstTrace(t *testing.T) { bubble(t, testBurstTrace) }
 
@@ -136,6 +138,7 @@ func testBurstTrace(t *testing.T) {
 		"alice PUT if-match=first: 200 last",
 		"alice history: 200",
 		"bob wait if-none-match=old: 200 first",
+		"bob GET if-none-match=old: 200 last",
 		"bob GET if-none-match=old: 200 last",
 		"bob history: 200",
 		"alice wait if-none-match=last: in flight",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -142,7 +143,7 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 		w.log.Debug("change wait saw the repo's own writes")
 		return nil
 	}
-	err := w.pull(ctx)
+	err := w.pull(memsync.WithServerHashes(ctx, a.hashes))
 	if err == nil && !w.waiting && w.status.hasUnsent() {
 		w.push(ctx)
 	}
@@ -153,6 +154,7 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 func (w *worker) pull(ctx context.Context) error {
 	w.status.setOp(StatePulling)
 	rep, err := w.eng.Pull(w.traced(ctx, retryPull))
+	savetrace.Mark("pull.done", "")
 	w.status.setOp("")
 	w.status.clearRetry(retryPull)
 	if ctx.Err() != nil {
@@ -185,7 +187,9 @@ func (w *worker) push(ctx context.Context) {
 		return
 	}
 	w.status.setOp(StatePushing)
+	savetrace.Mark("push.start", "")
 	rep, err := w.eng.Push(w.traced(ctx, retryPush))
+	savetrace.Mark("push.done", "")
 	w.status.setOp("")
 	if ctx.Err() != nil {
 		return

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/teammemd/teammemd/internal/savetrace"
 )
 
 // TempPrefix starts the name of every temporary file the engine creates in
@@ -55,9 +57,11 @@ func CreateTemp(dir *os.Root, data []byte, perm os.FileMode, beforeWrite func() 
 	}
 	if err == nil {
 		_, err = f.Write(data)
+		savetrace.Mark("temp.written", "")
 	}
 	if err == nil {
 		err = f.Sync()
+		savetrace.Mark("temp.synced", "")
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

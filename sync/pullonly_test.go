@@ -1,0 +1,133 @@
+package memsync
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// onlyRecorder is the client, recording the keys each pull asks the
+// values of and the values each answer sent.
+type onlyRecorder struct {
+	*Client
+	asked, sent [][]string
+}
+
+func (r *onlyRecorder) GetOnly(ctx context.Context, repo, inm string, keys []string) (api.FullResponse, bool, error) {
+	resp, mod, err := r.Client.GetOnly(ctx, repo, inm, keys)
+	r.asked = append(r.asked, keys)
+	r.sent = append(r.sent, slices.Sorted(maps.Keys(resp.Content.Entries)))
+	return resp, mod, err
+}
+
+// hintedPeer is a peer whose engine pulls through an onlyRecorder.
+func hintedPeer(t *testing.T, srv *servertest.Server) (*peer, *onlyRecorder) {
+	t.Helper()
+	p := newPeer(t, srv.URL, srv.Token, nil)
+	rec := &onlyRecorder{Client: testClient(t, srv.URL, srv.Token)}
+	e, err := New(Config{Dir: p.dir, Repo: testRepo, Server: srv.URL, StateDir: p.state}, Options{Client: rec.Client, Remote: rec})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	p.eng = e
+	return p, rec
+}
+
+func hashesNow(t *testing.T, srv *servertest.Server) api.HashesResponse {
+	t.Helper()
+	h, err := testClient(t, srv.URL, srv.Token).Hashes(context.Background(), testRepo)
+	if err != nil {
+		t.Fatalf("Hashes: %v", err)
+	}
+	return h
+}
+
+func TestPullWithHintFetchesChangedValuesOnly(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b, rec := hintedPeer(t, srv)
+	for _, k := range []string{"x.md", "y.md", "sub/z.md"} {
+		a.write(t, k, k+" v1\n")
+	}
+	a.sync(t)
+	b.sync(t)
+	a.write(t, "x.md", "x.md v2\n")
+	a.sync(t)
+	if _, err := b.eng.Pull(WithServerHashes(context.Background(), hashesNow(t, srv))); err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if want := [][]string{{"x.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) || !slices.EqualFunc(rec.sent, want, slices.Equal) {
+		t.Errorf("pull asked %q and got the values of %q, want %q both", rec.asked, rec.sent, want)
+	}
+	if got := b.read(t, "x.md"); got != "x.md v2\n" {
+		t.Errorf("x.md = %q, want %q", got, "x.md v2\n")
+	}
+	rep := b.sync(t) // everything is in step: the full pull and the push find nothing
+	if len(rep.Pulled) != 0 || len(rep.Pushed) != 0 || len(rep.Conflicts) != 0 {
+		t.Errorf("sync after the pull: pulled %v, pushed %v, conflicts %v, want none", rep.Pulled, rep.Pushed, rep.Conflicts)
+	}
+	for _, k := range []string{"y.md", "sub/z.md"} {
+		if got := b.read(t, k); got != k+" v1\n" {
+			t.Errorf("%s = %q, want %q", k, got, k+" v1\n")
+		}
+	}
+}
+
+func TestPullWithStaleHintAsksAgain(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b, rec := hintedPeer(t, srv)
+	a.write(t, "x.md", "x v1\n")
+	a.write(t, "y.md", "y v1\n")
+	a.sync(t)
+	b.sync(t)
+	a.write(t, "x.md", "x v2\n")
+	a.sync(t)
+	hint := hashesNow(t, srv)
+	a.write(t, "y.md", "y v2\n") // after the hint: the pull does not ask for y.md
+	a.sync(t)
+	if _, err := b.eng.Pull(WithServerHashes(context.Background(), hint)); err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if want := [][]string{{"x.md"}, {"x.md", "y.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) {
+		t.Errorf("pull asked %q, want %q: the hint's key, then the keys the answer shows changed", rec.asked, want)
+	}
+	for k, want := range map[string]string{"x.md": "x v2\n", "y.md": "y v2\n"} {
+		if got := b.read(t, k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestPullWithHintKeepsLocalEdit(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b, _ := hintedPeer(t, srv)
+	a.write(t, "x.md", "x v1\n")
+	a.write(t, "y.md", "y v1\n")
+	a.sync(t)
+	b.sync(t)
+	b.write(t, "y.md", "y edited on b\n") // unpushed: the pull must leave it
+	b.write(t, "x.md", "x edited on b\n") // unpushed, and the server changes it: a conflict copy
+	a.write(t, "x.md", "x v2\n")
+	a.sync(t)
+	rep, err := b.eng.Pull(WithServerHashes(context.Background(), hashesNow(t, srv)))
+	if err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if got := b.read(t, "y.md"); got != "y edited on b\n" {
+		t.Errorf("y.md = %q, want the local edit", got)
+	}
+	if got := b.read(t, "x.md"); got != "x v2\n" {
+		t.Errorf("x.md = %q, want the server's", got)
+	}
+	assertConflict(t, rep, "x.md", "x edited on b\n")
+	b.sync(t)
+	if got := serverEntries(t, srv)["y.md"]; got != "y edited on b\n" {
+		t.Errorf("server y.md = %q, want b's edit, pushed", got)
+	}
+}
