@@ -84,7 +84,7 @@ func (n *notifier) round() {
 	defer cancel()
 	if err := n.pool.SendBatch(ctx, b).Close(); err != nil {
 		n.log.Warn("change notifications not sent; other replicas see the writes at their next check",
-			"repos", len(pending), "error", err)
+			"repos", len(pending), "err", err)
 	}
 }
 
