@@ -34,13 +34,21 @@ func channelName(schema string) string {
 }
 
 const (
-	upsertEntry = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES ($1, $2, $3, $4, NULL)
-		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
-	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $1 WHERE repo_id = $2 AND key = $3`
-	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	updateRepo     = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3, compacted_through = $4 WHERE id = $5`
-	dropMarkers    = `DELETE FROM entries WHERE repo_id = $1 AND key = ANY($2) AND checksum IS NULL`
-	notifyChange   = `SELECT pg_notify($1, $2)`
+	// writeEntry and deleteEntry change a key and record the change in
+	// its history in one statement, so a value crosses the wire once: the
+	// statement in WITH runs to completion though nothing reads it.
+	writeEntry = `WITH e AS (
+			INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES ($1, $2, $3, $4, NULL)
+			ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL
+		)
+		INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $5, $3, $6, $7, $8, $4)`
+	deleteEntry = `WITH e AS (
+			UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $3 WHERE repo_id = $1 AND key = $2
+		)
+		INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $4, NULL, $5, $6, $7, NULL)`
+	updateRepo   = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3, compacted_through = $4 WHERE id = $5`
+	dropMarkers  = `DELETE FROM entries WHERE repo_id = $1 AND key = ANY($2) AND checksum IS NULL`
+	notifyChange = `SELECT pg_notify($1, $2)`
 )
 
 // queueWrite queues p's changes on b and returns the repo's next state.
@@ -57,15 +65,12 @@ func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) 
 	}
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
 	for _, k := range p.Deletes {
-		b.Queue(tombstoneEntry, ms, next.id, k)
-		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, w.Client, ns, nil)
+		b.Queue(deleteEntry, next.id, k, ms, next.version, w.Subject, w.Client, ns)
 		delete(next.live, k)
 		next.deleted[k] = ms
 	}
 	for k, u := range p.Upserts {
-		value := []byte(u.Value)
-		b.Queue(upsertEntry, next.id, k, u.Checksum, value)
-		b.Queue(insertRevision, next.id, k, next.version, u.Checksum, w.Subject, w.Client, ns, value)
+		b.Queue(writeEntry, next.id, k, u.Checksum, []byte(u.Value), next.version, w.Subject, w.Client, ns)
 		next.live[k] = u.Checksum
 		delete(next.deleted, k)
 	}
