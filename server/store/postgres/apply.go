@@ -26,6 +26,9 @@ type repoState struct {
 	compactedThrough int64
 	live             map[string]string // key to entry checksum
 	deleted          map[string]int64  // tombstoned key to deletion time, Unix ms
+	// keys are the keys of live and deleted in byte order; nil until
+	// sortedKeys is first called.
+	keys []string
 }
 
 func (st *repoState) result(changed []string) store.Result {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -64,34 +63,49 @@ func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) 
 		compactedThrough: cur.compactedThrough,
 	}
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
+	var added []string
 	for _, k := range p.Deletes {
+		added = appendNew(added, cur, k)
 		b.Queue(deleteEntry, next.id, k, ms, next.version, w.Subject, w.Client, ns)
 		delete(next.live, k)
 		next.deleted[k] = ms
 	}
 	for k, u := range p.Upserts {
+		added = appendNew(added, cur, k)
 		b.Queue(writeEntry, next.id, k, u.Checksum, []byte(u.Value), next.version, w.Subject, w.Client, ns)
 		next.live[k] = u.Checksum
 		delete(next.deleted, k)
 	}
-	compactMarkers(b, next, w.Deletions)
-	next.checksum = api.RepoChecksum(next.live, next.deleted)
+	dropped := compactMarkers(b, next, w.Deletions)
+	next.setChecksum(nextKeys(cur.sortedKeys(), added, dropped))
 	return next
+}
+
+// appendNew appends key to added when cur holds no such key, live or
+// tombstoned.
+func appendNew(added []string, cur *repoState, key string) []string {
+	_, live := cur.live[key]
+	_, deleted := cur.deleted[key]
+	if live || deleted {
+		return added
+	}
+	return append(added, key)
 }
 
 // compactMarkers queues on b the removal of next's deletion markers over
 // bound, takes them out of next, and records next's version as the repo's
-// compactedThrough when it drops any.
-func compactMarkers(b *pgx.Batch, next *repoState, bound store.DeletionBound) {
+// compactedThrough when it drops any. It returns the keys it dropped.
+func compactMarkers(b *pgx.Batch, next *repoState, bound store.DeletionBound) []string {
 	drop := bound.Compact(next.deleted, next.lastModified)
 	if len(drop) == 0 {
-		return
+		return nil
 	}
 	b.Queue(dropMarkers, next.id, drop)
 	for _, k := range drop {
 		delete(next.deleted, k)
 	}
 	next.compactedThrough = next.version
+	return drop
 }
 
 // notifyPayload is the payload of the notification of a write.
