@@ -67,7 +67,7 @@ func (m *matchMemo) answer(re *regexp.Regexp, kind memoKind, text string, comput
 	if len(text) > memoMaxText {
 		return compute()
 	}
-	k := memoKey{re: re, kind: kind, sum: sha256.Sum256([]byte(text))}
+	k := memoKey{re: re, kind: kind, sum: sumText(text)}
 	m.mu.Lock()
 	ok, found := m.cur[k]
 	if !found {
@@ -84,6 +84,19 @@ func (m *matchMemo) answer(re *regexp.Regexp, kind memoKind, text string, comput
 	m.putLocked(k, ok)
 	m.mu.Unlock()
 	return ok
+}
+
+// scratchPool holds the buffers sumText copies a text into: SHA-256 takes
+// bytes, and a conversion of its own for every window would allocate.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// sumText returns the SHA-256 of text.
+func sumText(text string) [sha256.Size]byte {
+	buf := scratchPool.Get().(*[]byte)
+	*buf = append((*buf)[:0], text...)
+	sum := sha256.Sum256(*buf)
+	scratchPool.Put(buf)
+	return sum
 }
 
 // MatchString returns re.MatchString(text).

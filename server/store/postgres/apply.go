@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
@@ -25,6 +26,9 @@ type repoState struct {
 	compactedThrough int64
 	live             map[string]string // key to entry checksum
 	deleted          map[string]int64  // tombstoned key to deletion time, Unix ms
+	// keys are the keys of live and deleted in byte order; nil until
+	// sortedKeys is first called.
+	keys []string
 }
 
 func (st *repoState) result(changed []string) store.Result {
@@ -34,27 +38,66 @@ func (st *repoState) result(changed []string) store.Result {
 	return store.Result{Version: st.version, LastModified: st.lastModified, Checksum: st.checksum, Changed: changed}
 }
 
+const (
+	selectRepoForUpdate = `SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 FOR UPDATE`
+	createRepo          = `INSERT INTO repos (slug, version, last_modified, checksum) VALUES ($1, 0, 0, $2)
+			ON CONFLICT (slug) DO NOTHING RETURNING id`
+)
+
+// beginLocked begins a write's transaction on conn and locks the row of
+// slug in the same round trip, then reads the repo's keys as lockRepo
+// does. The transaction is left open, committed or not, for the caller to
+// end.
+func (s *Store) beginLocked(ctx context.Context, conn *pgxpool.Conn, slug string) (*repoState, error) {
+	st := &repoState{slug: slug}
+	var modified int64
+	found := false
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(selectRepoForUpdate, slug).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("lock repo %s: %w", slug, err)
+	}
+	if !found {
+		return s.lockRepo(ctx, conn, slug)
+	}
+	return s.withKeys(ctx, conn, st, modified)
+}
+
+// withKeys completes st, just read with its row's last_modified, with the
+// repo's keys: the cached ones when they are still the row's, else those
+// read from the entries table.
+func (s *Store) withKeys(ctx context.Context, q querier, st *repoState, modified int64) (*repoState, error) {
+	st.lastModified = time.Unix(0, modified).UTC()
+	if cached, ok := s.keys.get(st); ok {
+		return cached, nil
+	}
+	return st, readKeys(ctx, q, st)
+}
+
 // lockRepo locks the row of slug and reads the repo's keys. A repo never
 // written gets a row of version 0 that only this transaction sees; it goes
 // away with a rollback.
-func (s *Store) lockRepo(ctx context.Context, tx pgx.Tx, slug string) (*repoState, error) {
+func (s *Store) lockRepo(ctx context.Context, q querier, slug string) (*repoState, error) {
 	for range 3 {
 		st := &repoState{slug: slug}
 		var modified int64
-		err := tx.QueryRow(ctx, `SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 FOR UPDATE`, slug).
+		err := q.QueryRow(ctx, selectRepoForUpdate, slug).
 			Scan(&st.id, &st.version, &modified, &st.checksum, &st.compactedThrough)
 		if err == nil {
-			st.lastModified = time.Unix(0, modified).UTC()
-			if cached, ok := s.keys.get(st); ok {
-				return cached, nil
-			}
-			return st, readKeys(ctx, tx, st)
+			return s.withKeys(ctx, q, st, modified)
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return nil, fmt.Errorf("lock repo %s: %w", slug, err)
 		}
-		err = tx.QueryRow(ctx, `INSERT INTO repos (slug, version, last_modified, checksum) VALUES ($1, 0, 0, $2)
-			ON CONFLICT (slug) DO NOTHING RETURNING id`, slug, api.EmptyRepoChecksum).Scan(&st.id)
+		err = q.QueryRow(ctx, createRepo, slug, api.EmptyRepoChecksum).Scan(&st.id)
 		if err == nil {
 			st.checksum = api.EmptyRepoChecksum
 			st.live, st.deleted = map[string]string{}, map[string]int64{}
@@ -69,8 +112,8 @@ func (s *Store) lockRepo(ctx context.Context, tx pgx.Tx, slug string) (*repoStat
 }
 
 // readKeys fills st's keys from the entries table.
-func readKeys(ctx context.Context, tx pgx.Tx, st *repoState) error {
-	rows, err := tx.Query(ctx, `SELECT key, checksum, deleted_at FROM entries WHERE repo_id = $1`, st.id)
+func readKeys(ctx context.Context, q querier, st *repoState) error {
+	rows, err := q.Query(ctx, `SELECT key, checksum, deleted_at FROM entries WHERE repo_id = $1`, st.id)
 	if err != nil {
 		return fmt.Errorf("read entries of %s: %w", st.slug, err)
 	}

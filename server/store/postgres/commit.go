@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -181,18 +182,29 @@ func (s *Store) commitBatch(repo string, batch []*writeReq) []writeRes {
 }
 
 // applyBatch runs the batch's transaction, filling results. Its error fails
-// every write.
+// every write. The transaction takes two round trips: BEGIN with the repo's
+// row lock, then the writes with the COMMIT; a write that fails in the
+// second makes PostgreSQL skip the rest, COMMIT included, and the
+// transaction is rolled back.
 func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, results []writeRes) error {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	cur, err := s.lockRepo(ctx, tx, repo)
+	// A connection released inside a transaction, if the ROLLBACK below
+	// failed, is closed by the pool, never reused.
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if !committed {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	cur, err := s.beginLocked(ctx, conn, repo)
 	if err != nil {
 		return err
 	}
-	lane, err := beginLane(ctx, tx, cur, batch)
+	lane, err := beginLane(ctx, conn, cur, batch)
 	if err != nil {
 		return err
 	}
@@ -222,11 +234,15 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 		return nil // nothing changed: roll back, even a new repo's row
 	}
 	b.Queue(updateRepo, cur.version, cur.lastModified.UnixNano(), cur.checksum, cur.compactedThrough, cur.id)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
+		committed = true // the transaction is over, whatever its tag
+		if tag.String() != "COMMIT" {
+			return fmt.Errorf("the transaction was rolled back (%s)", tag)
+		}
+		return nil
+	})
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("apply write to %s: %w", repo, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit write to %s: %w", repo, err)
 	}
 	s.keys.put(cur)
 	s.notes.add(cur.slug, cur.version)

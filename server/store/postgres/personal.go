@@ -28,7 +28,7 @@ type laneBatch struct {
 // beginLane locks the key row of the subject of the batch's lane writes
 // and reads what checking them needs; nil for a batch of writes to a team
 // repo. A subject without a key gets a laneBatch that refuses every write.
-func beginLane(ctx context.Context, tx pgx.Tx, cur *repoState, batch []*writeReq) (*laneBatch, error) {
+func beginLane(ctx context.Context, tx querier, cur *repoState, batch []*writeReq) (*laneBatch, error) {
 	i := slices.IndexFunc(batch, func(r *writeReq) bool { return r.w.Lane != nil })
 	if i < 0 {
 		return nil, nil

@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -34,13 +33,21 @@ func channelName(schema string) string {
 }
 
 const (
-	upsertEntry = `INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES ($1, $2, $3, $4, NULL)
-		ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL`
-	tombstoneEntry = `UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $1 WHERE repo_id = $2 AND key = $3`
-	insertRevision = `INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	updateRepo     = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3, compacted_through = $4 WHERE id = $5`
-	dropMarkers    = `DELETE FROM entries WHERE repo_id = $1 AND key = ANY($2) AND checksum IS NULL`
-	notifyChange   = `SELECT pg_notify($1, $2)`
+	// writeEntry and deleteEntry change a key and record the change in
+	// its history in one statement, so a value crosses the wire once: the
+	// statement in WITH runs to completion though nothing reads it.
+	writeEntry = `WITH e AS (
+			INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES ($1, $2, $3, $4, NULL)
+			ON CONFLICT (repo_id, key) DO UPDATE SET checksum = excluded.checksum, value = excluded.value, deleted_at = NULL
+		)
+		INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $5, $3, $6, $7, $8, $4)`
+	deleteEntry = `WITH e AS (
+			UPDATE entries SET checksum = NULL, value = NULL, deleted_at = $3 WHERE repo_id = $1 AND key = $2
+		)
+		INSERT INTO revisions (repo_id, key, version, checksum, subject, client, time, content) VALUES ($1, $2, $4, NULL, $5, $6, $7, NULL)`
+	updateRepo   = `UPDATE repos SET version = $1, last_modified = $2, checksum = $3, compacted_through = $4 WHERE id = $5`
+	dropMarkers  = `DELETE FROM entries WHERE repo_id = $1 AND key = ANY($2) AND checksum IS NULL`
+	notifyChange = `SELECT pg_notify($1, $2)`
 )
 
 // queueWrite queues p's changes on b and returns the repo's next state.
@@ -56,37 +63,49 @@ func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) 
 		compactedThrough: cur.compactedThrough,
 	}
 	ns, ms := next.lastModified.UnixNano(), next.lastModified.UnixMilli()
+	var added []string
 	for _, k := range p.Deletes {
-		b.Queue(tombstoneEntry, ms, next.id, k)
-		b.Queue(insertRevision, next.id, k, next.version, nil, w.Subject, w.Client, ns, nil)
+		added = appendNew(added, cur, k)
+		b.Queue(deleteEntry, next.id, k, ms, next.version, w.Subject, w.Client, ns)
 		delete(next.live, k)
 		next.deleted[k] = ms
 	}
 	for k, u := range p.Upserts {
-		value := []byte(u.Value)
-		b.Queue(upsertEntry, next.id, k, u.Checksum, value)
-		b.Queue(insertRevision, next.id, k, next.version, u.Checksum, w.Subject, w.Client, ns, value)
+		added = appendNew(added, cur, k)
+		b.Queue(writeEntry, next.id, k, u.Checksum, []byte(u.Value), next.version, w.Subject, w.Client, ns)
 		next.live[k] = u.Checksum
 		delete(next.deleted, k)
 	}
-	compactMarkers(b, next, w.Deletions)
-	next.checksum = api.RepoChecksum(next.live, next.deleted)
+	dropped := compactMarkers(b, next, w.Deletions)
+	next.setChecksum(nextKeys(cur.sortedKeys(), added, dropped))
 	return next
+}
+
+// appendNew appends key to added when cur holds no such key, live or
+// tombstoned.
+func appendNew(added []string, cur *repoState, key string) []string {
+	_, live := cur.live[key]
+	_, deleted := cur.deleted[key]
+	if live || deleted {
+		return added
+	}
+	return append(added, key)
 }
 
 // compactMarkers queues on b the removal of next's deletion markers over
 // bound, takes them out of next, and records next's version as the repo's
-// compactedThrough when it drops any.
-func compactMarkers(b *pgx.Batch, next *repoState, bound store.DeletionBound) {
+// compactedThrough when it drops any. It returns the keys it dropped.
+func compactMarkers(b *pgx.Batch, next *repoState, bound store.DeletionBound) []string {
 	drop := bound.Compact(next.deleted, next.lastModified)
 	if len(drop) == 0 {
-		return
+		return nil
 	}
 	b.Queue(dropMarkers, next.id, drop)
 	for _, k := range drop {
 		delete(next.deleted, k)
 	}
 	next.compactedThrough = next.version
+	return drop
 }
 
 // notifyPayload is the payload of the notification of a write.

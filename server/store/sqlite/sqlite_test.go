@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -22,4 +23,28 @@ func TestConformance(t *testing.T) {
 
 func TestPersonalConformance(t *testing.T) {
 	storetest.RunPersonal(t, func(t *testing.T) storetest.PersonalStore { return openTemp(t) })
+}
+
+// TestWriterPragmas reads back the settings the writer's durability and
+// erasure rest on, and its memory map of the file, from its connection.
+func TestWriterPragmas(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		pragma string
+		want   string
+	}{
+		{"journal_mode", "wal"},
+		{"synchronous", "2"}, // FULL
+		{"secure_delete", "1"},
+		{"mmap_size", fmt.Sprint(writerMmapSize)},
+	} {
+		var got string
+		if err := s.wdb.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {
+			t.Fatalf("PRAGMA %s: %v", tc.pragma, err)
+		}
+		if got != tc.want {
+			t.Errorf("PRAGMA %s = %s, want %s", tc.pragma, got, tc.want)
+		}
+	}
 }
