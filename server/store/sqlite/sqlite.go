@@ -32,10 +32,6 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// writerMmapSize bounds the writer connection's memory map of the database
-// file (address space: the pages it maps are the kernel's file cache).
-const writerMmapSize = 256 << 20
-
 // FileName is the name of the database file in the server's data directory.
 const FileName = "teammemd.db"
 
@@ -172,11 +168,9 @@ func (s *Store) Close() error {
 // dsn builds the connection string. Writers take the write lock when a
 // transaction begins (BEGIN IMMEDIATE) and overwrite every byte they free
 // with zeros (secure_delete), so content replaced, pruned or purged does
-// not linger in free space. The writer reads the database file through a
-// memory map of up to writerMmapSize bytes rather than one read call a
-// page: a write reads the pages it changes, the old value's overflow pages
-// among them, to free and zero them. Its writes go through the write-ahead
-// log, each commit synced, as without the map. Readers are query-only.
+// not linger in free space. The writer reads the file with read calls, not
+// a memory map: a disk's read error is then an error of the write, not a
+// fault that stops the server. Readers are query-only.
 func dsn(path string, opts Options, readOnly bool) string {
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(opts.BusyTimeout.Milliseconds()))
@@ -187,7 +181,6 @@ func dsn(path string, opts Options, readOnly bool) string {
 		q.Set("_journal_mode", "WAL")
 		q.Set("_txlock", "immediate")
 		q.Add("_pragma", "secure_delete(1)")
-		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", writerMmapSize))
 	}
 	q.Set("_synchronous", "FULL")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
