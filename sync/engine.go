@@ -248,4 +248,8 @@ type session struct {
 	// restore is set while a pull writes again the files gone from an
 	// emptied team directory.
 	restore bool
+	// hint is the repo's hashes as a change wait answered them, when the
+	// session is a PullChanged: the pull asks for the values of the keys
+	// they show changed alone.
+	hint *api.HashesResponse
 }

@@ -33,36 +33,20 @@ func (c *Client) GetOnly(ctx context.Context, repo, ifNoneMatch string, keys []s
 	return out, status != http.StatusNotModified, nil
 }
 
-type serverHashesKey struct{}
-
-// WithServerHashes returns a context whose pull takes h, the repo's
-// hashes as a change wait answered them, as a hint: it asks the server
-// for the values of the keys h shows changed alone. What the pull gets is
-// checked against what the engine knows, so a stale hint costs only a
-// second, whole pull.
-func WithServerHashes(ctx context.Context, h api.HashesResponse) context.Context {
-	return context.WithValue(ctx, serverHashesKey{}, h)
-}
-
-func serverHashesFrom(ctx context.Context) (api.HashesResponse, bool) {
-	h, ok := ctx.Value(serverHashesKey{}).(api.HashesResponse)
-	return h, ok && h.Checksum != ""
-}
-
 // maxOnlyRounds bounds how often a pull asks again for the keys that
 // changed while it asked (a teammate's push of several batches), before
 // it pulls the whole repo.
 const maxOnlyRounds = 3
 
 // fetch pulls the repo changed since the checksum since ("" for all of
-// it): with a hint of the server's hashes, the values of the keys that
+// it): with the session's hint of the server's hashes, the values of the keys that
 // changed alone, else all of them. An answer that shows a key changed
 // that the pull did not ask for (the repo moved on since the hint) is
 // asked again with the keys it shows changed.
 func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bool, error) {
-	h, hinted := serverHashesFrom(ctx)
+	h := s.hint
 	og, ok := s.remote.(onlyGetter)
-	if !hinted || !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 || s.td.caseInsensitive {
+	if h == nil || h.Checksum == "" || !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 || s.td.caseInsensitive {
 		return s.remote.Get(ctx, s.cfg.Repo, since)
 	}
 	keys := s.changedKeys(h.EntryChecksums)

@@ -57,7 +57,7 @@ func TestPullWithHintFetchesChangedValuesOnly(t *testing.T) {
 	b.sync(t)
 	a.write(t, "x.md", "x.md v2\n")
 	a.sync(t)
-	if _, err := b.eng.Pull(WithServerHashes(context.Background(), hashesNow(t, srv))); err != nil {
+	if _, err := b.eng.PullChanged(context.Background(), hashesNow(t, srv)); err != nil {
 		t.Fatalf("Pull: %v", err)
 	}
 	if want := [][]string{{"x.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) || !slices.EqualFunc(rec.sent, want, slices.Equal) {
@@ -90,7 +90,7 @@ func TestPullWithStaleHintAsksAgain(t *testing.T) {
 	hint := hashesNow(t, srv)
 	a.write(t, "y.md", "y v2\n") // after the hint: the pull does not ask for y.md
 	a.sync(t)
-	if _, err := b.eng.Pull(WithServerHashes(context.Background(), hint)); err != nil {
+	if _, err := b.eng.PullChanged(context.Background(), hint); err != nil {
 		t.Fatalf("Pull: %v", err)
 	}
 	if want := [][]string{{"x.md"}, {"x.md", "y.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) {
@@ -115,7 +115,7 @@ func TestPullWithHintKeepsLocalEdit(t *testing.T) {
 	b.write(t, "x.md", "x edited on b\n") // unpushed, and the server changes it: a conflict copy
 	a.write(t, "x.md", "x v2\n")
 	a.sync(t)
-	rep, err := b.eng.Pull(WithServerHashes(context.Background(), hashesNow(t, srv)))
+	rep, err := b.eng.PullChanged(context.Background(), hashesNow(t, srv))
 	if err != nil {
 		t.Fatalf("Pull: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/teammemd/teammemd/internal/savetrace"
+	"github.com/teammemd/teammemd/server/api"
 
 	"github.com/teammemd/teammemd/sync/fsio"
 )
@@ -29,6 +30,17 @@ func (e *Engine) Sync(ctx context.Context) (Report, error) {
 // Pull brings the server's changes into the team directory.
 func (e *Engine) Pull(ctx context.Context) (Report, error) {
 	return e.run(ctx, func(s *session) error { return s.pull(ctx) })
+}
+
+// PullChanged pulls as Pull does, taking h, the repo's hashes as a change
+// wait answered them, as a hint: it asks the server for the values of the
+// keys h shows changed alone. What it gets is checked against what the
+// engine knows, so a stale hint costs only a second, whole pull.
+func (e *Engine) PullChanged(ctx context.Context, h api.HashesResponse) (Report, error) {
+	return e.run(ctx, func(s *session) error {
+		s.hint = &h
+		return s.pull(ctx)
+	})
 }
 
 // Push sends local changes to the server.

@@ -16,6 +16,9 @@ import (
 // Engine is one repo's sync engine.
 type Engine interface {
 	Pull(ctx context.Context) (memsync.Report, error)
+	// PullChanged pulls with h, the hashes a change wait answered, as a
+	// hint of which values changed.
+	PullChanged(ctx context.Context, h api.HashesResponse) (memsync.Report, error)
 	Push(ctx context.Context) (memsync.Report, error)
 	Checksum() string
 	// StoreChanged reports whether the server's store identity differs

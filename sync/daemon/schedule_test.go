@@ -104,7 +104,12 @@ func (e *scriptEngine) calledInOrder() []string {
 
 func (e *scriptEngine) StoreChanged() bool        { return false }
 func (e *scriptEngine) Unsent() ([]string, error) { return nil, nil }
-func (e *scriptEngine) Show(key string) string    { return key }
+
+// PullChanged is a pull: the script does not look at the hint.
+func (e *scriptEngine) PullChanged(ctx context.Context, _ api.HashesResponse) (memsync.Report, error) {
+	return e.Pull(ctx)
+}
+func (e *scriptEngine) Show(key string) string { return key }
 
 // Identify finds nothing: the script engine writes no file.
 func (e *scriptEngine) Identify(string) (memsync.FileID, error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/savetrace"
+	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 )
 
@@ -120,7 +121,7 @@ func (w *worker) attempt(ctx context.Context) {
 	if w.status.haltKind() != "" {
 		return
 	}
-	if w.pullOwed && w.pull(ctx) != nil {
+	if w.pullOwed && w.pull(ctx, nil) != nil {
 		return
 	}
 	w.push(ctx)
@@ -143,17 +144,24 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 		w.log.Debug("change wait saw the repo's own writes")
 		return nil
 	}
-	err := w.pull(memsync.WithServerHashes(ctx, a.hashes))
+	err := w.pull(ctx, &a.hashes)
 	if err == nil && !w.waiting && w.status.hasUnsent() {
 		w.push(ctx)
 	}
 	return err
 }
 
-// pull runs one pull and records it; a failure is retried.
-func (w *worker) pull(ctx context.Context) error {
+// pull runs one pull, with the hashes of a change wait's answer as its
+// hint when hint is not nil, and records it; a failure is retried.
+func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) error {
 	w.status.setOp(StatePulling)
-	rep, err := w.eng.Pull(w.traced(ctx, retryPull))
+	var rep memsync.Report
+	var err error
+	if tctx := w.traced(ctx, retryPull); hint != nil {
+		rep, err = w.eng.PullChanged(tctx, *hint)
+	} else {
+		rep, err = w.eng.Pull(tctx)
+	}
 	savetrace.Mark("pull.done", "")
 	w.status.setOp("")
 	w.status.clearRetry(retryPull)
