@@ -68,7 +68,7 @@ func (r *repo) work(ctx context.Context) error {
 		case <-r.kick:
 			r.resume()
 			r.unsuppress()
-			w.attempt(ctx)
+			w.tryOnce(ctx)
 		case <-w.retry.C:
 			w.waiting = false
 			w.attempt(ctx)
@@ -121,6 +121,21 @@ func (w *worker) attempt(ctx context.Context) {
 	if w.status.haltKind() != "" {
 		return
 	}
+	w.pullThenPush(ctx)
+}
+
+// tryOnce is attempt for a reload, which resumed a halted repo for one
+// try: a change wait that fails at the same moment and halts the repo
+// again must not skip it.
+func (w *worker) tryOnce(ctx context.Context) {
+	w.retry.Stop()
+	w.waiting = false
+	w.pullThenPush(ctx)
+}
+
+// pullThenPush pulls when a pull is owed, then pushes unless the pull
+// failed.
+func (w *worker) pullThenPush(ctx context.Context) {
 	if w.pullOwed && w.pull(ctx, nil) != nil {
 		return
 	}
