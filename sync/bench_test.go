@@ -78,3 +78,34 @@ func BenchmarkPullChanged1000x4KB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOneSaveIn1000 measures what one saved note costs both
+// teammates' engines in a repo of 1,000 notes of 4 KB: A pushes the note,
+// B pulls it with the hashes a change wait would have answered.
+func BenchmarkOneSaveIn1000(b *testing.B) {
+	value := strings.Repeat("memory line of about forty characters.\n", 110)[:4096]
+	srv := servertest.Start(b)
+	a := newPeer(b, srv.URL, srv.Token, nil)
+	peerB := newPeer(b, srv.URL, srv.Token, nil)
+	for j := range 1000 {
+		a.write(b, fmt.Sprintf("notes/%04d.md", j), value)
+	}
+	a.sync(b)
+	peerB.sync(b)
+	ctx := context.Background()
+	round := 0
+	for b.Loop() {
+		round++
+		a.write(b, "notes/0500.md", fmt.Sprintf("%d\n%s", round, value))
+		if rep, err := a.eng.Push(ctx); err != nil || len(rep.Pushed) != 1 {
+			b.Fatalf("Push = %d pushed, %v; want 1", len(rep.Pushed), err)
+		}
+		h, err := peerB.eng.client.Hashes(ctx, testRepo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep, err := peerB.eng.PullChanged(ctx, h); err != nil || len(rep.Pulled) != 1 {
+			b.Fatalf("PullChanged = %d pulled, %v; want 1", len(rep.Pulled), err)
+		}
+	}
+}

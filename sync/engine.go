@@ -144,6 +144,8 @@ type Engine struct {
 	secretsWarned map[string][32]byte
 	// provenance is this repo's provenance file (RefreshProvenance).
 	provenance string
+	// track is what a watcher told of the directory (NoteChanges).
+	track changeTrack
 }
 
 // New returns an engine for cfg.
@@ -252,4 +254,11 @@ type session struct {
 	// session is a PullChanged: the pull asks for the values of the keys
 	// they show changed alone.
 	hint *api.HashesResponse
+	// tracked is what the session may take from the watcher's notes, and
+	// memo what the last scan found that the state does not keep: from
+	// the run before, when the state came from the engine's memory.
+	tracked trackedScan
+	memo    *scanMemo
+	// scannedWhole and scannedNamed say which scans the session made.
+	scannedWhole, scannedNamed bool
 }

@@ -87,7 +87,7 @@ func Lint(dir string, shareUserNotes bool) ([]Warning, error) {
 		return nil, err
 	}
 	defer td.close()
-	found, _, err := td.walkLocal()
+	found, _, err := td.walkFrom(".")
 	if err != nil {
 		return nil, err
 	}

@@ -39,10 +39,21 @@ type localScan struct {
 // (and directories) that cannot be read as held. The walk is sequential;
 // the files found are hashed concurrently.
 func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (localScan, error) {
-	found, sc, err := t.walkLocal()
+	found, sc, err := t.walkFrom(".")
 	if err != nil {
 		return localScan{}, err
 	}
+	files, err := t.indexAll(found, idx, now, &sc)
+	if err != nil {
+		return localScan{}, err
+	}
+	sc.files = files
+	return sc, nil
+}
+
+// indexAll returns the index entries of found, hashing those idx does not
+// hold fresh, concurrently; what cannot sync or be read goes to sc.
+func (t *teamDir) indexAll(found []localFile, idx map[string]IndexEntry, now time.Time, sc *localScan) (map[string]IndexEntry, error) {
 	type indexed struct {
 		e            IndexEntry
 		reason, held string
@@ -62,9 +73,9 @@ func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (localScan
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return localScan{}, fmt.Errorf("scan team directory: %w", err)
+		return nil, fmt.Errorf("scan team directory: %w", err)
 	}
-	sc.files = make(map[string]IndexEntry, len(found))
+	files := make(map[string]IndexEntry, len(found))
 	for i, f := range found {
 		switch {
 		case out[i].held != "":
@@ -72,10 +83,10 @@ func (t *teamDir) scanLocal(idx map[string]IndexEntry, now time.Time) (localScan
 		case out[i].reason != "":
 			sc.skipped = append(sc.skipped, Skipped{Key: f.key, Reason: out[i].reason})
 		default:
-			sc.files[f.key] = out[i].e
+			files[f.key] = out[i].e
 		}
 	}
-	return sc, nil
+	return files, nil
 }
 
 // The reasons a file or directory is held back for.
@@ -88,10 +99,11 @@ const (
 // the state and noting in the session which files cannot sync and which
 // are held back. It returns the files and those that cannot sync.
 func (s *session) scan() (map[string]IndexEntry, []Skipped, error) {
-	sc, err := s.td.scanLocal(s.st.Index, s.now())
+	sc, err := s.scanFiles()
 	if err != nil {
 		return nil, nil, err
 	}
+	s.memo = &scanMemo{skipped: sc.skipped, held: sc.held}
 	s.st.Index = sc.files
 	s.unsyncable = make(map[string]bool, len(sc.skipped))
 	for _, sk := range sc.skipped {
@@ -101,6 +113,28 @@ func (s *session) scan() (map[string]IndexEntry, []Skipped, error) {
 		s.hold(h.Key, h.Reason)
 	}
 	return sc.files, sc.skipped, nil
+}
+
+// scanFiles scans the paths the watcher named since the last scan alone
+// when that scan's findings are at hand, else the whole directory.
+func (s *session) scanFiles() (localScan, error) {
+	now := s.now()
+	if s.tracked.named && s.memo != nil {
+		prev := localScan{files: s.st.Index, skipped: s.memo.skipped, held: s.memo.held}
+		sc, err := s.td.scanNamed(prev, s.tracked.names, now)
+		if err == nil {
+			s.scannedNamed = true
+			return sc, nil
+		}
+		if !errors.Is(err, errWholeScan) {
+			return localScan{}, err
+		}
+	}
+	sc, err := s.td.scanLocal(s.st.Index, now)
+	if err == nil {
+		s.scannedWhole = true
+	}
+	return sc, err
 }
 
 // hold holds key back for reason, once per session.
@@ -172,20 +206,21 @@ func (t *teamDir) readable(key string) error {
 	return f.Close()
 }
 
-// localFile is a candidate file found by walkLocal.
+// localFile is a candidate file found by walkFrom.
 type localFile struct {
 	key string
 	d   fs.DirEntry
 }
 
-// walkLocal lists the files that look syncable (api.IsSyncableKey: not
-// hidden, .md or .txt), skips those that cannot sync before they are
-// read, and holds back the directories below the root that cannot be
-// read. It does not enter hidden directories: nothing in them syncs.
-func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
+// walkFrom lists the files under start ("." for the whole directory) that
+// look syncable (api.IsSyncableKey: not hidden, .md or .txt), skips those
+// that cannot sync before they are read, and holds back the directories
+// below the root that cannot be read. It does not enter hidden
+// directories: nothing in them syncs.
+func (t *teamDir) walkFrom(start string) ([]localFile, localScan, error) {
 	var found []localFile
 	var sc localScan
-	err := fs.WalkDir(t.root.FS(), ".", func(key string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(t.root.FS(), start, func(key string, d fs.DirEntry, err error) error {
 		if err == nil && key != "." && d.IsDir() {
 			err = readFault(t.path, key)
 		}
@@ -205,20 +240,25 @@ func (t *teamDir) walkLocal() ([]localFile, localScan, error) {
 			}
 			return nil
 		}
-		if !api.IsSyncableKey(key) || t.skips(key, false) {
-			return nil
-		}
-		if reason := localProblem(key, d); reason != "" {
-			sc.skipped = append(sc.skipped, Skipped{Key: key, Reason: reason})
-			return nil
-		}
-		found = append(found, localFile{key: key, d: d})
+		found, sc.skipped = t.candidate(key, d, found, sc.skipped)
 		return nil
 	})
 	if err != nil {
 		return nil, localScan{}, fmt.Errorf("scan team directory: %w", err)
 	}
 	return found, sc, nil
+}
+
+// candidate adds the file key, which d describes, to found when it looks
+// syncable, or to skipped when it looks so but cannot sync.
+func (t *teamDir) candidate(key string, d fs.DirEntry, found []localFile, skipped []Skipped) ([]localFile, []Skipped) {
+	if !api.IsSyncableKey(key) || t.skips(key, false) {
+		return found, skipped
+	}
+	if reason := localProblem(key, d); reason != "" {
+		return found, append(skipped, Skipped{Key: key, Reason: reason})
+	}
+	return append(found, localFile{key: key, d: d}), skipped
 }
 
 // localProblem says why a candidate file cannot sync before it is read.

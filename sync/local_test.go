@@ -27,7 +27,7 @@ func TestWalkLocalFollowsSyncableRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer td.close()
-	found, _, err := td.walkLocal()
+	found, _, err := td.walkFrom(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,6 @@ func TestWalkLocalFollowsSyncableRule(t *testing.T) {
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("walkLocal() found %v, want %v", got, want)
+		t.Errorf("walkFrom(\".\") found %v, want %v", got, want)
 	}
 }

@@ -54,7 +54,7 @@ func (n *Notes) List() ([]NoteFile, error) {
 		return nil, err
 	}
 	defer td.close()
-	found, _, err := td.walkLocal()
+	found, _, err := td.walkFrom(".")
 	if err != nil {
 		return nil, err
 	}

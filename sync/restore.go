@@ -158,7 +158,7 @@ func (e *Engine) RestoreDeleted(ctx context.Context) (Report, error) {
 // deletedHere lists, sorted, the keys the server holds at the version
 // last synced here whose file is gone from the team directory.
 func (s *session) deletedHere() ([]string, error) {
-	found, _, err := s.td.walkLocal()
+	found, _, err := s.td.walkFrom(".")
 	if err != nil {
 		return nil, err
 	}

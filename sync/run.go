@@ -75,7 +75,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, err
 	}
 	defer dirLock.Release()
-	s := &session{Engine: e, st: st, td: td, rep: &rep}
+	s := &session{Engine: e, st: st, td: td, rep: &rep, tracked: e.track.take(), memo: e.state.memo()}
 	savetrace.Mark("session.open", "")
 	err = s.prepareDir()
 	if err == nil {
@@ -92,6 +92,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		rep.sort()
 		return rep, e.shownErr(cmp.Or(err, serr))
 	}
+	e.keepScan(s)
 	e.setChecksum(st.LastKnownChecksum)
 	e.storeID.Store(&st.StoreID)
 	rep.Checksum = st.LastKnownChecksum
@@ -129,4 +130,14 @@ func (e *Engine) openTeamDir() (*teamDir, error) {
 		}
 	}
 	return td, err
+}
+
+// keepScan records, once s's state is saved, what its scans found and
+// which of the watcher's notes they took in.
+func (e *Engine) keepScan(s *session) {
+	if !s.scannedWhole && !s.scannedNamed {
+		return
+	}
+	e.state.keepMemo(s.memo)
+	e.track.scanned(s.tracked, s.scannedWhole)
 }

@@ -60,7 +60,7 @@ func SharedNotes(cfg Config) (Shared, error) {
 		return Shared{}, err
 	}
 	defer td.close()
-	found, sc, err := td.walkLocal()
+	found, sc, err := td.walkFrom(".")
 	if err != nil {
 		return Shared{}, err
 	}
@@ -81,7 +81,7 @@ func SharedNotes(cfg Config) (Shared, error) {
 	return out, nil
 }
 
-// sharedNote reads one file found by walkLocal and reports whether its
+// sharedNote reads one file found by walkFrom and reports whether its
 // content is what st says the server holds.
 func (t *teamDir) sharedNote(f localFile, st *State) (SharedNote, bool) {
 	want, onServer := st.ServerChecksums[f.key]

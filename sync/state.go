@@ -147,15 +147,24 @@ func validChecksum(s string) bool {
 type stateStore struct {
 	path string
 	last []byte // the bytes last read or written, to skip no-op saves
+	// cache is the state last read or written (statecache.go); load and
+	// save keep it, and only they use it.
+	cache stateCache
 }
 
 // load reads the state. A missing file yields a fresh state; a corrupt one
 // is moved aside (the returned warning says where) and also yields a fresh
 // state, so the next sync is a safe full resync.
 func (s *stateStore) load(repo, server string, now time.Time) (st *State, movedTo string, err error) {
-	data, err := os.ReadFile(s.path)
+	if fi, err := os.Stat(s.path); err == nil {
+		if st, ok := s.cache.get(stampOf(fi)); ok && st.Repo == repo && st.Server == server {
+			return st, "", nil
+		}
+	}
+	data, stamp, err := readStamped(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.last = nil
+		s.cache.forget()
 		return newState(repo, server), "", nil
 	}
 	if err != nil {
@@ -164,13 +173,15 @@ func (s *stateStore) load(repo, server string, now time.Time) (st *State, movedT
 	st, derr := decodeState(data)
 	if derr == nil && st.Repo == repo && st.Server == server {
 		s.last = data
+		s.cache.put(st, stamp, true)
 		return st, "", nil
 	}
+	s.last = nil
+	s.cache.forget()
 	aside := s.path + ".corrupt-" + now.UTC().Format("20060102T150405.000000000Z")
 	if err := os.Rename(s.path, aside); err != nil {
 		return nil, "", fmt.Errorf("move corrupt state aside: %w", err)
 	}
-	s.last = nil
 	return newState(repo, server), aside, nil
 }
 
@@ -225,9 +236,16 @@ func (s *stateStore) save(st *State) error {
 		return nil
 	}
 	if err := fsio.WriteFile(s.path, data, 0o600); err != nil {
+		s.last = nil
+		s.cache.forget()
 		return fmt.Errorf("save state: %w", err)
 	}
 	s.last = data
+	if fi, err := os.Stat(s.path); err == nil {
+		s.cache.put(st, stampOf(fi), false)
+	} else {
+		s.cache.forget()
+	}
 	return nil
 }
 

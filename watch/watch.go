@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -114,6 +115,9 @@ type Watcher struct {
 	log     *slog.Logger
 	batches chan Batch
 	recheck chan struct{}
+	// attached is closed once Run watches (or polls) the directory.
+	attached     chan struct{}
+	attachedOnce sync.Once
 }
 
 // New returns a watcher for dir. Call Run to start watching. The directory
@@ -124,7 +128,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
 	opts = opts.withDefaults()
-	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), recheck: make(chan struct{}, 1)}, nil
+	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), recheck: make(chan struct{}, 1), attached: make(chan struct{})}, nil
 }
 
 // Recheck asks the watcher to look at the watched directory itself again,
@@ -141,6 +145,14 @@ func (w *Watcher) Recheck() {
 // Batches delivers the debounced changes. It is never closed; stop reading
 // when Run returns.
 func (w *Watcher) Batches() <-chan Batch { return w.batches }
+
+// Attached is closed once Run watches the directory, or polls it where
+// notification is unavailable: from then on, every change to the tree is
+// in a batch, named or as a rescan. A watcher waiting for a missing
+// directory counts as attached: its return comes as a rescan.
+func (w *Watcher) Attached() <-chan struct{} { return w.attached }
+
+func (w *Watcher) markAttached() { w.attachedOnce.Do(func() { close(w.attached) }) }
 
 // Dir is the absolute path of the watched directory.
 func (w *Watcher) Dir() string { return w.dir }
@@ -163,6 +175,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		w.log.Warn("file notification unavailable, falling back to rescans",
 			"dir", w.dir, "err", err, "hint", limitHint(err))
+		w.markAttached()
 		return w.poll(ctx, t, w.opts.FallbackRescan)
 	}
 	t.notifier = notifier
@@ -170,6 +183,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := t.attach(ctx); err != nil && !t.exhausted {
 		return fmt.Errorf("watch %s: %w", w.dir, err)
 	}
+	w.markAttached()
 	return w.loop(ctx, t, notifier)
 }
 

@@ -84,6 +84,21 @@ type ignorer interface {
 	Ignores(p string) bool
 }
 
+// changeNoter is an engine told what its watcher saw, which then scans
+// only the paths named (memsync.Engine.NoteChanges).
+type changeNoter interface {
+	NoteChanges(paths []string, rescan bool)
+}
+
+// tellEngine passes b to the engine when it takes the watcher's notes. A
+// batch made only of the last pull's own writes is not passed: the engine
+// recorded those files as it wrote them.
+func (r *repo) tellEngine(b watch.Batch) {
+	if n, ok := r.eng.(changeNoter); ok {
+		n.NoteChanges(b.Paths, b.Rescan)
+	}
+}
+
 // relevant is b without the paths the repo's engine ignores.
 func (r *repo) relevant(b watch.Batch) watch.Batch {
 	ig, ok := r.eng.(ignorer)

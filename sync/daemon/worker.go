@@ -8,6 +8,7 @@ import (
 	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/watch"
 )
 
 // worker is the goroutine that alone calls the engine, with what it owes:
@@ -43,12 +44,16 @@ func (r *repo) work(ctx context.Context) error {
 	defer w.retry.Stop()
 	r.noteUnsent()
 	w.attempt(ctx)
+	attached := r.watcher.Attached()
 	for {
 		w.refreshProvenance(ctx)
 		w.releaseIfOwed()
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-attached:
+			attached = nil
+			r.tellEngine(watch.Batch{Rescan: true})
 		case b := <-r.watcher.Batches():
 			if b = r.relevant(b); !b.Rescan && len(b.Paths) == 0 {
 				continue
@@ -58,6 +63,7 @@ func (r *repo) work(ctx context.Context) error {
 				continue
 			}
 			r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
+			r.tellEngine(b)
 			r.noteChanges(b)
 			r.unsuppress()
 			if !w.waiting {
