@@ -117,7 +117,6 @@ func TestScanNamedMatchesWholeScan(t *testing.T) {
 	}
 }
 
-
 func sameSkipped(a, b []Skipped) bool {
 	sorted := func(s []Skipped) []Skipped {
 		s = slices.Clone(s)
