@@ -11,7 +11,9 @@ import (
 
 // SnapshotOf implements store.Store in one read transaction: the repo's
 // row, its checksums (the cached state when it is of the row's version)
-// and the values of those of keys that the state holds live.
+// and the values of those of keys that the state holds live. Should the
+// values read not be those of the cached state, the checksums are read
+// again in the same transaction.
 func (s *Store) SnapshotOf(ctx context.Context, repo string, keys []string) (store.Snapshot, error) {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -24,8 +26,11 @@ func (s *Store) SnapshotOf(ctx context.Context, repo string, keys []string) (sto
 	}
 	if cached := s.cache.get(repo, st.version); cached != nil {
 		values, ok, err := readValuesOf(ctx, tx, cached, keys)
-		if err != nil || ok {
-			return withValues(cached, values), err
+		if err != nil {
+			return store.Snapshot{}, err
+		}
+		if ok {
+			return withValues(cached, values), nil
 		}
 	}
 	if err := readChecksums(ctx, tx, st); err != nil {
@@ -33,10 +38,13 @@ func (s *Store) SnapshotOf(ctx context.Context, repo string, keys []string) (sto
 	}
 	s.cache.put(st)
 	values, ok, err := readValuesOf(ctx, tx, st, keys)
-	if err == nil && !ok {
-		err = fmt.Errorf("read values of %s: a value and its checksum differ in one read", repo)
+	if err != nil {
+		return store.Snapshot{}, err
 	}
-	return withValues(st, values), err
+	if !ok {
+		return store.Snapshot{}, fmt.Errorf("read values of %s: a value and its checksum differ in one read", repo)
+	}
+	return withValues(st, values), nil
 }
 
 // withValues returns st's snapshot holding values.
@@ -46,43 +54,59 @@ func withValues(st *repoState, values map[string]string) store.Snapshot {
 	return snap
 }
 
+// maxKeysPerRead bounds the keys one statement of readValuesOf names,
+// well under SQLite's limit on a statement's parameters.
+const maxKeysPerRead = 500
+
 // readValuesOf returns the values of those of keys that st holds live,
-// in one statement, and whether the entries read are those st holds: the
-// same live keys with the same checksums.
+// in one statement per maxKeysPerRead of them, and whether the entries
+// read are those st holds: the same live keys with the same checksums.
 func readValuesOf(ctx context.Context, q queryer, st *repoState, keys []string) (map[string]string, bool, error) {
 	live := liveKeys(st, keys)
 	values := make(map[string]string, len(live))
-	if len(live) == 0 {
-		return values, true, nil
+	same := true
+	for len(live) > 0 {
+		n := min(len(live), maxKeysPerRead)
+		ok, err := readValuesInto(ctx, q, st, live[:n], values)
+		if err != nil {
+			return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
+		}
+		same = same && ok
+		live = live[n:]
 	}
-	args := make([]any, 0, len(live)+1)
+	return values, same, nil
+}
+
+// readValuesInto reads the values of keys, which st holds live, into
+// values with key IN (...), and reports whether each was found with the
+// checksum st holds.
+func readValuesInto(ctx context.Context, q queryer, st *repoState, keys []string, values map[string]string) (bool, error) {
+	args := make([]any, 0, len(keys)+1)
 	args = append(args, st.id)
-	for _, k := range live {
+	for _, k := range keys {
 		args = append(args, k)
 	}
-	query := "SELECT key, checksum, value FROM entries WHERE repo_id = ? AND checksum IS NOT NULL AND key IN (?" +
-		strings.Repeat(", ?", len(live)-1) + ")"
-	rows, err := q.QueryContext(ctx, query, args...)
+	rows, err := q.QueryContext(ctx, "SELECT key, checksum, value FROM entries WHERE repo_id = ? AND checksum IS NOT NULL AND key IN (?"+
+		strings.Repeat(", ?", len(keys)-1)+")", args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
+		return false, err
 	}
 	defer rows.Close()
+	found := 0
 	same := true
 	for rows.Next() {
 		var key, sum string
 		var value []byte
 		if err := rows.Scan(&key, &sum, &value); err != nil {
-			return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
+			return false, err
 		}
 		if want, _ := st.EntryChecksum(key); sum != want {
 			same = false
 		}
 		values[key] = string(value)
+		found++
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
-	}
-	return values, same && len(values) == len(live), nil
+	return same && found == len(keys), rows.Err()
 }
 
 // liveKeys returns the keys of keys that st holds live, each once.

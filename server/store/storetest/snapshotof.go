@@ -92,6 +92,28 @@ func checkNamedConsistent(t *testing.T, snap store.Snapshot) {
 	}
 }
 
+// testSnapshotOfManyKeys names more keys than a backend may put in one
+// statement, half of them live.
+func testSnapshotOfManyKeys(t *testing.T, s store.Store) {
+	const live = 1200
+	entries := map[string]string{}
+	var keys []string
+	for i := range live {
+		k := fmt.Sprintf("notes/n%04d.md", i)
+		entries[k] = strconv.Itoa(i)
+		keys = append(keys, k, fmt.Sprintf("notes/absent%04d.md", i))
+	}
+	apply(t, s, store.Write{Repo: repo, Entries: entries})
+	got, err := s.SnapshotOf(context.Background(), repo, keys)
+	if err != nil {
+		t.Fatalf("SnapshotOf(%d keys) error = %v", len(keys), err)
+	}
+	if !maps.Equal(got.Entries, entries) {
+		t.Errorf("SnapshotOf(%d keys) = %d values, want the %d live ones", len(keys), len(got.Entries), len(entries))
+	}
+	checkNamedConsistent(t, got)
+}
+
 // testSnapshotOfNotFound: a repo never written is not found, also when
 // another repo was.
 func testSnapshotOfNotFound(t *testing.T, s store.Store) {

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"KeyByteOrder", testKeyByteOrder},
 		{"ReposIsolated", testReposIsolated},
 		{"SnapshotOf", testSnapshotOf},
+		{"SnapshotOfManyKeys", testSnapshotOfManyKeys},
 		{"SnapshotOfNotFound", testSnapshotOfNotFound},
 		{"SnapshotOfConsistent", testSnapshotOfConsistent},
 		{"CanceledContext", testCanceledContext},
