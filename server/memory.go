@@ -50,7 +50,7 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 // onlyParam parses the keys a full pull asks the values of (extension):
 // nil for all of them. It is an error on any other view, with more than
 // api.MaxOnlyKeys keys, or with a key that could not be an entry's.
-func onlyParam(q url.Values, view string) (map[string]bool, error) {
+func onlyParam(q url.Values, view string) ([]string, error) {
 	keys, ok := q[api.ParamOnly]
 	switch {
 	case !ok:
@@ -60,14 +60,12 @@ func onlyParam(q url.Values, view string) (map[string]bool, error) {
 	case len(keys) > api.MaxOnlyKeys:
 		return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, fmt.Sprintf("only names %d keys, at most %d", len(keys), api.MaxOnlyKeys))
 	}
-	out := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		if err := api.ValidateKey(k, api.Limits{}); err != nil {
 			return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidKey, "only: "+err.Error())
 		}
-		out[k] = true
 	}
-	return out, nil
+	return keys, nil
 }
 
 // repoQuery parses the query string and validates its repo slug, which has
@@ -139,9 +137,15 @@ func firstETag(h string) string {
 }
 
 // get answers a full pull or a hash probe, or 304 when inm is current. A
-// full pull with only sends the values of those keys alone.
-func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string, only map[string]bool) error {
-	snap, err := s.store.Snapshot(r.Context(), repo, !hashes)
+// full pull with only reads and sends the values of those keys alone.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string, only []string) error {
+	var snap store.Snapshot
+	var err error
+	if only != nil {
+		snap, err = s.store.SnapshotOf(r.Context(), repo, only)
+	} else {
+		snap, err = s.store.Snapshot(r.Context(), repo, !hashes)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound()
 	}
@@ -152,23 +156,8 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes
 		notModified(w, snap.Checksum)
 		return nil
 	}
-	if only != nil {
-		snap.Entries = onlyEntries(snap.Entries, only)
-	}
 	s.writeSnapshot(w, snap, hashes)
 	return nil
-}
-
-// onlyEntries returns the entries of only, in a map of their own: the
-// store's may be shared.
-func onlyEntries(entries map[string]string, only map[string]bool) map[string]string {
-	out := make(map[string]string, len(only))
-	for k := range only {
-		if v, ok := entries[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // writeSnapshot sends snap as a full or hashes body with its ETag.

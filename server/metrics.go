@@ -90,6 +90,11 @@ func (s *instrumentedStore) Snapshot(ctx context.Context, repo string, withValue
 	return s.Store.Snapshot(ctx, repo, withValues)
 }
 
+func (s *instrumentedStore) SnapshotOf(ctx context.Context, repo string, keys []string) (store.Snapshot, error) {
+	defer s.observe("snapshot_of", time.Now())
+	return s.Store.SnapshotOf(ctx, repo, keys)
+}
+
 func (s *instrumentedStore) Apply(ctx context.Context, w store.Write) (store.Result, error) {
 	defer s.observe("apply", time.Now())
 	return s.Store.Apply(ctx, w)

@@ -51,7 +51,7 @@ type Snapshot struct {
 	// Checksum is the repo checksum of PROTOCOL.md section 3.
 	Checksum string
 	// Entries maps key to value; nil when the snapshot was taken without
-	// values.
+	// values, only the keys asked for when taken by SnapshotOf.
 	Entries map[string]string
 	// EntryChecksums maps every live key to its entry checksum.
 	EntryChecksums map[string]string
@@ -195,6 +195,13 @@ type Store interface {
 	// Snapshot returns the current state of repo, with values when
 	// withValues is set. A repo never written returns ErrNotFound.
 	Snapshot(ctx context.Context, repo string, withValues bool) (Snapshot, error)
+	// SnapshotOf returns the current state of repo as Snapshot with values
+	// does, but with the values of keys alone: Entries holds each of keys
+	// that is live, and is empty, not nil, when none is. Its values and
+	// everything else come from one read of the repo, so each value has
+	// its checksum in EntryChecksums. A repo never written returns
+	// ErrNotFound.
+	SnapshotOf(ctx context.Context, repo string, keys []string) (Snapshot, error)
 	// Apply performs w atomically: all of it or none of it. A write that
 	// changes nothing returns the current state without bumping the version.
 	Apply(ctx context.Context, w Write) (Result, error)

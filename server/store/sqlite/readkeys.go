@@ -1,0 +1,123 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// SnapshotOf implements store.Store in one read transaction: the repo's
+// row, its checksums (the cached state when it is of the row's version)
+// and the values of those of keys that the state holds live. Should the
+// values read not be those of the cached state, the checksums are read
+// again in the same transaction.
+func (s *Store) SnapshotOf(ctx context.Context, repo string, keys []string) (store.Snapshot, error) {
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return store.Snapshot{}, fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := readRepoRow(ctx, tx, repo)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	if cached := s.cache.get(repo, st.version); cached != nil {
+		values, ok, err := readValuesOf(ctx, tx, cached, keys)
+		if err != nil {
+			return store.Snapshot{}, err
+		}
+		if ok {
+			return withValues(cached, values), nil
+		}
+	}
+	if err := readChecksums(ctx, tx, st); err != nil {
+		return store.Snapshot{}, err
+	}
+	s.cache.put(st)
+	values, ok, err := readValuesOf(ctx, tx, st, keys)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	if !ok {
+		return store.Snapshot{}, fmt.Errorf("read values of %s: a value and its checksum differ in one read", repo)
+	}
+	return withValues(st, values), nil
+}
+
+// withValues returns st's snapshot holding values.
+func withValues(st *repoState, values map[string]string) store.Snapshot {
+	snap := st.snapshot()
+	snap.Entries = values
+	return snap
+}
+
+// maxKeysPerRead bounds the keys one statement of readValuesOf names,
+// well under SQLite's limit on a statement's parameters.
+const maxKeysPerRead = 500
+
+// readValuesOf returns the values of those of keys that st holds live,
+// in one statement per maxKeysPerRead of them, and whether the entries
+// read are those st holds: the same live keys with the same checksums.
+func readValuesOf(ctx context.Context, q queryer, st *repoState, keys []string) (map[string]string, bool, error) {
+	live := liveKeys(st, keys)
+	values := make(map[string]string, len(live))
+	same := true
+	for len(live) > 0 {
+		n := min(len(live), maxKeysPerRead)
+		ok, err := readValuesInto(ctx, q, st, live[:n], values)
+		if err != nil {
+			return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
+		}
+		same = same && ok
+		live = live[n:]
+	}
+	return values, same, nil
+}
+
+// readValuesInto reads the values of keys, which st holds live, into
+// values with key IN (...), and reports whether each was found with the
+// checksum st holds.
+func readValuesInto(ctx context.Context, q queryer, st *repoState, keys []string, values map[string]string) (bool, error) {
+	args := make([]any, 0, len(keys)+1)
+	args = append(args, st.id)
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	rows, err := q.QueryContext(ctx, "SELECT key, checksum, value FROM entries WHERE repo_id = ? AND checksum IS NOT NULL AND key IN (?"+
+		strings.Repeat(", ?", len(keys)-1)+")", args...)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	found := 0
+	same := true
+	for rows.Next() {
+		var key, sum string
+		var value []byte
+		if err := rows.Scan(&key, &sum, &value); err != nil {
+			return false, err
+		}
+		if want, _ := st.EntryChecksum(key); sum != want {
+			same = false
+		}
+		values[key] = string(value)
+		found++
+	}
+	return same && found == len(keys), rows.Err()
+}
+
+// liveKeys returns the keys of keys that st holds live, each once.
+func liveKeys(st *repoState, keys []string) []string {
+	out := make([]string, 0, len(keys))
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if _, live := st.EntryChecksum(k); live && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
