@@ -228,7 +228,7 @@ func (s *stateStore) read(repo, server string) (*State, error) {
 
 // save writes the state atomically unless it is unchanged.
 func (s *stateStore) save(st *State) error {
-	data, err := json.MarshalIndent(st, "", " ")
+	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
