@@ -26,8 +26,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // decoding it in one pass; a larger one is decoded as it arrives.
 const maxFastBody = 256 << 10
 
-// bodyBufs holds the buffers decodePut reads bodies into.
-var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+// bodyBufs holds the buffers decodePut reads bodies into and decodes
+// escaped strings in.
+var bodyBufs = sync.Pool{New: func() any { return &putBufs{body: make([]byte, 0, 16<<10)} }}
+
+type putBufs struct{ body, scratch []byte }
 
 // decodePut decodes a PUT body under lim. A body of at most maxFastBody
 // bytes is read whole and, when it is of the common form (valid UTF-8,
@@ -37,16 +40,16 @@ var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return 
 // and every body that is refused, goes to api.ReadPut, so every answer
 // and every error is ReadPut's.
 func decodePut(r io.Reader, lim api.Limits) (api.PutRequest, error) {
-	bp := bodyBufs.Get().(*[]byte)
+	bufs := bodyBufs.Get().(*putBufs)
 	defer func() {
-		if cap(*bp) <= maxFastBody {
-			bodyBufs.Put(bp)
+		if cap(bufs.body) <= maxFastBody && cap(bufs.scratch) <= maxFastBody {
+			bodyBufs.Put(bufs)
 		}
 	}()
-	buf, rest := readUpTo((*bp)[:0], r, maxFastBody)
-	*bp = buf[:0]
+	buf, rest := readUpTo(bufs.body[:0], r, maxFastBody)
+	bufs.body = buf[:0]
 	if rest == nil {
-		if req, ok := fastPut(buf, lim); ok {
+		if req, ok := fastPut(buf, bufs, lim); ok {
 			return req, nil
 		}
 		return api.ReadPut(bytes.NewReader(buf), lim)
@@ -81,11 +84,12 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // fastPut decodes body in one pass, or reports false for a body it leaves
 // to api.ReadPut: one it would refuse, or one of a form it does not take.
 // What it returns is what api.ReadPut returns for the same body.
-func fastPut(body []byte, lim api.Limits) (api.PutRequest, bool) {
+func fastPut(body []byte, bufs *putBufs, lim api.Limits) (api.PutRequest, bool) {
 	if !utf8.Valid(body) {
 		return api.PutRequest{}, false
 	}
-	p := fastParser{b: body}
+	p := fastParser{b: body, scratch: bufs.scratch[:0]}
+	defer func() { bufs.scratch = p.scratch[:0] }()
 	req := api.PutRequest{Entries: map[string]string{}}
 	if !p.byte('{') {
 		return api.PutRequest{}, false
@@ -129,7 +133,7 @@ func fastPut(body []byte, lim api.Limits) (api.PutRequest, bool) {
 type fastParser struct {
 	b       []byte
 	i       int
-	scratch []byte // a string's decoded bytes
+	scratch []byte // an escaped string's decoded bytes, reused
 }
 
 func (p *fastParser) space() {
@@ -255,13 +259,13 @@ func plainRun(b []byte) int {
 // string having begun at start.
 func (p *fastParser) escaped(start int) (string, bool) {
 	out := append(p.scratch[:0], p.b[start:p.i]...)
-	defer func() { p.scratch = out[:0] }()
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			return string(out), true
+			p.scratch = out[:0]
+			return string(out), true // the one copy out of the reused buffer
 		case c < 0x20:
 			return "", false
 		case c != '\\':

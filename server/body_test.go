@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,5 +120,33 @@ func checkDecodePut(t *testing.T, body string, lim api.Limits) {
 	if !maps.Equal(got.Entries, want.Entries) || !slices.Equal(got.SoftDeleteKeys, want.SoftDeleteKeys) ||
 		(got.Entries == nil) != (want.Entries == nil) || (got.SoftDeleteKeys == nil) != (want.SoftDeleteKeys == nil) {
 		t.Fatalf("decodePut(%.80q) = %q, %q, want %q, %q", body, got.Entries, got.SoftDeleteKeys, want.Entries, want.SoftDeleteKeys)
+	}
+}
+
+// BenchmarkDecodePut decodes a single-entry PUT of 4 KB of note text, as
+// the daemon sends one: through api.ReadPut alone, and through decodePut.
+func BenchmarkDecodePut(b *testing.B) {
+	var note strings.Builder
+	for i := 0; note.Len() < 4096; i++ {
+		fmt.Fprintf(&note, "- step %d: run `go test ./server/...` in /srv/app, then \"check\" the token and key paths\n", i)
+	}
+	body, err := json.Marshal(api.PutRequest{Entries: map[string]string{"notes/build.md": note.String()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lim := api.DefaultLimits()
+	for _, c := range []struct {
+		name   string
+		decode func(io.Reader, api.Limits) (api.PutRequest, error)
+	}{{"ReadPut", api.ReadPut}, {"decodePut", decodePut}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.decode(bytes.NewReader(body), lim); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
