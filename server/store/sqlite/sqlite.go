@@ -77,15 +77,11 @@ type Store struct {
 	cache *stateCache
 	stmts map[string]*sql.Stmt // the writer's statements, on wdb
 
-	sums checksummer // used by the writer goroutine only
+	sums checksummer // used by the leader of a commit only
 
-	maxBatch   int
-	queue      chan *writeReq
-	purges     chan *purgeReq
-	closing    chan struct{}
-	writerDone chan struct{}
-	closeOnce  sync.Once
-	closeErr   error
+	writers   writers
+	closeOnce sync.Once
+	closeErr  error
 
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
@@ -134,29 +130,24 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	rdb.SetMaxOpenConns(opts.ReadConns)
 	rdb.SetMaxIdleConns(opts.ReadConns)
 	s := &Store{
-		path:       path,
-		log:        opts.Logger,
-		wdb:        wdb,
-		rdb:        rdb,
-		cache:      newStateCache(maxCachedEntries),
-		stmts:      stmts,
-		maxBatch:   opts.MaxBatch,
-		queue:      make(chan *writeReq),
-		purges:     make(chan *purgeReq),
-		closing:    make(chan struct{}),
-		writerDone: make(chan struct{}),
-		sqlParts:   store.NewSQLParts(sharedSQL{sqlQuerier(rdb), wdb}),
+		path:     path,
+		log:      opts.Logger,
+		wdb:      wdb,
+		rdb:      rdb,
+		cache:    newStateCache(maxCachedEntries),
+		stmts:    stmts,
+		sqlParts: store.NewSQLParts(sharedSQL{sqlQuerier(rdb), wdb}),
 	}
-	go s.writeLoop()
+	s.writers.maxBatch = opts.MaxBatch
+	s.writers.idle.L = &s.writers.mu
 	return s, nil
 }
 
-// Close stops the writer after the writes it has taken, and closes the
-// database. Writes not yet taken fail with ErrClosed.
+// Close waits for the commit under way, and closes the database. Writes
+// and purges not yet taken fail with ErrClosed.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.closing)
-		<-s.writerDone
+		s.closeWriters()
 		s.closeErr = errors.Join(closeStmts(s.stmts), s.rdb.Close(), s.wdb.Close())
 		if s.closeErr != nil {
 			s.closeErr = fmt.Errorf("close database %s: %w", s.path, s.closeErr)
