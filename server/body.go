@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -26,11 +27,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // decoding it in one pass; a larger one is decoded as it arrives.
 const maxFastBody = 256 << 10
 
-// bodyBufs holds the buffers decodePut reads bodies into and decodes
-// escaped strings in.
-var bodyBufs = sync.Pool{New: func() any { return &putBufs{body: make([]byte, 0, 16<<10)} }}
-
-type putBufs struct{ body, scratch []byte }
+// bodyBufs holds the buffers decodePut reads bodies into.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // decodePut decodes a PUT body under lim. A body of at most maxFastBody
 // bytes is read whole and, when it is of the common form (valid UTF-8,
@@ -40,16 +38,16 @@ type putBufs struct{ body, scratch []byte }
 // and every body that is refused, goes to api.ReadPut, so every answer
 // and every error is ReadPut's.
 func decodePut(r io.Reader, lim api.Limits) (api.PutRequest, error) {
-	bufs := bodyBufs.Get().(*putBufs)
+	bp := bodyBufs.Get().(*[]byte)
 	defer func() {
-		if cap(bufs.body) <= maxFastBody && cap(bufs.scratch) <= maxFastBody {
-			bodyBufs.Put(bufs)
+		if cap(*bp) <= maxFastBody {
+			bodyBufs.Put(bp)
 		}
 	}()
-	buf, rest := readUpTo(bufs.body[:0], r, maxFastBody)
-	bufs.body = buf[:0]
+	buf, rest := readUpTo((*bp)[:0], r, maxFastBody)
+	*bp = buf[:0]
 	if rest == nil {
-		if req, ok := fastPut(buf, bufs, lim); ok {
+		if req, ok := fastPut(buf, lim); ok {
 			return req, nil
 		}
 		return api.ReadPut(bytes.NewReader(buf), lim)
@@ -84,12 +82,11 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // fastPut decodes body in one pass, or reports false for a body it leaves
 // to api.ReadPut: one it would refuse, or one of a form it does not take.
 // What it returns is what api.ReadPut returns for the same body.
-func fastPut(body []byte, bufs *putBufs, lim api.Limits) (api.PutRequest, bool) {
+func fastPut(body []byte, lim api.Limits) (api.PutRequest, bool) {
 	if !utf8.Valid(body) {
 		return api.PutRequest{}, false
 	}
-	p := fastParser{b: body, scratch: bufs.scratch[:0]}
-	defer func() { bufs.scratch = p.scratch[:0] }()
+	p := fastParser{b: body}
 	req := api.PutRequest{Entries: map[string]string{}}
 	if !p.byte('{') {
 		return api.PutRequest{}, false
@@ -131,9 +128,8 @@ func fastPut(body []byte, bufs *putBufs, lim api.Limits) (api.PutRequest, bool) 
 // fastParser reads a JSON text held in memory, already known to be valid
 // UTF-8. Each method reports false at anything it does not take.
 type fastParser struct {
-	b       []byte
-	i       int
-	scratch []byte // an escaped string's decoded bytes, reused
+	b []byte
+	i int
 }
 
 func (p *fastParser) space() {
@@ -256,62 +252,95 @@ func plainRun(b []byte) int {
 }
 
 // escaped reads the rest of a string from its first backslash on, the
-// string having begun at start.
+// string having begun at start. A first pass checks the escapes and
+// measures the value, a second decodes it into a string of that size, so
+// the value is copied once, into the one allocation it needs.
 func (p *fastParser) escaped(start int) (string, bool) {
-	out := append(p.scratch[:0], p.b[start:p.i]...)
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			p.scratch = out[:0]
-			return string(out), true // the one copy out of the reused buffer
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			n := plainRun(p.b[p.i:])
-			out = append(out, p.b[p.i:p.i+n]...)
-			p.i += n
+	n, end, ok := p.measure(p.i)
+	if !ok {
+		return "", false
+	}
+	var out strings.Builder
+	out.Grow(p.i - start + n)
+	out.Write(p.b[start:p.i])
+	for p.i < end {
+		if run := plainRun(p.b[p.i:end]); run > 0 {
+			out.Write(p.b[p.i : p.i+run])
+			p.i += run
 			continue
 		}
-		if p.i+1 >= len(p.b) {
-			return "", false
+		r, size := unescape(p.b[p.i:])
+		if r < utf8.RuneSelf {
+			out.WriteByte(byte(r))
+		} else {
+			out.WriteRune(r)
 		}
-		e := p.b[p.i+1]
-		p.i += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok || utf8.RuneLen(r) < 0 { // a surrogate: left to api.ReadPut
-				return "", false
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", false
-		}
+		p.i += size
 	}
-	return "", false
+	p.i = end + 1 // the closing quote
+	return out.String(), true
 }
 
-// hex4 reads the four hex digits of a \u escape.
-func (p *fastParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.b) {
+// measure follows a string from i, at a backslash, to its closing quote,
+// and returns its decoded length from i and the quote's index. It
+// reports false at a control character, an escape JSON does not have,
+// an escaped surrogate (left to api.ReadPut, which checks them in pairs)
+// or the end of the body.
+func (p *fastParser) measure(i int) (n, end int, ok bool) {
+	for i < len(p.b) {
+		run := plainRun(p.b[i:])
+		n, i = n+run, i+run
+		switch {
+		case i == len(p.b) || p.b[i] < 0x20:
+			return 0, 0, false
+		case p.b[i] == '"':
+			return n, i, true
+		}
+		r, size := unescape(p.b[i:])
+		if size == 0 {
+			return 0, 0, false
+		}
+		n, i = n+utf8.RuneLen(r), i+size
+	}
+	return 0, 0, false
+}
+
+// unescape decodes the escape b starts with, returning its rune and its
+// length in b, or a length of 0 for one the one-pass decode does not take.
+func unescape(b []byte) (rune, int) {
+	if len(b) < 2 {
+		return 0, 0
+	}
+	switch b[1] {
+	case '"', '\\', '/':
+		return rune(b[1]), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		r, ok := hex4(b[2:])
+		if !ok || utf8.RuneLen(r) < 0 { // a surrogate
+			return 0, 0
+		}
+		return r, 6
+	}
+	return 0, 0
+}
+
+// hex4 reads the four hex digits of a \u escape at b's start.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range p.b[p.i : p.i+4] {
+	for _, c := range b[:4] {
 		switch {
 		case '0' <= c && c <= '9':
 			c -= '0'
@@ -324,6 +353,5 @@ func (p *fastParser) hex4() (rune, bool) {
 		}
 		r = r<<4 | rune(c)
 	}
-	p.i += 4
 	return r, true
 }
