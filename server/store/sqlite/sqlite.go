@@ -1,9 +1,10 @@
 // Package sqlite is the embedded default backend of the teammemd server: a
 // store.Store and store.Tokens on one SQLite file (modernc.org/sqlite, no
 // cgo). Writes are durable before they are acknowledged (WAL with
-// synchronous=FULL) and go through one writer goroutine that commits
-// concurrent writes together (group commit), each in its own savepoint so a
-// failing write fails alone. Reads use a separate connection pool, and each
+// synchronous=FULL). Concurrent writes are committed together (group
+// commit), one commit at a time, led by the first waiting caller on its
+// own goroutine, each write in its own savepoint so a failing write fails
+// alone. Reads use a separate connection pool, and each
 // repo's entry checksums are cached by version so a hash probe on an
 // unchanged repo reads one row. The cache keeps keys sorted with saved
 // hash states, so a write hashes the repo checksum input only from the
@@ -72,7 +73,7 @@ func (o Options) withDefaults() Options {
 type Store struct {
 	path  string
 	log   *slog.Logger
-	wdb   *sql.DB // one connection: the writer goroutine and token writes
+	wdb   *sql.DB // one connection: the group commits and token writes
 	rdb   *sql.DB // read pool
 	cache *stateCache
 	stmts map[string]*sql.Stmt // the writer's statements, on wdb
