@@ -29,6 +29,38 @@ func BenchmarkFileCold(b *testing.B) {
 	}
 }
 
+// BenchmarkEntryCold scans distinct 4 KB values of wire entries with an
+// empty cache: through ScanEntries, and through File on a copy of the
+// value as bytes.
+func BenchmarkEntryCold(b *testing.B) {
+	s := newScanner(b, Config{CacheMaxEntries: 1})
+	notes := make([]string, 256)
+	for i := range notes {
+		notes[i] = corpus.Note(i+1, 4096)
+	}
+	for name, scan := range map[string]func(string) error{
+		"ScanEntries": func(v string) error {
+			_, err := s.ScanEntries(context.Background(), map[string]string{"n.md": v})
+			return err
+		},
+		"FileCopy": func(v string) error {
+			_, err := s.File(context.Background(), "n.md", []byte(v))
+			return err
+		},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(4096)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				s.cache = loadCache("", s.fingerprint, 1, s.log)
+				if err := scan(notes[i%len(notes)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkFileCached scans an unchanged note: a cache hit.
 func BenchmarkFileCached(b *testing.B) {
 	s := newScanner(b, Config{})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -113,15 +114,36 @@ func compareSeq(a, b uint64) int {
 // key hashes the fingerprint, the path (path allowlists and path rules make
 // a verdict depend on it) and the content.
 func (c *verdictCache) key(path string, data []byte) cacheKey {
+	h := c.keyHash(path)
+	h.Write(data)
+	var k cacheKey
+	h.Sum(k[:0])
+	return k
+}
+
+// keyText is key of content held in a string, hashed without a copy of
+// the whole: a chunk at a time through a buffer on the stack.
+func (c *verdictCache) keyText(path, text string) cacheKey {
+	h := c.keyHash(path)
+	var chunk [1024]byte
+	for len(text) > 0 {
+		n := copy(chunk[:], text)
+		h.Write(chunk[:n])
+		text = text[n:]
+	}
+	var k cacheKey
+	h.Sum(k[:0])
+	return k
+}
+
+// keyHash is a key's hash with the fingerprint and the path written.
+func (c *verdictCache) keyHash(path string) hash.Hash {
 	h := sha256.New()
 	h.Write([]byte(c.fingerprint))
 	h.Write([]byte{0})
 	h.Write([]byte(path))
 	h.Write([]byte{0})
-	h.Write(data)
-	var k cacheKey
-	h.Sum(k[:0])
-	return k
+	return h
 }
 
 func (c *verdictCache) get(k cacheKey) ([]Finding, bool) {

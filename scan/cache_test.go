@@ -23,6 +23,21 @@ func TestCacheHitIsUsed(t *testing.T) {
 	}
 }
 
+// A value scanned from a string has the verdict key of the same bytes, so
+// ScanEntries and File share verdicts.
+func TestKeyTextIsKey(t *testing.T) {
+	s := newScanner(t, Config{})
+	for _, n := range []int{0, 1, 1023, 1024, 1025, 5000} {
+		text := strings.Repeat("note\n", n)[:n]
+		if got, want := s.cache.keyText("a.md", text), s.cache.key("a.md", []byte(text)); got != want {
+			t.Errorf("keyText(a.md, %d bytes) = %x, want key's %x", n, got, want)
+		}
+	}
+	if s.cache.keyText("a.md", "x") == s.cache.keyText("b.md", "x") {
+		t.Error("keyText of one text at two paths is the same key")
+	}
+}
+
 func TestCachePersistsAndInvalidates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "scan-cache.json")
 	s := newScanner(t, Config{}, WithCacheFile(path))

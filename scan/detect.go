@@ -23,8 +23,7 @@ import (
 const engineVersion = "teammemd-scan/2"
 
 // detect runs the rules over one file and converts the results.
-func (s *Scanner) detect(ctx context.Context, path string, data []byte) ([]Finding, error) {
-	raw := string(data)
+func (s *Scanner) detect(ctx context.Context, path, raw string) ([]Finding, error) {
 	gl := s.engine.detect(ctx, raw, path)
 	if err := ctx.Err(); err != nil {
 		return nil, err // a cancelled scan is incomplete: never a verdict

@@ -15,7 +15,7 @@ func (s *Scanner) ScanEntries(ctx context.Context, entries map[string]string) (m
 		keys = append(keys, k)
 	}
 	hits, err := s.scanAll(ctx, keys, func(ctx context.Context, k string) ([]Finding, error) {
-		return s.File(ctx, k, []byte(entries[k]))
+		return s.fileText(ctx, k, entries[k])
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scan entries: %w", err)

@@ -118,7 +118,24 @@ func (s *Scanner) File(ctx context.Context, path string, data []byte) ([]Finding
 	if cached, ok := s.cache.get(key); ok {
 		return withFile(cached, path), nil
 	}
-	found, err := s.detect(ctx, path, data)
+	return s.detectAndKeep(ctx, key, path, string(data))
+}
+
+// fileText is File of content held in a string, scanned without a copy.
+func (s *Scanner) fileText(ctx context.Context, path, text string) ([]Finding, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	key := s.cache.keyText(path, text)
+	if cached, ok := s.cache.get(key); ok {
+		return withFile(cached, path), nil
+	}
+	return s.detectAndKeep(ctx, key, path, text)
+}
+
+// detectAndKeep scans text at path and caches the verdict under key.
+func (s *Scanner) detectAndKeep(ctx context.Context, key cacheKey, path, text string) ([]Finding, error) {
+	found, err := s.detect(ctx, path, text)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func lastModified(res store.Result, now time.Time) time.Time {
 // client, still sending, gets the answer rather than a reset connection.
 func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest, error) {
 	body := &countingReader{r: http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)}
-	req, err := api.ReadPut(body, s.limits)
+	req, err := decodePut(body, s.limits)
 	if err != nil {
 		_, _ = io.Copy(io.Discard, body)
 	}

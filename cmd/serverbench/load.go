@@ -34,7 +34,13 @@ type loadResult struct {
 	// cpu is the CPU time, user and system, the server's process used
 	// while it took the PUTs.
 	cpu time.Duration
+	// switches is how many times the server's threads left a CPU while it
+	// took the PUTs.
+	switches int64
 }
+
+// switchesPerPut is the server's context switches a PUT.
+func (r loadResult) switchesPerPut() float64 { return float64(r.switches) / float64(r.puts) }
 
 // cpuPerPut is the server's CPU time a PUT.
 func (r loadResult) cpuPerPut() time.Duration { return r.cpu / time.Duration(r.puts) }
@@ -70,6 +76,10 @@ func runLoad(ctx context.Context, t target, o options, prefix string) (loadResul
 	if err != nil {
 		return loadResult{}, err
 	}
+	sw0, err := contextSwitches(t.pid)
+	if err != nil {
+		return loadResult{}, err
+	}
 	start := time.Now()
 	lat, err := eachClient(ctx, clients, func(i int) int { return o.puts/o.clients + boolInt(i < o.puts%o.clients) })
 	if err != nil {
@@ -81,6 +91,11 @@ func runLoad(ctx context.Context, t target, o options, prefix string) (loadResul
 		return loadResult{}, err
 	}
 	res.cpu = cpu1 - cpu0
+	sw1, err := contextSwitches(t.pid)
+	if err != nil {
+		return loadResult{}, err
+	}
+	res.switches = sw1 - sw0
 	slices.Sort(lat)
 	res.p50, res.p99 = percentile(lat, 0.50), percentile(lat, 0.99)
 	return res, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,22 @@ func TestParseFlags(t *testing.T) {
 	}
 	if o, err := parseFlags(nil, io.Discard); err != nil || o.clients != 16 || o.size != 4096 {
 		t.Errorf("parseFlags(nil) = %+v, %v, want 16 clients of 4096 bytes", o, err)
+	}
+}
+
+func TestTaskSwitches(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "status")
+	status := "Name:\tteammemd\nThreads:\t7\nvoluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t31\n"
+	if err := os.WriteFile(path, []byte(status), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := taskSwitches(path); n != 151 || err != nil {
+		t.Errorf("taskSwitches(status) = %d, %v, want 151, nil", n, err)
+	}
+	if err := os.WriteFile(path, []byte("voluntary_ctxt_switches:\tmany\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := taskSwitches(path); err == nil {
+		t.Error("taskSwitches(malformed status) error = nil, want an error")
 	}
 }

@@ -25,15 +25,15 @@ func printResults(w io.Writer, o options, rows []row) error {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "round\tserver\tPUT/s\tp50\tp99\tserver CPU a PUT\tvs floor\tgoal (>= 0.5x, p99 <= 25 ms)")
+	fmt.Fprintln(tw, "round\tserver\tPUT/s\tp50\tp99\tserver CPU a PUT\tswitches a PUT\tvs floor\tgoal (>= 0.5x, p99 <= 25 ms)")
 	for _, kind := range []string{kindFloor, kindSQLite, kindSQLite + oldSuffix, kindPostgres, kindPostgres + oldSuffix} {
 		for _, r := range rows {
 			if r.kind != kind {
 				continue
 			}
 			ratio := r.load.rate() / floors[r.round]
-			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%s\t%s\t%s\t%.2fx\t%s\n", r.round, r.kind, r.load.rate(),
-				ms(r.load.p50), ms(r.load.p99), ms(r.load.cpuPerPut()), ratio, verdict(r.kind, ratio, r.load.p99))
+			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%s\t%s\t%s\t%.1f\t%.2fx\t%s\n", r.round, r.kind, r.load.rate(),
+				ms(r.load.p50), ms(r.load.p99), ms(r.load.cpuPerPut()), r.load.switchesPerPut(), ratio, verdict(r.kind, ratio, r.load.p99))
 		}
 	}
 	return tw.Flush()

@@ -38,9 +38,16 @@ func (st *repoState) result(changed []string) store.Result {
 	return store.Result{Version: st.version, LastModified: st.lastModified, Checksum: st.checksum, Changed: changed}
 }
 
+// codeDivisionByZero is the SQLSTATE of guardRepo's failure.
+const codeDivisionByZero = "22012"
+
 const (
 	selectRepoForUpdate = `SELECT id, version, last_modified, checksum, compacted_through FROM repos WHERE slug = $1 FOR UPDATE`
-	createRepo          = `INSERT INTO repos (slug, version, last_modified, checksum) VALUES ($1, 0, 0, $2)
+	lockRepoByID        = `SELECT 1 FROM repos WHERE id = $1 FOR UPDATE`
+	// guardRepo fails its transaction with a division by zero unless the
+	// repo's row holds the version, checksum and compaction mark given.
+	guardRepo  = `SELECT 1 / count(*) FROM repos WHERE id = $1 AND version = $2 AND checksum = $3 AND compacted_through = $4`
+	createRepo = `INSERT INTO repos (slug, version, last_modified, checksum) VALUES ($1, 0, 0, $2)
 			ON CONFLICT (slug) DO NOTHING RETURNING id`
 )
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -182,11 +183,66 @@ func (s *Store) commitBatch(repo string, batch []*writeReq) []writeRes {
 }
 
 // applyBatch runs the batch's transaction, filling results. Its error fails
-// every write. The transaction takes two round trips: BEGIN with the repo's
-// row lock, then the writes with the COMMIT; a write that fails in the
-// second makes PostgreSQL skip the rest, COMMIT included, and the
-// transaction is rolled back.
+// every write. When this Store holds the keys of the repo as it last wrote
+// it, and no write of the batch is to a personal lane, the transaction
+// takes one round trip (see applyCached); else, or when the repo changed
+// since, two: BEGIN with the repo's row lock, then the writes with the
+// COMMIT. A write that fails in the last round trip makes PostgreSQL skip
+// the rest, COMMIT included, and the transaction is rolled back.
 func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, results []writeRes) error {
+	if cached := s.keys.latest(repo); cached != nil && !slices.ContainsFunc(batch, func(r *writeReq) bool { return r.w.Lane != nil }) {
+		done, err := s.applyCached(ctx, cached, batch, results)
+		if err != nil || done {
+			return err
+		}
+		clear(results)
+	}
+	return s.applyLocked(ctx, repo, batch, results)
+}
+
+// applyCached runs the batch's transaction in one round trip, planned on
+// cached, the repo's state as this Store last wrote it: BEGIN, the repo's
+// row lock, a guard that fails the transaction unless the locked row is
+// still at cached's id, version, checksum and compaction mark (as
+// keyCache.get checks), the writes and the COMMIT. It reports false, with
+// nothing written, when the guard failed or when no write changes
+// anything (the answers then come from the locked state).
+func (s *Store) applyCached(ctx context.Context, cached *repoState, batch []*writeReq, results []writeRes) (bool, error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(lockRepoByID, cached.id)
+	b.Queue(guardRepo, cached.id, cached.version, cached.checksum, cached.compactedThrough)
+	cur, err := planBatch(b, cached, batch, results, nil)
+	if err != nil || cur == cached {
+		return false, err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return false, fmt.Errorf("begin write: %w", err)
+	}
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if !committed {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	queueCommit(b, cur, &committed)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == codeDivisionByZero {
+			return false, nil // the repo changed since: the guard failed
+		}
+		return false, fmt.Errorf("apply write to %s: %w", cached.slug, err)
+	}
+	s.keys.put(cur)
+	s.notes.add(cur.slug, cur.version)
+	return true, nil
+}
+
+// applyLocked runs the batch's transaction in two round trips: BEGIN with
+// the repo's row lock and the read of its keys, then the writes with the
+// COMMIT.
+func (s *Store) applyLocked(ctx context.Context, repo string, batch []*writeReq, results []writeRes) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
@@ -210,6 +266,22 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 	}
 	b := &pgx.Batch{}
 	start := cur
+	if cur, err = planBatch(b, cur, batch, results, lane); err != nil || cur == start {
+		return err // nothing changed: roll back, even a new repo's row
+	}
+	queueCommit(b, cur, &committed)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("apply write to %s: %w", repo, err)
+	}
+	s.keys.put(cur)
+	s.notes.add(cur.slug, cur.version)
+	return nil
+}
+
+// planBatch checks each write of batch against the state the writes before
+// it leave, from cur on, fills its result and queues its changes on b. It
+// returns the state the last write leaves: cur when none changes anything.
+func planBatch(b *pgx.Batch, cur *repoState, batch []*writeReq, results []writeRes, lane *laneBatch) (*repoState, error) {
 	for i, req := range batch {
 		if err := req.ctx.Err(); err != nil {
 			results[i].err = err
@@ -230,21 +302,18 @@ func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, 
 		}
 		results[i] = writeRes{r: cur.result(p.Changed)}
 	}
-	if cur == start {
-		return nil // nothing changed: roll back, even a new repo's row
-	}
-	b.Queue(updateRepo, cur.version, cur.lastModified.UnixNano(), cur.checksum, cur.compactedThrough, cur.id)
+	return cur, nil
+}
+
+// queueCommit queues the repo row's update to next and the COMMIT, which
+// sets committed once it is answered.
+func queueCommit(b *pgx.Batch, next *repoState, committed *bool) {
+	b.Queue(updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.compactedThrough, next.id)
 	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
-		committed = true // the transaction is over, whatever its tag
+		*committed = true // the transaction is over, whatever its tag
 		if tag.String() != "COMMIT" {
 			return fmt.Errorf("the transaction was rolled back (%s)", tag)
 		}
 		return nil
 	})
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("apply write to %s: %w", repo, err)
-	}
-	s.keys.put(cur)
-	s.notes.add(cur.slug, cur.version)
-	return nil
 }

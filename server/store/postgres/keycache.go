@@ -33,6 +33,14 @@ func (c *keyCache) get(row *repoState) (*repoState, bool) {
 	return st, true
 }
 
+// latest returns the cached state of slug, as this Store last wrote it,
+// or nil; whether it is still the repo's is for the caller to check.
+func (c *keyCache) latest(slug string) *repoState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.repos[slug]
+}
+
 // put keeps st, a repo's state as a committed write left it, dropping
 // other repos' states while the cache holds too many keys.
 func (c *keyCache) put(st *repoState) {

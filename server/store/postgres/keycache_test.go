@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -63,5 +64,36 @@ func TestKeyCacheIsBounded(t *testing.T) {
 	c.put(state("huge", maxCachedKeys+1))
 	if _, ok := c.get(state("huge", 0)); ok {
 		t.Errorf("get(huge) = a state, want none: it is over the bound")
+	}
+}
+
+// A write planned on a replica's cached keys after another replica wrote
+// the repo is checked against the repo as it is: an If-Match of the
+// replica's last checksum fails, and one of the other's succeeds.
+func TestCachedWriteAfterOtherReplica(t *testing.T) {
+	db := pgtest.Schema(t)
+	a, b := openURL(t, db), openURL(t, db)
+	ctx := context.Background()
+	write := func(s *Store, ifMatch, value string) (store.Result, error) {
+		return s.Apply(ctx, store.Write{Repo: "acme/app", Subject: "writer", Time: time.Now(), IfMatch: ifMatch,
+			Entries: map[string]string{"k.md": value}})
+	}
+	first, err := write(a, "", "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := write(b, first.Checksum, "two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := write(a, first.Checksum, "stale"); !errors.Is(err, store.ErrPrecondition) {
+		t.Errorf("Apply(If-Match of a's last write, after b's) = v%d, %v, want ErrPrecondition", res.Version, err)
+	}
+	res, err := write(a, second.Checksum, "three")
+	if err != nil || res.Version != 3 || res.Checksum != api.RepoChecksum(map[string]string{"k.md": api.EntryChecksum("three")}, nil) {
+		t.Errorf("Apply(If-Match of b's write) = v%d %s, %v, want v3 with k.md three", res.Version, res.Checksum, err)
+	}
+	if res, err := write(a, res.Checksum, "four"); err != nil || res.Version != 4 {
+		t.Errorf("Apply(after a's own write) = v%d, %v, want v4", res.Version, err)
 	}
 }

@@ -58,14 +58,17 @@ func TestCancelBeforeTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	bg := context.Background()
-	first := &writeReq{ctx: bg, w: store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "A"}, Time: t0}, res: make(chan writeRes, 1)}
-	second := &writeReq{ctx: ctx, w: store.Write{Repo: "acme/app", Entries: map[string]string{"b.md": "B"}, Time: t0}, res: make(chan writeRes, 1)}
+	first, second := newWriteReq(bg), newWriteReq(ctx)
+	first.w = store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "A"}, Time: t0}
+	second.w = store.Write{Repo: "acme/app", Entries: map[string]string{"b.md": "B"}, Time: t0}
 	s.commitBatch([]*writeReq{first, second})
-	if res := <-first.res; res.err != nil {
-		t.Errorf("commitBatch() first error = %v", res.err)
+	<-first.done
+	<-second.done
+	if first.res.err != nil {
+		t.Errorf("commitBatch() first error = %v", first.res.err)
 	}
-	if res := <-second.res; res.err != context.Canceled {
-		t.Errorf("commitBatch() canceled error = %v, want context.Canceled", res.err)
+	if second.res.err != context.Canceled {
+		t.Errorf("commitBatch() canceled error = %v, want context.Canceled", second.res.err)
 	}
 	snap, err := s.Snapshot(bg, "acme/app", true)
 	if err != nil || len(snap.Entries) != 1 || snap.Entries["a.md"] != "A" {

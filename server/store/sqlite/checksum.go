@@ -22,7 +22,7 @@ type sumMark struct {
 	state []byte // from the digest's MarshalBinary
 }
 
-// checksummer computes repo checksums for the writer goroutine, reusing
+// checksummer computes repo checksums for the group commits, reusing
 // one buffer for the checksum input.
 type checksummer struct {
 	buf []byte

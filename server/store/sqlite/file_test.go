@@ -209,7 +209,9 @@ func TestFailingWriteInBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk := func(repo string, entries map[string]string) *writeReq {
-		return &writeReq{ctx: ctx, w: store.Write{Repo: repo, Entries: entries, Subject: "ann", Time: t0}, res: make(chan writeRes, 1)}
+		req := newWriteReq(ctx)
+		req.w = store.Write{Repo: repo, Entries: entries, Subject: "ann", Time: t0}
+		return req
 	}
 	batch := []*writeReq{
 		mk("acme/one", map[string]string{"a.md": "A"}),
@@ -219,7 +221,8 @@ func TestFailingWriteInBatch(t *testing.T) {
 	s.commitBatch(batch)
 	results := make([]writeRes, len(batch))
 	for i, req := range batch {
-		results[i] = <-req.res
+		<-req.done
+		results[i] = req.res
 	}
 	if results[0].err != nil || results[2].err != nil || results[2].r.Version != 2 {
 		t.Errorf("commitBatch() = %v, %v (v%d), want two successes, the second at v2", results[0].err, results[2].err, results[2].r.Version)

@@ -10,11 +10,11 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// purgeReq is one Purge waiting for the writer goroutine.
+// purgeReq is one Purge waiting for its turn on the writer's connection.
 type purgeReq struct {
 	ctx context.Context
 	p   store.Purge
-	res chan purgeRes // buffered: the writer never blocks on it
+	res chan purgeRes // buffered: the commit never blocks on it
 }
 
 type purgeRes struct {
@@ -22,8 +22,8 @@ type purgeRes struct {
 	err error
 }
 
-// Purge implements store.Store. The writer goroutine commits it in a
-// transaction of its own. The writer's connection runs with secure_delete
+// Purge implements store.Store. It is committed in a transaction of its
+// own, between group commits. The writer's connection runs with secure_delete
 // on, so SQLite overwrites with zeros every byte it frees, the purged
 // content included. Once committed, the write-ahead log is checkpointed
 // into the database file and truncated, so no earlier page image holding
@@ -35,18 +35,16 @@ func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, er
 		return store.PurgeResult{}, err
 	}
 	req := &purgeReq{ctx: ctx, p: p, res: make(chan purgeRes, 1)}
-	select {
-	case s.purges <- req:
-	case <-ctx.Done():
-		return store.PurgeResult{}, ctx.Err()
-	case <-s.closing:
-		return store.PurgeResult{}, ErrClosed
+	w := newWriteReq(ctx)
+	w.purge = req
+	if err := s.await(w); err != nil {
+		return store.PurgeResult{}, err
 	}
 	res := <-req.res
 	return res.r, res.err
 }
 
-// commitPurge runs one purge on the writer goroutine.
+// commitPurge runs one purge as the leader of its commit.
 func (s *Store) commitPurge(req *purgeReq) purgeRes {
 	if err := req.ctx.Err(); err != nil {
 		return purgeRes{err: err}

@@ -1,9 +1,10 @@
 // Package sqlite is the embedded default backend of the teammemd server: a
 // store.Store and store.Tokens on one SQLite file (modernc.org/sqlite, no
 // cgo). Writes are durable before they are acknowledged (WAL with
-// synchronous=FULL) and go through one writer goroutine that commits
-// concurrent writes together (group commit), each in its own savepoint so a
-// failing write fails alone. Reads use a separate connection pool, and each
+// synchronous=FULL). Concurrent writes are committed together (group
+// commit), one commit at a time, led by the first waiting caller on its
+// own goroutine, each write in its own savepoint so a failing write fails
+// alone. Reads use a separate connection pool, and each
 // repo's entry checksums are cached by version so a hash probe on an
 // unchanged repo reads one row. The cache keeps keys sorted with saved
 // hash states, so a write hashes the repo checksum input only from the
@@ -72,20 +73,16 @@ func (o Options) withDefaults() Options {
 type Store struct {
 	path  string
 	log   *slog.Logger
-	wdb   *sql.DB // one connection: the writer goroutine and token writes
+	wdb   *sql.DB // one connection: the group commits and token writes
 	rdb   *sql.DB // read pool
 	cache *stateCache
 	stmts map[string]*sql.Stmt // the writer's statements, on wdb
 
-	sums checksummer // used by the writer goroutine only
+	sums checksummer // used by the leader of a commit only
 
-	maxBatch   int
-	queue      chan *writeReq
-	purges     chan *purgeReq
-	closing    chan struct{}
-	writerDone chan struct{}
-	closeOnce  sync.Once
-	closeErr   error
+	writers   writers
+	closeOnce sync.Once
+	closeErr  error
 
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
@@ -134,29 +131,24 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	rdb.SetMaxOpenConns(opts.ReadConns)
 	rdb.SetMaxIdleConns(opts.ReadConns)
 	s := &Store{
-		path:       path,
-		log:        opts.Logger,
-		wdb:        wdb,
-		rdb:        rdb,
-		cache:      newStateCache(maxCachedEntries),
-		stmts:      stmts,
-		maxBatch:   opts.MaxBatch,
-		queue:      make(chan *writeReq),
-		purges:     make(chan *purgeReq),
-		closing:    make(chan struct{}),
-		writerDone: make(chan struct{}),
-		sqlParts:   store.NewSQLParts(sharedSQL{sqlQuerier(rdb), wdb}),
+		path:     path,
+		log:      opts.Logger,
+		wdb:      wdb,
+		rdb:      rdb,
+		cache:    newStateCache(maxCachedEntries),
+		stmts:    stmts,
+		sqlParts: store.NewSQLParts(sharedSQL{sqlQuerier(rdb), wdb}),
 	}
-	go s.writeLoop()
+	s.writers.maxBatch = opts.MaxBatch
+	s.writers.idle.L = &s.writers.mu
 	return s, nil
 }
 
-// Close stops the writer after the writes it has taken, and closes the
-// database. Writes not yet taken fail with ErrClosed.
+// Close waits for the commit under way, and closes the database. Writes
+// and purges not yet taken fail with ErrClosed.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.closing)
-		<-s.writerDone
+		s.closeWriters()
 		s.closeErr = errors.Join(closeStmts(s.stmts), s.rdb.Close(), s.wdb.Close())
 		if s.closeErr != nil {
 			s.closeErr = fmt.Errorf("close database %s: %w", s.path, s.closeErr)

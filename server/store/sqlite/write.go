@@ -4,16 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// writeReq is one Apply waiting for the writer goroutine.
+// writeReq is one Apply or Purge waiting for its turn on the writer's
+// connection.
 type writeReq struct {
-	ctx context.Context
-	w   store.Write
-	res chan writeRes // buffered: the writer never blocks on it
+	ctx   context.Context
+	w     store.Write
+	purge *purgeReq     // set for a purge, which is committed alone
+	res   writeRes      // the write's answer, set before done receives
+	done  chan struct{} // buffered: receives once the request is answered
+	lead  chan struct{} // buffered: receives when the request is to lead the next commit
 }
 
 type writeRes struct {
@@ -21,11 +27,38 @@ type writeRes struct {
 	err error
 }
 
-// Apply implements store.Store. Concurrent calls are committed together by
-// the writer goroutine; each returns only once its write is durable. A ctx
-// done before the writer takes the write, or before its turn in the group
-// commit comes, fails it with ctx's error and nothing written; once the
-// write has begun, Apply returns its real outcome.
+func newWriteReq(ctx context.Context) *writeReq {
+	return &writeReq{ctx: ctx, done: make(chan struct{}, 1), lead: make(chan struct{}, 1)}
+}
+
+// answer sets req's result and wakes its caller.
+func (req *writeReq) answer(res writeRes) {
+	req.res = res
+	req.done <- struct{}{}
+}
+
+// writers is the queue of the writes and purges waiting for the writer's
+// connection, and who leads its next commit. One caller at a time leads:
+// it takes the writes waiting, its own among them, commits them together
+// and answers each, then hands the lead to the first of those that came
+// in the meantime. So the writer's work runs on a caller's goroutine, and
+// a write that finds no commit under way commits at once, without a
+// hand-off to another goroutine and back.
+type writers struct {
+	mu       sync.Mutex
+	pending  []*writeReq
+	leading  bool      // a caller is leading, or has been handed the lead
+	next     *writeReq // the pending request handed the lead, not yet leading
+	closed   bool
+	idle     sync.Cond // signalled when leading becomes false
+	maxBatch int
+}
+
+// Apply implements store.Store. Concurrent calls are committed together,
+// one group commit at a time; each returns only once its write is durable.
+// A ctx done before a commit takes the write fails it with ctx's error and
+// nothing written; once a commit has taken it, Apply returns its real
+// outcome.
 func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) {
 	if w.Repo == "" {
 		return store.Result{}, errors.New("apply: empty repo")
@@ -33,53 +66,134 @@ func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) 
 	if w.Time.IsZero() {
 		w.Time = time.Now()
 	}
-	req := &writeReq{ctx: ctx, w: w, res: make(chan writeRes, 1)}
-	select {
-	case s.queue <- req:
-	case <-ctx.Done():
-		return store.Result{}, ctx.Err()
-	case <-s.closing:
-		return store.Result{}, ErrClosed
+	req := newWriteReq(ctx)
+	req.w = w
+	if err := s.await(req); err != nil {
+		return store.Result{}, err
 	}
-	// The writer has taken the write: it answers within one group commit,
-	// with ctx's error only if it skipped the write because ctx was done
-	// before the write began. Waiting here keeps the answer true: a write
-	// that commits is never reported as failed.
-	res := <-req.res
-	return res.r, res.err
+	return req.res.r, req.res.err
 }
 
-// writeLoop is the one goroutine that writes entries. It takes a write,
-// gathers the writes already waiting behind it, commits them in one
-// transaction and answers each; a purge it commits alone. It ends when the
-// store closes.
-func (s *Store) writeLoop() {
-	defer close(s.writerDone)
-	for {
+// await queues req and returns once it is answered, leading the commits
+// when its turn to lead comes. It returns ctx's error, or ErrClosed, for a
+// request no commit took.
+func (s *Store) await(req *writeReq) error {
+	q := &s.writers
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return ErrClosed
+	}
+	q.pending = append(q.pending, req)
+	lead := !q.leading
+	q.leading = true
+	q.mu.Unlock()
+	if !lead {
 		select {
-		case <-s.closing:
-			return
-		case req := <-s.queue:
-			s.commitBatch(s.gather(req))
-		case req := <-s.purges:
-			req.res <- s.commitPurge(req)
+		case <-req.done:
+			return nil
+		case <-req.lead:
+		case <-req.ctx.Done():
+			if s.withdraw(req) {
+				return req.ctx.Err()
+			}
+			select { // taken by a commit, or handed the lead at the same moment
+			case <-req.done:
+				return nil
+			case <-req.lead:
+			}
 		}
 	}
+	s.commitNext()
+	<-req.done // answered by the commit it led, or by Close
+	return nil
 }
 
-// gather returns first and every write already queued behind it, up to the
-// batch cap.
-func (s *Store) gather(first *writeReq) []*writeReq {
-	batch := []*writeReq{first}
-	for len(batch) < s.maxBatch {
-		select {
-		case req := <-s.queue:
-			batch = append(batch, req)
-		default:
-			return batch
-		}
+// withdraw takes req, whose ctx is done, out of the queue unless a commit
+// has taken it, and reports whether it did. Handed the lead, it hands it
+// on.
+func (s *Store) withdraw(req *writeReq) bool {
+	q := &s.writers
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := slices.Index(q.pending, req)
+	if i < 0 {
+		return false
 	}
+	q.pending = slices.Delete(q.pending, i, i+1)
+	if q.next == req {
+		q.handOn()
+	}
+	return true
+}
+
+// handOn hands the lead to the first request waiting, or ends the lead
+// when none is. q.mu is held.
+func (q *writers) handOn() {
+	q.next = nil
+	if len(q.pending) == 0 || q.closed {
+		q.leading = false
+		q.idle.Broadcast()
+		return
+	}
+	q.next = q.pending[0]
+	q.next.lead <- struct{}{}
+}
+
+// take returns the next commit's requests: a purge alone, or the writes
+// waiting up to the first purge and the batch cap.
+func (q *writers) take() []*writeReq {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.next = nil
+	n := 0
+	for n < len(q.pending) && n < q.maxBatch && q.pending[n].purge == nil {
+		n++
+	}
+	if n == 0 && len(q.pending) > 0 {
+		n = 1
+	}
+	batch := slices.Clone(q.pending[:n])
+	q.pending = slices.Delete(q.pending, 0, n)
 	return batch
+}
+
+// commitNext runs one commit as its leader: it takes the requests waiting,
+// commits them and answers each, then hands the lead on.
+func (s *Store) commitNext() {
+	batch := s.writers.take()
+	switch {
+	case len(batch) == 1 && batch[0].purge != nil:
+		batch[0].purge.res <- s.commitPurge(batch[0].purge)
+		batch[0].done <- struct{}{}
+	case len(batch) > 0:
+		s.commitBatch(batch)
+	}
+	s.writers.mu.Lock()
+	s.writers.handOn()
+	s.writers.mu.Unlock()
+}
+
+// closeWriters fails every request waiting with ErrClosed and waits for
+// the commit under way.
+func (s *Store) closeWriters() {
+	q := &s.writers
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	for _, req := range q.pending {
+		if req.purge != nil {
+			req.purge.res <- purgeRes{err: ErrClosed}
+		}
+		req.answer(writeRes{err: ErrClosed})
+	}
+	q.pending = nil
+	if q.next != nil { // handed the lead, it was answered before it could take it
+		q.next, q.leading = nil, false
+	}
+	for q.leading {
+		q.idle.Wait()
+	}
 }
 
 // commitBatch applies each write in its own savepoint of one transaction,
@@ -104,7 +218,7 @@ func (s *Store) commitBatch(batch []*writeReq) {
 		}
 	}
 	for i, req := range batch {
-		req.res <- results[i]
+		req.answer(results[i])
 	}
 }
 

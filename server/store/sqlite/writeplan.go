@@ -9,7 +9,8 @@ import (
 )
 
 // writePlan writes p to the database and returns the repo's next state. It
-// runs on the writer goroutine only: it uses the writer's checksummer.
+// runs in the leader of a group commit only: it uses the writer's
+// checksummer.
 func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p store.WritePlan, w store.Write) (*repoState, error) {
 	next := &repoState{
 		id:               cur.id,
