@@ -30,6 +30,7 @@ type notifier struct {
 
 	mu      sync.Mutex
 	pending map[string]int64 // slug -> the newest version committed
+	sending int              // rounds taken from pending and not yet sent
 	kick    chan struct{}    // buffered: a round is due
 	stop    chan struct{}
 	stopped chan struct{}
@@ -72,7 +73,13 @@ func (n *notifier) round() {
 	n.mu.Lock()
 	pending := n.pending
 	n.pending = map[string]int64{}
+	n.sending++
 	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		n.sending--
+		n.mu.Unlock()
+	}()
 	if len(pending) == 0 {
 		return
 	}
@@ -92,4 +99,12 @@ func (n *notifier) round() {
 func (n *notifier) close() {
 	close(n.stop)
 	<-n.stopped
+}
+
+// idle reports whether every notification noted so far is sent (or its
+// round failed).
+func (n *notifier) idle() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.pending) == 0 && n.sending == 0
 }

@@ -58,6 +58,19 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
+// notified waits until the notifications of s's writes so far are sent:
+// they go out after each commit, from a goroutine of their own.
+func notified(t *testing.T, s *Store) {
+	t.Helper()
+	deadline := time.Now().Add(wakeTimeout)
+	for !s.notes.idle() {
+		if time.Now().After(deadline) {
+			t.Fatal("the writes' notifications were not sent within the timeout")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func write(t *testing.T, s *Store, repo, key, value string) store.Result {
 	t.Helper()
 	r, err := s.Apply(context.Background(), store.Write{Repo: repo, Entries: map[string]string{key: value}, Subject: "ann", Time: time.Now()})
@@ -160,6 +173,7 @@ func TestWakerNoSpuriousWake(t *testing.T) {
 	db := pgtest.Database(t)
 	s := openURL(t, db)
 	write(t, s, "acme/app", "a.md", "a")
+	notified(t, s) // the write's own notification is no check's
 	w := s.NewWaker(WakerOptions{CheckEvery: 10 * time.Millisecond})
 	checks := make(chan struct{}, 100)
 	w.afterCheck = func() {
