@@ -20,15 +20,11 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 			return cached.snapshot(), nil
 		}
 	}
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return store.Snapshot{}, fmt.Errorf("begin read: %w", err)
-	}
-	defer tx.Rollback()
-	st, err := readRepoRow(ctx, tx, repo)
+	tx, st, err := s.beginRead(ctx, repo)
 	if err != nil {
 		return store.Snapshot{}, err
 	}
+	defer tx.Rollback()
 	if !withValues {
 		if err := readChecksums(ctx, tx, st); err != nil {
 			return store.Snapshot{}, err
@@ -44,6 +40,21 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 	snap := st.snapshot()
 	snap.Entries = values
 	return snap, nil
+}
+
+// beginRead starts a read transaction and reads repo's row in it; the
+// caller rolls the transaction back.
+func (s *Store) beginRead(ctx context.Context, repo string) (*sql.Tx, *repoState, error) {
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("begin read: %w", err)
+	}
+	st, err := readRepoRow(ctx, tx, repo)
+	if err != nil {
+		tx.Rollback()
+		return nil, nil, err
+	}
+	return tx, st, nil
 }
 
 // readValues fills st's lines and returns every live value.

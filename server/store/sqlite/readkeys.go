@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -15,15 +14,11 @@ import (
 // values read not be those of the cached state, the checksums are read
 // again in the same transaction.
 func (s *Store) SnapshotOf(ctx context.Context, repo string, keys []string) (store.Snapshot, error) {
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return store.Snapshot{}, fmt.Errorf("begin read: %w", err)
-	}
-	defer tx.Rollback()
-	st, err := readRepoRow(ctx, tx, repo)
+	tx, st, err := s.beginRead(ctx, repo)
 	if err != nil {
 		return store.Snapshot{}, err
 	}
+	defer tx.Rollback()
 	if cached := s.cache.get(repo, st.version); cached != nil {
 		values, ok, err := readValuesOf(ctx, tx, cached, keys)
 		if err != nil {

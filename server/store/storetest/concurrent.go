@@ -24,35 +24,7 @@ func testAtomicWrites(t *testing.T, s store.Store) {
 		return w
 	}
 	apply(t, s, write(0))
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	errs := make(chan error, readers)
-	for range readers {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if err := checkAllSame(ctx, s); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	for round := 1; round <= rounds; round++ {
-		if _, err := s.Apply(ctx, write(round)); err != nil {
-			t.Errorf("Apply(round %d) error = %v", round, err)
-		}
-	}
-	close(done)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	writeWhileReading(t, s, rounds, readers, write, func() error { return checkAllSame(ctx, s) })
 	if got := snapshot(t, s, repo).Version; got != rounds+1 {
 		t.Errorf("Snapshot.Version = %d, want %d", got, rounds+1)
 	}
@@ -172,4 +144,39 @@ func increment(ctx context.Context, s store.Store) error {
 		}
 	}
 	return errors.New("increment: no success in 1000 attempts")
+}
+
+// writeWhileReading applies write(1) to write(rounds) to s while readers
+// goroutines call check over and over; the first error of each fails t.
+func writeWhileReading(t *testing.T, s store.Store, rounds, readers int, write func(int) store.Write, check func() error) {
+	t.Helper()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, readers)
+	for range readers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := check(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for round := 1; round <= rounds; round++ {
+		if _, err := s.Apply(context.Background(), write(round)); err != nil {
+			t.Errorf("Apply(round %d) error = %v", round, err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/store"
@@ -144,35 +143,7 @@ func testSnapshotOfConsistent(t *testing.T, s store.Store) {
 		return w
 	}
 	apply(t, s, write(0))
-	done := make(chan struct{})
-	errs := make(chan error, readers)
-	var wg sync.WaitGroup
-	for range readers {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if err := checkOneVersion(context.Background(), s, named); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	for round := 1; round <= rounds; round++ {
-		if _, err := s.Apply(context.Background(), write(round)); err != nil {
-			t.Errorf("Apply(round %d) error = %v", round, err)
-		}
-	}
-	close(done)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	writeWhileReading(t, s, rounds, readers, write, func() error { return checkOneVersion(context.Background(), s, named) })
 	if err := checkOneVersion(context.Background(), s, named); err != nil {
 		t.Error(err)
 	}
