@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"maps"
 	"net/url"
 	"slices"
 
@@ -35,14 +36,17 @@ func (c *Client) GetOnly(ctx context.Context, repo, ifNoneMatch string, keys []s
 
 // maxOnlyRounds bounds how often a pull asks again for the keys that
 // changed while it asked (a teammate's push of several batches), before
-// it pulls the whole repo.
-const maxOnlyRounds = 3
+// it pulls the whole repo. Each round asks only for the values the
+// rounds before did not bring as the newest answer has them.
+const maxOnlyRounds = 6
 
 // fetch pulls the repo changed since the checksum since ("" for all of
 // it): with the session's hint of the server's hashes, the values of the keys that
 // changed alone, else all of them. An answer that shows a key changed
-// that the pull did not ask for (the repo moved on since the hint) is
-// asked again with the keys it shows changed.
+// that the pull did not ask for, or changed again since it asked (the
+// repo moved on since the hint), is followed by a pull of those values
+// alone; the values are taken once the last answer's checksums have them
+// all.
 func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bool, error) {
 	h := s.hint
 	og, ok := s.remote.(onlyGetter)
@@ -50,18 +54,57 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 		return s.remote.Get(ctx, s.cfg.Repo, since)
 	}
 	keys := s.changedKeys(h.EntryChecksums)
+	got := map[string]string{} // the values of the rounds so far
 	for range maxOnlyRounds {
 		if keys == nil {
 			break
 		}
 		resp, modified, err := og.GetOnly(ctx, s.cfg.Repo, since, keys)
-		if err != nil || !modified || s.unaskedHold(resp) {
+		if err != nil || !modified {
 			return resp, modified, err
 		}
-		keys = s.changedKeys(resp.Content.EntryChecksums)
+		maps.Copy(got, resp.Content.Entries)
+		var named bool
+		if keys, named = s.lacking(resp, got); named && len(keys) == 0 {
+			resp.Content.Entries = s.valuesOf(resp, got)
+			return resp, true, nil
+		}
 	}
 	s.log.Debug("pull of changed keys saw too many changes; pulling all")
 	return s.remote.Get(ctx, s.cfg.Repo, since)
+}
+
+// lacking returns, sorted, the keys of resp whose values the pull needs
+// and got does not hold as resp's checksums have them, and true; or nil
+// and false when there are too many to name (see changedKeys).
+func (s *session) lacking(resp api.FullResponse, got map[string]string) ([]string, bool) {
+	var keys []string
+	for k, sum := range resp.Content.EntryChecksums {
+		if s.agreed(k, sum) {
+			continue
+		}
+		if v, ok := got[k]; ok && entryStringSum(v) == sum {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) > api.MaxOnlyKeys || onlyQueryBytes(keys) > maxOnlyQueryBytes {
+		return nil, false
+	}
+	slices.Sort(keys)
+	return keys, true
+}
+
+// valuesOf returns the values of got that resp's checksums have: the
+// values of resp's version the rounds brought, and no other.
+func (s *session) valuesOf(resp api.FullResponse, got map[string]string) map[string]string {
+	out := make(map[string]string, len(got))
+	for k, v := range got {
+		if sum, live := resp.Content.EntryChecksums[k]; live && !s.agreed(k, sum) && entryStringSum(v) == sum {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // changedKeys returns, sorted, the keys of sums (the server's entry
@@ -71,19 +114,26 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 // twins apart needs every key in turn.
 func (s *session) changedKeys(sums map[string]string) []string {
 	var keys []string
-	size := 0
 	for k, sum := range sums {
-		if s.agreed(k, sum) {
-			continue
+		if !s.agreed(k, sum) {
+			keys = append(keys, k)
 		}
-		keys = append(keys, k)
-		size += len(api.ParamOnly) + 2 + 3*len(k) // &only= and the key, escaped at worst
-		if len(keys) > api.MaxOnlyKeys || size > maxOnlyQueryBytes {
-			return nil
-		}
+	}
+	if len(keys) > api.MaxOnlyKeys || onlyQueryBytes(keys) > maxOnlyQueryBytes {
+		return nil
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// onlyQueryBytes is the most bytes the query naming keys can take: each
+// key's "&only=" and the key escaped at worst.
+func onlyQueryBytes(keys []string) int {
+	n := 0
+	for _, k := range keys {
+		n += len(api.ParamOnly) + 2 + 3*len(k)
+	}
+	return n
 }
 
 // agreed reports whether the engine knows key's server value to be sum,
@@ -92,20 +142,8 @@ func (s *session) agreed(key, sum string) bool {
 	return s.st.ServerChecksums[key] == sum && s.st.Base[key] == sum
 }
 
-// unaskedHold reports whether every key the answer sends no value of is
-// one whose value the engine has agreed with the server, as it was when
-// the pull asked.
-func (s *session) unaskedHold(resp api.FullResponse) bool {
-	for k, sum := range resp.Content.EntryChecksums {
-		if _, sent := resp.Content.Entries[k]; !sent && !s.agreed(k, sum) {
-			return false
-		}
-	}
-	return true
-}
-
 // keepUnasked records in sums the checksums of the keys the answer sent
-// no value of, which unaskedHold found agreed.
+// no value of, which the pull found agreed (lacking).
 func (s *session) keepUnasked(resp api.FullResponse, sums map[string]string) {
 	for k, sum := range resp.Content.EntryChecksums {
 		if _, sent := resp.Content.Entries[k]; !sent && s.agreed(k, sum) {

@@ -15,9 +15,14 @@ import (
 type onlyRecorder struct {
 	*Client
 	asked, sent [][]string
+	// before, when set, runs before each pull, with its number from 1.
+	before func(n int)
 }
 
 func (r *onlyRecorder) GetOnly(ctx context.Context, repo, inm string, keys []string) (api.FullResponse, bool, error) {
+	if r.before != nil {
+		r.before(len(r.asked) + 1)
+	}
 	resp, mod, err := r.Client.GetOnly(ctx, repo, inm, keys)
 	r.asked = append(r.asked, keys)
 	r.sent = append(r.sent, slices.Sorted(maps.Keys(resp.Content.Entries)))
@@ -93,8 +98,8 @@ func TestPullWithStaleHintAsksAgain(t *testing.T) {
 	if _, err := b.eng.PullChanged(context.Background(), hint); err != nil {
 		t.Fatalf("Pull: %v", err)
 	}
-	if want := [][]string{{"x.md"}, {"x.md", "y.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) {
-		t.Errorf("pull asked %q, want %q: the hint's key, then the keys the answer shows changed", rec.asked, want)
+	if want := [][]string{{"x.md"}, {"y.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) {
+		t.Errorf("pull asked %q, want %q: the hint's key, then the key the answer shows changed beside it", rec.asked, want)
 	}
 	for k, want := range map[string]string{"x.md": "x v2\n", "y.md": "y v2\n"} {
 		if got := b.read(t, k); got != want {
@@ -129,5 +134,54 @@ func TestPullWithHintKeepsLocalEdit(t *testing.T) {
 	b.sync(t)
 	if got := serverEntries(t, srv)["y.md"]; got != "y edited on b\n" {
 		t.Errorf("server y.md = %q, want b's edit, pushed", got)
+	}
+}
+
+// A pull that chases a repo a teammate keeps changing asks each round for
+// the values it lacks as the newest answer has them: a key it got whose
+// value changed again is asked again, one it got unchanged is not. What
+// it writes is the last answer's version, every value checked against
+// that answer's checksums.
+func TestPullChasesAMovingRepo(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b, rec := hintedPeer(t, srv)
+	for _, k := range []string{"x.md", "y.md", "z.md"} {
+		a.write(t, k, k+" v1\n")
+	}
+	a.sync(t)
+	b.sync(t)
+	a.write(t, "x.md", "x.md v2\n")
+	a.sync(t)
+	hint := hashesNow(t, srv)
+	rec.before = func(n int) {
+		switch n {
+		case 1: // y.md changes: the first answer sends x.md and shows y.md changed
+			a.write(t, "y.md", "y.md v2\n")
+			a.sync(t)
+		case 2: // x.md changes again, z.md for the first time
+			a.write(t, "x.md", "x.md v3\n")
+			a.write(t, "z.md", "z.md v2\n")
+			a.sync(t)
+		}
+	}
+	rep, err := b.eng.PullChanged(context.Background(), hint)
+	if err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	want := [][]string{{"x.md"}, {"y.md"}, {"x.md", "z.md"}}
+	if !slices.EqualFunc(rec.asked, want, slices.Equal) {
+		t.Errorf("pull asked %q, want %q", rec.asked, want)
+	}
+	for k, v := range map[string]string{"x.md": "x.md v3\n", "y.md": "y.md v2\n", "z.md": "z.md v2\n"} {
+		if got := b.read(t, k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	if !slices.Equal(rep.Pulled, []string{"x.md", "y.md", "z.md"}) {
+		t.Errorf("pulled %v, want x.md, y.md and z.md", rep.Pulled)
+	}
+	if rep := b.sync(t); len(rep.Pulled) != 0 || len(rep.Pushed) != 0 || len(rep.Conflicts) != 0 {
+		t.Errorf("sync after the pull: pulled %v, pushed %v, conflicts %v, want none", rep.Pulled, rep.Pushed, rep.Conflicts)
 	}
 }
