@@ -3,8 +3,8 @@ package memsync
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 
