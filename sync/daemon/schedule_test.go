@@ -362,10 +362,11 @@ func TestRefusalStopsPushesOnFakeClock(t *testing.T) {
 }
 
 // TestProvenanceRefreshBoundedOnFakeClock: a push that changes the repo
-// checksum is followed, on the worker, by one provenance refresh; one
-// that hangs holds the worker provenanceTimeout and no longer, so a kick
-// that came meanwhile is served then, and a failed refresh is not tried
-// again until the checksum changes.
+// checksum is followed, on the worker, by one provenance refresh once the
+// checksum stayed for provenanceQuiet; one that hangs holds the worker
+// provenanceTimeout and no longer, so a kick that came meanwhile is
+// served then, and a failed refresh is not tried again until the checksum
+// changes.
 func TestProvenanceRefreshBoundedOnFakeClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eng := &scriptEngine{changes: true, hang: true}
@@ -374,7 +375,29 @@ func TestProvenanceRefreshBoundedOnFakeClock(t *testing.T) {
 		r.poke()
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		want := []string{"pull 0s", "push 0s", "refresh 0s", "refresh ended 5s", "push 5s", "refresh 5s", "refresh ended 10s"}
+		want := []string{"pull 0s", "push 0s", "refresh 500ms", "refresh ended 5.5s", "push 5.5s", "refresh 6s", "refresh ended 11s"}
+		if got := eng.calledInOrder(); strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("calls = %q, want %q", got, want)
+		}
+	})
+}
+
+// TestProvenanceWaitsForAQuietRepoOnFakeClock: syncs that move the repo
+// checksum one after the other, as the pulls of a teammate's burst do,
+// run without a provenance refresh between them; the one refresh comes
+// provenanceQuiet after the last.
+func TestProvenanceWaitsForAQuietRepoOnFakeClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &scriptEngine{changes: true}
+		r := fakeRepo(t, eng, &scriptWaiter{}, nil)
+		for range 5 {
+			time.Sleep(200 * time.Millisecond)
+			r.poke()
+			synctest.Wait()
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		want := []string{"pull 0s", "push 0s", "push 200ms", "push 400ms", "push 600ms", "push 800ms", "push 1s", "refresh 1.5s"}
 		if got := eng.calledInOrder(); strings.Join(got, ", ") != strings.Join(want, ", ") {
 			t.Errorf("calls = %q, want %q", got, want)
 		}

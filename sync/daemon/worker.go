@@ -23,8 +23,10 @@ type worker struct {
 	pullOwed bool
 	bo       backoff
 	// provenanceOf is the repo checksum the provenance was last refreshed
-	// for, or tried.
-	provenanceOf string
+	// for, or tried; provenanceDue fires provenanceQuiet after the
+	// checksum provenanceArmed was first seen, unless it moves again.
+	provenanceOf, provenanceArmed string
+	provenanceDue                 *time.Timer
 	// releaseOwed is set by a pull or push that moved at least
 	// ReleaseAfter entries; the memory is released once the pass is over.
 	releaseOwed bool
@@ -34,23 +36,33 @@ type worker struct {
 // worker is never held long by it.
 const provenanceTimeout = 5 * time.Second
 
+// provenanceQuiet is how long the repo checksum must stay the same before
+// the provenance record is refreshed: a teammate's burst of pushes is
+// pulled without a refresh (two history reads) between its pulls.
+const provenanceQuiet = 500 * time.Millisecond
+
 // work runs the worker until ctx is done: a start-up pull and push, then
 // one attempt per batch of changes, kick or due retry, and a pull whenever
 // the change wait asks.
 func (r *repo) work(ctx context.Context) error {
 	w := &worker{repo: r, retry: time.NewTimer(time.Hour), pullOwed: true,
-		bo: backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}}
+		bo: backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}, provenanceDue: time.NewTimer(time.Hour)}
 	w.retry.Stop()
+	w.provenanceDue.Stop()
 	defer w.retry.Stop()
+	defer w.provenanceDue.Stop()
 	r.noteUnsent()
 	w.attempt(ctx)
 	attached := r.watcher.Attached()
 	for {
-		w.refreshProvenance(ctx)
+		w.armProvenance()
 		w.releaseIfOwed()
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-w.provenanceDue.C:
+			w.refreshProvenance(ctx)
+			w.releaseIfOwed()
 		case <-attached:
 			attached = nil
 			r.tellEngine(watch.Batch{Rescan: true})
@@ -82,13 +94,33 @@ func (r *repo) work(ctx context.Context) error {
 	}
 }
 
-// refreshProvenance has the engine refresh the provenance record once the
-// repo checksum differs from the one it was last refreshed for: after a
-// pull that applied changes or a push, and once at start. It runs after
-// the sync, never inside it, within provenanceTimeout; a failure is only
-// logged, and tried again after the next change.
+// armProvenance starts the wait for a quiet repo when the repo checksum
+// differs from the one the provenance was last refreshed for (after a
+// pull that applied changes or a push, and once at start), and starts it
+// again each time the checksum moves before it is over.
+func (w *worker) armProvenance() {
+	cur := w.eng.Checksum()
+	if cur == "" || cur == w.provenanceOf || cur == w.provenanceArmed {
+		return
+	}
+	w.provenanceArmed = cur
+	w.provenanceDue.Reset(provenanceQuiet)
+}
+
+// provenancePending reports whether a refresh of the provenance record
+// waits for the repo to be quiet.
+func (w *worker) provenancePending() bool {
+	return w.provenanceArmed != "" && w.provenanceArmed != w.provenanceOf
+}
+
+// refreshProvenance has the engine refresh the provenance record for the
+// repo checksum it holds, once the checksum stayed the same for
+// provenanceQuiet. It runs after the sync, never inside it, within
+// provenanceTimeout; a failure is only logged, and tried again after the
+// next change.
 func (w *worker) refreshProvenance(ctx context.Context) {
 	cur := w.eng.Checksum()
+	w.provenanceArmed = ""
 	if cur == "" || cur == w.provenanceOf || ctx.Err() != nil {
 		return
 	}
@@ -113,6 +145,9 @@ func (w *worker) owe(n int) {
 // so that the garbage of the whole pass is released and none is left to
 // the next collection, which an idle daemon runs only every two minutes.
 func (w *worker) releaseIfOwed() {
+	if w.provenancePending() {
+		return // after the refresh
+	}
 	if w.releaseOwed && w.opts.ReleaseMemory != nil {
 		w.opts.ReleaseMemory()
 	}
