@@ -40,11 +40,39 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
+	at, err := atParam(q, only)
+	if err != nil {
+		return err
+	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
 		return s.waitChange(w, r, p.Subject, repo, inm, wait)
 	}
-	return s.get(w, r, repo, view == api.ViewHashes, inm, only)
+	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})
+}
+
+// onlyAt is what a full pull names (extension): the keys whose values it
+// asks for (nil for all of them), and the repo checksum whose checksums
+// and tombstones it holds ("" for none).
+type onlyAt struct {
+	keys []string
+	at   string
+}
+
+// atParam parses the repo checksum a pull of named keys holds the
+// checksums of: "" when absent; an error beside no keys, or when given
+// more than once.
+func atParam(q url.Values, only []string) (string, error) {
+	at, ok := q[api.ParamAt]
+	switch {
+	case !ok:
+		return "", nil
+	case only == nil:
+		return "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "at applies only beside only")
+	case len(at) != 1 || at[0] == "":
+		return "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "at must be given once, with a checksum")
+	}
+	return at[0], nil
 }
 
 // onlyParam parses the keys a full pull asks the values of (extension):
@@ -137,12 +165,14 @@ func firstETag(h string) string {
 }
 
 // get answers a full pull or a hash probe, or 304 when inm is current. A
-// full pull with only reads and sends the values of those keys alone.
-func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string, only []string) error {
+// full pull with only reads and sends the values of those keys alone, and
+// of those keys alone their checksums and tombstones when the repo is
+// still at the checksum only.at.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes bool, inm string, only onlyAt) error {
 	var snap store.Snapshot
 	var err error
-	if only != nil {
-		snap, err = s.store.SnapshotOf(r.Context(), repo, only)
+	if only.keys != nil {
+		snap, err = s.store.SnapshotOf(r.Context(), repo, only.keys)
 	} else {
 		snap, err = s.store.Snapshot(r.Context(), repo, !hashes)
 	}
@@ -156,8 +186,31 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes
 		notModified(w, snap.Checksum)
 		return nil
 	}
+	if only.at != "" && api.StripETag(only.at) == snap.Checksum {
+		snap = namedOnly(snap, only.keys)
+	}
 	s.writeSnapshot(w, snap, hashes)
 	return nil
+}
+
+// namedOnly returns snap with the checksums and tombstones of keys
+// alone. It builds new maps: snap's may be a cache's.
+func namedOnly(snap store.Snapshot, keys []string) store.Snapshot {
+	sums := make(map[string]string, len(keys))
+	var deleted map[string]int64
+	for _, k := range keys {
+		if sum, ok := snap.EntryChecksums[k]; ok {
+			sums[k] = sum
+		}
+		if at, ok := snap.Deleted[k]; ok {
+			if deleted == nil {
+				deleted = map[string]int64{}
+			}
+			deleted[k] = at
+		}
+	}
+	snap.EntryChecksums, snap.Deleted = sums, deleted
+	return snap
 }
 
 // writeSnapshot sends snap as a full or hashes body with its ETag.

@@ -80,7 +80,7 @@ func (s *Server) serveLane(w http.ResponseWriter, r *http.Request, p auth.Princi
 	if wait > 0 && inm != "" {
 		return s.waitChange(&keyHeaderWriter{ResponseWriter: w, s: s, r: r, subject: p.Subject}, r, p.Subject, repo, inm, wait)
 	}
-	return s.get(w, r, repo, view == api.ViewHashes, inm, nil)
+	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{})
 }
 
 // laneRequest parses a lane request's query and its lane, and the key ID

@@ -15,17 +15,23 @@ import (
 // longer one pulls the whole repo instead.
 const maxOnlyQueryBytes = 64 << 10
 
-// onlyGetter is a Remote that can pull the values of some keys alone,
-// with every checksum and tombstone (PROTOCOL.md section 17).
+// onlyGetter is a Remote that can pull the values of some keys alone
+// (PROTOCOL.md section 17).
 type onlyGetter interface {
-	GetOnly(ctx context.Context, repo, ifNoneMatch string, keys []string) (api.FullResponse, bool, error)
+	GetOnly(ctx context.Context, repo, ifNoneMatch, at string, keys []string) (api.FullResponse, bool, error)
 }
 
 // GetOnly pulls the repo with the values of keys alone (extension): a
-// server without the extension sends every value, which is as good.
-func (c *Client) GetOnly(ctx context.Context, repo, ifNoneMatch string, keys []string) (api.FullResponse, bool, error) {
+// server without the extension sends every value, which is as good. With
+// at, the repo checksum whose checksums and tombstones the caller holds,
+// an answer at that checksum may carry those of keys alone; any other
+// answer carries them all.
+func (c *Client) GetOnly(ctx context.Context, repo, ifNoneMatch, at string, keys []string) (api.FullResponse, bool, error) {
 	var out api.FullResponse
 	q := url.Values{api.ParamRepo: {repo}, api.ParamOnly: keys}
+	if at != "" {
+		q.Set(api.ParamAt, at)
+	}
 	status, err := c.do(ctx, request{op: OpPull, repo: repo, method: http.MethodGet, url: c.endpoint(api.Path, q), ifNoneMatch: ifNoneMatch,
 		maxBody: protocolLimits.FullBodyBytes()}, &out)
 	if err != nil {
@@ -55,14 +61,16 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	}
 	keys := s.changedKeys(h.EntryChecksums)
 	got := map[string]string{} // the values of the rounds so far
+	held := heldSums{checksum: h.Checksum, sums: h.EntryChecksums, deleted: h.DeletedEntries}
 	for range maxOnlyRounds {
 		if keys == nil {
 			break
 		}
-		resp, modified, err := og.GetOnly(ctx, s.cfg.Repo, since, keys)
+		resp, modified, err := og.GetOnly(ctx, s.cfg.Repo, since, held.checksum, keys)
 		if err != nil || !modified {
 			return resp, modified, err
 		}
+		held = held.complete(&resp)
 		maps.Copy(got, resp.Content.Entries)
 		var named bool
 		if keys, named = s.lacking(resp, got); named && len(keys) == 0 {
@@ -72,6 +80,34 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	}
 	s.log.Debug("pull of changed keys saw too many changes; pulling all")
 	return s.remote.Get(ctx, s.cfg.Repo, since)
+}
+
+// heldSums is every entry checksum and tombstone of the repo at one repo
+// checksum, as a change wait's or a pull's answer brought them.
+type heldSums struct {
+	checksum string
+	sums     map[string]string
+	deleted  map[string]int64
+}
+
+// complete gives resp, the answer to a pull that named its keys and
+// h.checksum, every checksum and tombstone: h's when resp is at
+// h.checksum (the server may have sent those of the named keys alone),
+// else resp's own, which are complete. It returns what the client holds
+// after resp.
+func (h heldSums) complete(resp *api.FullResponse) heldSums {
+	c := &resp.Content
+	if resp.Checksum != h.checksum {
+		return heldSums{checksum: resp.Checksum, sums: c.EntryChecksums, deleted: c.DeletedEntries}
+	}
+	c.EntryChecksums, c.DeletedEntries = maps.Clone(h.sums), maps.Clone(h.deleted)
+	if c.EntryChecksums == nil {
+		c.EntryChecksums = map[string]string{}
+	}
+	if c.DeletedEntries == nil {
+		c.DeletedEntries = map[string]int64{}
+	}
+	return h
 }
 
 // lacking returns, sorted, the keys of resp whose values the pull needs

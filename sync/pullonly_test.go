@@ -2,7 +2,11 @@ package memsync
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -15,17 +19,20 @@ import (
 type onlyRecorder struct {
 	*Client
 	asked, sent [][]string
+	// sums is how many entry checksums each answer carried.
+	sums []int
 	// before, when set, runs before each pull, with its number from 1.
 	before func(n int)
 }
 
-func (r *onlyRecorder) GetOnly(ctx context.Context, repo, inm string, keys []string) (api.FullResponse, bool, error) {
+func (r *onlyRecorder) GetOnly(ctx context.Context, repo, inm, at string, keys []string) (api.FullResponse, bool, error) {
 	if r.before != nil {
 		r.before(len(r.asked) + 1)
 	}
-	resp, mod, err := r.Client.GetOnly(ctx, repo, inm, keys)
+	resp, mod, err := r.Client.GetOnly(ctx, repo, inm, at, keys)
 	r.asked = append(r.asked, keys)
 	r.sent = append(r.sent, slices.Sorted(maps.Keys(resp.Content.Entries)))
+	r.sums = append(r.sums, len(resp.Content.EntryChecksums))
 	return resp, mod, err
 }
 
@@ -68,6 +75,11 @@ func TestPullWithHintFetchesChangedValuesOnly(t *testing.T) {
 	if want := [][]string{{"x.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) || !slices.EqualFunc(rec.sent, want, slices.Equal) {
 		t.Errorf("pull asked %q and got the values of %q, want %q both", rec.asked, rec.sent, want)
 	}
+	// The repo is still at the hint's checksum: the answer carries the
+	// checksum of x.md alone, and the hint's give the rest.
+	if !slices.Equal(rec.sums, []int{1}) {
+		t.Errorf("the answers carried %v checksums, want [1]", rec.sums)
+	}
 	if got := b.read(t, "x.md"); got != "x.md v2\n" {
 		t.Errorf("x.md = %q, want %q", got, "x.md v2\n")
 	}
@@ -101,10 +113,45 @@ func TestPullWithStaleHintAsksAgain(t *testing.T) {
 	if want := [][]string{{"x.md"}, {"y.md"}}; !slices.EqualFunc(rec.asked, want, slices.Equal) {
 		t.Errorf("pull asked %q, want %q: the hint's key, then the key the answer shows changed beside it", rec.asked, want)
 	}
+	// The first answer is past the hint and carries every checksum; the
+	// second is at the first's checksum and carries y.md's alone.
+	if !slices.Equal(rec.sums, []int{2, 1}) {
+		t.Errorf("the answers carried %v checksums, want [2 1]", rec.sums)
+	}
 	for k, want := range map[string]string{"x.md": "x v2\n", "y.md": "y v2\n"} {
 		if got := b.read(t, k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
+	}
+}
+
+// A pull answered at the hint's checksum takes the tombstones from the
+// hint: a key deleted beside the one changed is deleted here too.
+func TestPullWithHintTakesItsTombstones(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b, rec := hintedPeer(t, srv)
+	a.write(t, "x.md", "x v1\n")
+	a.write(t, "y.md", "y v1\n")
+	a.sync(t)
+	b.sync(t)
+	a.write(t, "x.md", "x v2\n")
+	a.remove(t, "y.md")
+	a.sync(t)
+	if _, err := b.eng.PullChanged(context.Background(), hashesNow(t, srv)); err != nil {
+		t.Fatalf("Pull: %v", err)
+	}
+	if !slices.EqualFunc(rec.asked, [][]string{{"x.md"}}, slices.Equal) || !slices.Equal(rec.sums, []int{1}) {
+		t.Errorf("pull asked %q and the answers carried %v checksums, want [[x.md]] and [1]", rec.asked, rec.sums)
+	}
+	if got := b.read(t, "x.md"); got != "x v2\n" {
+		t.Errorf("x.md = %q, want %q", got, "x v2\n")
+	}
+	if _, err := os.Stat(filepath.Join(b.dir, "y.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("y.md after the pull: %v, want it deleted", err)
+	}
+	if rep := b.sync(t); len(rep.Pulled) != 0 || len(rep.Pushed) != 0 || len(rep.Conflicts) != 0 {
+		t.Errorf("sync after the pull: pulled %v, pushed %v, conflicts %v, want none", rep.Pulled, rep.Pushed, rep.Conflicts)
 	}
 }
 
@@ -172,6 +219,9 @@ func TestPullChasesAMovingRepo(t *testing.T) {
 	want := [][]string{{"x.md"}, {"y.md"}, {"x.md", "z.md"}}
 	if !slices.EqualFunc(rec.asked, want, slices.Equal) {
 		t.Errorf("pull asked %q, want %q", rec.asked, want)
+	}
+	if !slices.Equal(rec.sums, []int{3, 3, 2}) {
+		t.Errorf("the answers carried %v checksums, want [3 3 2]: the last one at the second's checksum", rec.sums)
 	}
 	for k, v := range map[string]string{"x.md": "x.md v3\n", "y.md": "y.md v2\n", "z.md": "z.md v2\n"} {
 		if got := b.read(t, k); got != v {

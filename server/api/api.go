@@ -33,6 +33,11 @@ const (
 	// those keys only (extension, PROTOCOL.md section 17); every checksum
 	// and tombstone still comes. At most MaxOnlyKeys of them.
 	ParamOnly = "only"
+	// ParamAt, beside ParamOnly, is the repo checksum whose every entry
+	// checksum and tombstone the client already holds (extension,
+	// PROTOCOL.md section 17): when the repo still has it, the answer's
+	// checksums and tombstones are those of the named keys alone.
+	ParamAt = "at"
 )
 
 // MaxOnlyKeys is the most keys a full pull may name with ParamOnly.
