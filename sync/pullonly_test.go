@@ -58,15 +58,23 @@ func hashesNow(t *testing.T, srv *servertest.Server) api.HashesResponse {
 	return h
 }
 
-func TestPullWithHintFetchesChangedValuesOnly(t *testing.T) {
+// agreedPeers starts a server and two peers, a and a hinted b, that agree
+// on entries: a pushed them and b pulled them.
+func agreedPeers(t *testing.T, entries map[string]string) (*servertest.Server, *peer, *peer, *onlyRecorder) {
+	t.Helper()
 	srv := servertest.Start(t)
 	a := newPeer(t, srv.URL, srv.Token, nil)
 	b, rec := hintedPeer(t, srv)
-	for _, k := range []string{"x.md", "y.md", "sub/z.md"} {
-		a.write(t, k, k+" v1\n")
+	for k, v := range entries {
+		a.write(t, k, v)
 	}
 	a.sync(t)
 	b.sync(t)
+	return srv, a, b, rec
+}
+
+func TestPullWithHintFetchesChangedValuesOnly(t *testing.T) {
+	srv, a, b, rec := agreedPeers(t, map[string]string{"x.md": "x.md v1\n", "y.md": "y.md v1\n", "sub/z.md": "sub/z.md v1\n"})
 	a.write(t, "x.md", "x.md v2\n")
 	a.sync(t)
 	if _, err := b.eng.PullChanged(context.Background(), hashesNow(t, srv)); err != nil {
@@ -95,13 +103,7 @@ func TestPullWithHintFetchesChangedValuesOnly(t *testing.T) {
 }
 
 func TestPullWithStaleHintAsksAgain(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	b, rec := hintedPeer(t, srv)
-	a.write(t, "x.md", "x v1\n")
-	a.write(t, "y.md", "y v1\n")
-	a.sync(t)
-	b.sync(t)
+	srv, a, b, rec := agreedPeers(t, map[string]string{"x.md": "x v1\n", "y.md": "y v1\n"})
 	a.write(t, "x.md", "x v2\n")
 	a.sync(t)
 	hint := hashesNow(t, srv)
@@ -128,13 +130,7 @@ func TestPullWithStaleHintAsksAgain(t *testing.T) {
 // A pull answered at the hint's checksum takes the tombstones from the
 // hint: a key deleted beside the one changed is deleted here too.
 func TestPullWithHintTakesItsTombstones(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	b, rec := hintedPeer(t, srv)
-	a.write(t, "x.md", "x v1\n")
-	a.write(t, "y.md", "y v1\n")
-	a.sync(t)
-	b.sync(t)
+	srv, a, b, rec := agreedPeers(t, map[string]string{"x.md": "x v1\n", "y.md": "y v1\n"})
 	a.write(t, "x.md", "x v2\n")
 	a.remove(t, "y.md")
 	a.sync(t)
@@ -156,13 +152,7 @@ func TestPullWithHintTakesItsTombstones(t *testing.T) {
 }
 
 func TestPullWithHintKeepsLocalEdit(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	b, _ := hintedPeer(t, srv)
-	a.write(t, "x.md", "x v1\n")
-	a.write(t, "y.md", "y v1\n")
-	a.sync(t)
-	b.sync(t)
+	srv, a, b, _ := agreedPeers(t, map[string]string{"x.md": "x v1\n", "y.md": "y v1\n"})
 	b.write(t, "y.md", "y edited on b\n") // unpushed: the pull must leave it
 	b.write(t, "x.md", "x edited on b\n") // unpushed, and the server changes it: a conflict copy
 	a.write(t, "x.md", "x v2\n")
@@ -190,14 +180,7 @@ func TestPullWithHintKeepsLocalEdit(t *testing.T) {
 // it writes is the last answer's version, every value checked against
 // that answer's checksums.
 func TestPullChasesAMovingRepo(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	b, rec := hintedPeer(t, srv)
-	for _, k := range []string{"x.md", "y.md", "z.md"} {
-		a.write(t, k, k+" v1\n")
-	}
-	a.sync(t)
-	b.sync(t)
+	srv, a, b, rec := agreedPeers(t, map[string]string{"x.md": "x.md v1\n", "y.md": "y.md v1\n", "z.md": "z.md v1\n"})
 	a.write(t, "x.md", "x.md v2\n")
 	a.sync(t)
 	hint := hashesNow(t, srv)
