@@ -64,6 +64,19 @@ func (ps proxies) clientKey(r *http.Request) string {
 	return addr.String()
 }
 
+// forwardedHTTPS reports whether r comes from a trusted proxy that
+// received it over https: the first value of its X-Forwarded-Proto, the
+// scheme the client used, is https. From any other peer the header is
+// the client's to write and is ignored.
+func (ps proxies) forwardedHTTPS(r *http.Request) bool {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil || !ps.trust(peer.Addr()) {
+		return false
+	}
+	first, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	return strings.EqualFold(strings.TrimSpace(first), "https")
+}
+
 // forwardedFor splits X-Forwarded-For headers into their addresses, in
 // order.
 func forwardedFor(headers []string) []string {

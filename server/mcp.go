@@ -44,7 +44,7 @@ func (s *Server) mcpRoute(next http.Handler) http.Handler {
 		}
 		if err != nil {
 			if ae := (*api.Error)(nil); errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd", resource_metadata="`+baseURL(r)+mcpResourceMetadataPath+`"`)
+				w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd", resource_metadata="`+s.baseURL(r)+mcpResourceMetadataPath+`"`)
 			}
 			s.writeError(w, r, err)
 			return
@@ -61,10 +61,15 @@ func (s *Server) mcpRoute(next http.Handler) http.Handler {
 // is held to the PUT's limits when it is written.
 func mcpBodyBytes(lim api.Limits) int64 { return 2*lim.MaxBodyBytes + 64<<10 }
 
-// baseURL is the server's URL as the client reached it.
-func baseURL(r *http.Request) string {
+// baseURL is the server's URL as clients reach it: [server.ui] url when
+// set; else the request's host, over https when the request came over
+// TLS, or through a trusted proxy whose X-Forwarded-Proto says https.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.publicURL != "" {
+		return s.publicURL
+	}
 	scheme := "http"
-	if r.TLS != nil {
+	if r.TLS != nil || s.proxies.forwardedHTTPS(r) {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
@@ -89,7 +94,7 @@ func (s *Server) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, api.NewError(http.StatusMethodNotAllowed, api.CodeInvalidRequest, "use GET"))
 		return
 	}
-	md := resourceMetadata{Resource: baseURL(r) + MCPPath, BearerMethodsSupported: []string{"header"}, ResourceName: "teammemd team memory"}
+	md := resourceMetadata{Resource: s.baseURL(r) + MCPPath, BearerMethodsSupported: []string{"header"}, ResourceName: "teammemd team memory"}
 	if ad, ok := s.auth.(authDescriber); ok {
 		if l := ad.Login(r.Context()); l != nil {
 			md.AuthorizationServers, md.ScopesSupported = []string{l.Issuer}, l.Scopes

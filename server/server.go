@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,7 @@ type Server struct {
 	limiter    *keyLimiter // per subject
 	failedAuth *keyLimiter // failed authentications per client address
 	proxies    proxies
+	publicURL  string // [server.ui] url: the scheme and host clients reach the server at, or ""
 	hashBodies *bodyCache
 	metrics    *metrics
 	waitSlots  *waitSlots
@@ -165,6 +167,7 @@ func New(opts Options) (*Server, error) {
 		limiter:    newKeyLimiter(cfg.RateLimit.RequestsPerSecond, cfg.RateLimit.Burst, maxLimiters),
 		failedAuth: newKeyLimiter(cfg.RateLimit.FailedAuthPerSecond, cfg.RateLimit.FailedAuthBurst, maxLimiters),
 		proxies:    trusted,
+		publicURL:  strings.TrimSuffix(cfg.UI.URL, "/"),
 		hashBodies: newBodyCache(maxCachedBodyBytes),
 		metrics:    m,
 		waitSlots:  newWaitSlots(cfg.MaxWaiters, cfg.MaxWaitersPerSubject),
