@@ -131,7 +131,7 @@ refreshed before it expires.`,
 		if err != nil {
 			return err
 		}
-		where, err := st.Keep(rec)
+		where, err := st.Keep(ctx, rec)
 		if err != nil {
 			return err
 		}
@@ -174,7 +174,7 @@ func newLogoutCmd() *cobra.Command {
 				fmt.Fprintf(stderr, "teammemd: the identity provider did not revoke the login (%v); it is removed here all the same\n", rerr)
 			}
 		}
-		if _, err := st.Remove(server); err != nil {
+		if _, err := st.Remove(ctx, server); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Logged out of %s.\n", server)

@@ -105,7 +105,7 @@ func TestDeviceLoginThenSyncKeyring(t *testing.T) {
 	logintest.Keyring(t)
 	w := newLoginWorld(t)
 	t.Setenv(envLoginStorage, string(login.StorageKeyring))
-	t.Cleanup(func() { loginStore("").Remove(w.srv.URL) })
+	t.Cleanup(func() { loginStore("").Remove(context.Background(), w.srv.URL) })
 	testDeviceLoginThenSync(t, w, func(when string) {
 		path, _ := loginPath(w.srv.URL)
 		data, err := os.ReadFile(path)
@@ -217,7 +217,7 @@ func TestDaemonPicksUpNewLoginKeyring(t *testing.T) {
 	logintest.Keyring(t)
 	w := newLoginWorld(t)
 	t.Setenv(envLoginStorage, string(login.StorageKeyring))
-	t.Cleanup(func() { loginStore("").Remove(w.srv.URL) })
+	t.Cleanup(func() { loginStore("").Remove(context.Background(), w.srv.URL) })
 	testDaemonPicksUpNewLogin(t, w)
 }
 

@@ -40,7 +40,7 @@ func TestKeyringKeepLoadRemove(t *testing.T) {
 	s := login.Store{Dir: t.TempDir(), Keyring: k}
 	rec := login.Record{Server: server, AccessToken: "access-" + server, IDToken: "id-" + server,
 		RefreshToken: "refresh-" + server, Expiry: time.Unix(2e9, 0).UTC(), Who: "alice@acme.com"}
-	w, err := s.Keep(rec)
+	w, err := s.Keep(context.Background(), rec)
 	if err != nil || !w.Keyring || w.Fallback != nil {
 		t.Fatalf("Keep() = %+v, %v, want it in the keyring", w, err)
 	}
@@ -52,7 +52,7 @@ func TestKeyringKeepLoadRemove(t *testing.T) {
 	if err != nil || got != rec {
 		t.Errorf("Load() = %+v, %v, want %+v", got, err, rec)
 	}
-	if removed, err := s.Remove(server); !removed || err != nil {
+	if removed, err := s.Remove(context.Background(), server); !removed || err != nil {
 		t.Errorf("Remove() = %v, %v, want true, nil", removed, err)
 	}
 	ctx := context.Background()
@@ -68,11 +68,11 @@ func TestKeyringToFileDropsOldTokens(t *testing.T) {
 	server := logintest.Server()
 	dir := t.TempDir()
 	rec := login.Record{Server: server, IDToken: "id-1", RefreshToken: "refresh-1"}
-	if _, err := (login.Store{Dir: dir, Keyring: k}).Keep(rec); err != nil {
+	if _, err := (login.Store{Dir: dir, Keyring: k}).Keep(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	rec.IDToken = "id-2"
-	if w, err := (login.Store{Dir: dir, Keyring: k, Storage: login.StorageFile}).Keep(rec); err != nil || w.Keyring {
+	if w, err := (login.Store{Dir: dir, Keyring: k, Storage: login.StorageFile}).Keep(context.Background(), rec); err != nil || w.Keyring {
 		t.Fatalf("Keep(file) = %+v, %v, want it in the file", w, err)
 	}
 	if _, err := k.Get(context.Background(), "teammemd", server); !errors.Is(err, login.ErrKeyringNotFound) {

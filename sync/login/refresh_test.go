@@ -50,7 +50,7 @@ func (w world) login(t *testing.T, s login.Store, server string) login.Record {
 	if rec.Who != "a@acme.com" || !rec.Expiry.Equal(w.clock.Now().Add(time.Hour).Truncate(time.Second)) {
 		t.Errorf("Device() = who %q, expiry %v, want a@acme.com expiring in an hour", rec.Who, rec.Expiry)
 	}
-	if _, err := s.Keep(rec); err != nil {
+	if _, err := s.Keep(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -72,7 +72,7 @@ func refreshTogether(t *testing.T, s login.Store, server string) (string, login.
 	w := newWorld(t)
 	rec := w.login(t, s, server)
 	idp, clock, client := w.idp, w.clock, w.client
-	t.Cleanup(func() { s.Remove(server) })
+	t.Cleanup(func() { s.Remove(context.Background(), server) })
 	clock.Advance(2 * time.Hour)
 	toks := make([]string, 3)
 	var wg sync.WaitGroup
@@ -148,5 +148,68 @@ func TestRefreshWithoutIDToken(t *testing.T) {
 	}
 	if refreshToken() == refreshed {
 		t.Error("the expired login was not refreshed again before giving up")
+	}
+}
+
+// A logout or a new login while a refresh is in flight is not undone by
+// it: Remove and Keep wait for the refresh's lock, so the refresh saves
+// first and they act on what it saved.
+func TestLogoutAndLoginWaitForARefresh(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		act  func(s login.Store, rec login.Record) error
+		want string // the login's bearer afterwards; "" for none
+	}{
+		{"logout", func(s login.Store, rec login.Record) error {
+			_, err := s.Remove(context.Background(), rec.Server)
+			return err
+		}, ""},
+		{"login", func(s login.Store, rec login.Record) error {
+			rec.AccessToken, rec.IDToken = "new-login", "new-login"
+			_, err := s.Keep(context.Background(), rec)
+			return err
+		}, "new-login"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			const server = "http://127.0.0.1:1"
+			s := login.Store{Dir: t.TempDir()}
+			rec := w.login(t, s, server)
+			w.clock.Advance(2 * time.Hour)
+			inFlight, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			w.idp.OnRefresh = func() {
+				once.Do(func() { close(inFlight) })
+				<-release
+			}
+			src, err := login.NewSource(s, server, w.client, w.clock.Now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			wg.Go(func() { _, _ = src.Token() })
+			<-inFlight
+			acted := make(chan error, 1)
+			go func() { acted <- tt.act(s, rec) }()
+			// Without the lock the act ends while the refresh is held;
+			// with it, it waits, and the refresh is let go meanwhile.
+			select {
+			case err := <-acted:
+				acted <- err
+			case <-time.After(200 * time.Millisecond):
+			}
+			close(release)
+			wg.Wait()
+			if err := <-acted; err != nil {
+				t.Fatalf("%s during a refresh: %v", tt.name, err)
+			}
+			got, err := s.Load(server)
+			switch {
+			case tt.want == "" && !errors.Is(err, login.ErrNotLoggedIn):
+				t.Errorf("after a logout during a refresh: Load error = %v, want ErrNotLoggedIn: the refresh saved the login again", err)
+			case tt.want != "" && (err != nil || got.Bearer() != tt.want):
+				t.Errorf("after a login during a refresh: Load error = %v, bearer is the new login's: %v; want the new login", err, got.Bearer() == tt.want)
+			}
+		})
 	}
 }

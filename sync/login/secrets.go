@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -75,11 +77,21 @@ type Where struct {
 // Keep saves a new login where the store's Storage says: in the keyring
 // (auto: when it answers), else in the file. A login it replaces that had
 // its tokens in the keyring loses them there when the new one does not.
-func (s Store) Keep(rec Record) (Where, error) {
+// It holds the login's refresh lock, so a refresh in flight cannot save
+// the old login over the new one.
+func (s Store) Keep(ctx context.Context, rec Record) (Where, error) {
 	path, err := s.Path(rec.Server)
 	if err != nil {
 		return Where{}, err
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return Where{}, fmt.Errorf("save login to %s: %w", rec.Server, err)
+	}
+	release, err := lockRefresh(ctx, path+".lock")
+	if err != nil {
+		return Where{}, fmt.Errorf("save login to %s: %w", rec.Server, err)
+	}
+	defer release()
 	w := Where{Path: path}
 	old, oldErr := readFile(path)
 	rec.Storage = cmp.Or(s.Storage, StorageAuto)

@@ -178,12 +178,22 @@ func writeFile(path string, rec Record) error {
 
 // Remove deletes the login of server, from the keyring too when its tokens
 // are there; it reports whether there was one. When the keyring cannot
-// delete them, the file stays, so that logging out again can.
-func (s Store) Remove(server string) (bool, error) {
+// delete them, the file stays, so that logging out again can. It holds
+// the login's refresh lock, so a refresh in flight cannot save the login
+// again after it is gone.
+func (s Store) Remove(ctx context.Context, server string) (bool, error) {
 	path, err := s.Path(server)
 	if err != nil {
 		return false, err
 	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, nil // nothing to remove, and no directory to lock in
+	}
+	release, err := lockRefresh(ctx, path+".lock")
+	if err != nil {
+		return false, fmt.Errorf("remove login to %s: %w", server, err)
+	}
+	defer release()
 	rec, rerr := readFile(path)
 	if rerr == nil && rec.InKeyring {
 		if err := s.drop(server); err != nil {
