@@ -61,9 +61,10 @@ func (s *Server) mcpRoute(next http.Handler) http.Handler {
 // is held to the PUT's limits when it is written.
 func mcpBodyBytes(lim api.Limits) int64 { return 2*lim.MaxBodyBytes + 64<<10 }
 
-// baseURL is the server's URL as clients reach it: [server.ui] url when
-// set; else the request's host, over https when the request came over
-// TLS, or through a trusted proxy whose X-Forwarded-Proto says https.
+// baseURL is the server's URL as clients reach it, for the MCP metadata
+// and the web view's sign-in: [server.ui] url when set; else the
+// request's host, over https when the request came over TLS, or through a
+// trusted proxy whose X-Forwarded-Proto says https.
 func (s *Server) baseURL(r *http.Request) string {
 	if s.publicURL != "" {
 		return s.publicURL

@@ -196,16 +196,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, repo string, hashes
 // namedOnly returns snap with the checksums and tombstones of keys
 // alone. It builds new maps: snap's may be a cache's.
 func namedOnly(snap store.Snapshot, keys []string) store.Snapshot {
-	sums := make(map[string]string, len(keys))
-	var deleted map[string]int64
+	sums, deleted := map[string]string{}, map[string]int64{}
 	for _, k := range keys {
 		if sum, ok := snap.EntryChecksums[k]; ok {
 			sums[k] = sum
 		}
 		if at, ok := snap.Deleted[k]; ok {
-			if deleted == nil {
-				deleted = map[string]int64{}
-			}
 			deleted[k] = at
 		}
 	}

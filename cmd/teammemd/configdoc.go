@@ -44,7 +44,7 @@ var configDocs = map[string]keyDoc{
 	"server.scan_secrets":                      {def: "true", doc: "Refuse writes whose content holds a secret."},
 	"server.tls_cert":                          {doc: "PEM file of the certificate (with its chain) to serve HTTPS with; unset serves plain HTTP. SIGHUP reloads it (--tls-cert)."},
 	"server.tls_key":                           {doc: "PEM file of the private key of tls_cert (--tls-key)."},
-	"server.trusted_proxies":                   {doc: "Addresses or CIDR prefixes of the reverse proxies in front of the server: for a request from one of them, the client's address is read from X-Forwarded-For, and X-Forwarded-Proto https makes the MCP endpoint's metadata name an https URL."},
+	"server.trusted_proxies":                   {doc: "Addresses or CIDR prefixes of the reverse proxies in front of the server: for a request from one of them, the client's address is read from X-Forwarded-For, and X-Forwarded-Proto https makes the MCP endpoint's metadata and the web view's sign-in name https URLs."},
 	"server.ui.enabled":                        {def: "true", doc: "Serve the web view; false makes /ui answer 404 like any unknown path."},
 	"server.ui.stale_after":                    {doc: "Flag the notes no one changed for this long as stale."},
 	"server.ui.session_ttl":                    {doc: "How long a browser stays signed in (1m to 720h); a session signed in with an API token ends when the token is revoked."},

@@ -17,7 +17,7 @@ import (
 
 // oidcServer runs the server with OIDC sign-in against a test provider on
 // 127.0.0.1 that grants acme/app to every verified acme.com email.
-func oidcServer(t *testing.T, tokens bool) (*servertest.Server, *authtest.IdP) {
+func oidcServer(t *testing.T, tokens bool, opts ...servertest.Option) (*servertest.Server, *authtest.IdP) {
 	t.Helper()
 	clock := authtest.NewClock()
 	idp := authtest.NewIdP(t, clock)
@@ -26,9 +26,46 @@ func oidcServer(t *testing.T, tokens bool) (*servertest.Server, *authtest.IdP) {
 		OIDC:   auth.OIDCConfig{Enabled: true, Issuer: idp.URL, ClientID: idp.ClientID},
 		Grants: []auth.GrantRule{{Subject: "email:*@acme.com", Repos: []string{"acme/app"}, Level: store.LevelWrite}},
 	}
-	srv := startServer(t, servertest.WithAuth(cfg, auth.Options{HTTPClient: authtest.Client(t), Now: clock.Now}),
-		servertest.WithConfig(func(c *server.Config) { c.Auth = cfg }))
-	return srv, idp
+	opts = append([]servertest.Option{servertest.WithAuth(cfg, auth.Options{HTTPClient: authtest.Client(t), Now: clock.Now}),
+		servertest.WithConfig(func(c *server.Config) { c.Auth = cfg })}, opts...)
+	return startServer(t, opts...), idp
+}
+
+// forwardedHTTPS is a transport that says, as a proxy ending TLS would,
+// that each request came over https.
+type forwardedHTTPS struct{}
+
+func (forwardedHTTPS) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Forwarded-Proto", "https")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Behind a trusted proxy that ends TLS, the provider is told to send the
+// browser back over https, the scheme the browser used; the same header
+// from a peer the server does not trust changes nothing.
+func TestOIDCRedirectBehindAProxy(t *testing.T) {
+	for _, trusted := range []bool{true, false} {
+		var opts []servertest.Option
+		if trusted {
+			opts = append(opts, servertest.WithConfig(func(c *server.Config) { c.TrustedProxies = []string{"127.0.0.1", "::1"} }))
+		}
+		srv, _ := oidcServer(t, true, opts...)
+		b := newBrowser(t, srv.URL)
+		b.c.Transport = forwardedHTTPS{}
+		start := b.post("/ui/signin/oidc", url.Values{"csrf": {b.get("/ui/signin").csrf(t)}})
+		au, err := url.Parse(continueURL(t, start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := srv.URL + "/ui/signin/callback"
+		if trusted {
+			want = "https://" + strings.TrimPrefix(want, "http://")
+		}
+		if got := au.Query().Get("redirect_uri"); got != want {
+			t.Errorf("trusted proxy %v: redirect_uri = %q, want %q", trusted, got, want)
+		}
+	}
 }
 
 var continueLink = regexp.MustCompile(`<a href="([^"]+)" id="continue">`)

@@ -83,24 +83,16 @@ func (f *oidcFlow) config(ep oauth2.Endpoint, redirect string) *oauth2.Config {
 
 // redirectURL is where the provider sends the browser back to.
 func (u *UI) redirectURL(r *http.Request) string {
-	if u.cfg.URL != "" {
-		return strings.TrimSuffix(u.cfg.URL, "/") + Prefix + "/signin/callback"
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + u.host(r) + Prefix + "/signin/callback"
+	return u.baseURL(r) + Prefix + "/signin/callback"
 }
 
 // host is the host the view is reached at.
 func (u *UI) host(r *http.Request) string {
-	if u.cfg.URL != "" {
-		if i := strings.Index(u.cfg.URL, "://"); i >= 0 {
-			return strings.TrimSuffix(u.cfg.URL[i+3:], "/")
-		}
+	base := u.baseURL(r)
+	if i := strings.Index(base, "://"); i >= 0 {
+		return base[i+3:]
 	}
-	return r.Host
+	return base
 }
 
 // serveOIDCStart begins a sign-in with the provider: a session that holds

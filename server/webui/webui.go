@@ -82,7 +82,7 @@ type OIDC struct {
 	HTTPClient *http.Client
 }
 
-// Options configure the view. Store and Backend are required.
+// Options configure the view. Store, Backend and BaseURL are required.
 type Options struct {
 	Config  Config
 	Store   Store
@@ -93,9 +93,13 @@ type Options struct {
 	TokensOn bool
 	// TLS is set when the server serves HTTPS itself; cookies are then
 	// Secure, as they are when Config.URL is https.
-	TLS    bool
-	Logger *slog.Logger
-	Now    func() time.Time
+	TLS bool
+	// BaseURL is the scheme and host browsers reach the server at for a
+	// request, the server's one answer for the view and its other
+	// endpoints (Config.URL when set).
+	BaseURL func(*http.Request) string
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // UI serves the view.
@@ -106,6 +110,7 @@ type UI struct {
 	oidc     *oidcFlow
 	tokensOn bool
 	secure   bool
+	baseURL  func(*http.Request) string
 	log      *slog.Logger
 	now      func() time.Time
 	pages    map[string]*template.Template
@@ -114,8 +119,8 @@ type UI struct {
 
 // New returns the view for opts.
 func New(opts Options) (*UI, error) {
-	if opts.Store == nil || opts.Backend == nil {
-		return nil, errors.New("webui: Options.Store and Options.Backend are required")
+	if opts.Store == nil || opts.Backend == nil || opts.BaseURL == nil {
+		return nil, errors.New("webui: Options.Store, Options.Backend and Options.BaseURL are required")
 	}
 	if err := opts.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("webui: %w", err)
@@ -126,7 +131,7 @@ func New(opts Options) (*UI, error) {
 	}
 	u := &UI{
 		cfg: opts.Config.Resolve(), store: opts.Store, backend: opts.Backend, tokensOn: opts.TokensOn,
-		log: opts.Logger, now: opts.Now, pages: pages,
+		baseURL: opts.BaseURL, log: opts.Logger, now: opts.Now, pages: pages,
 	}
 	u.secure = opts.TLS || secureURL(u.cfg.URL)
 	if u.log == nil {
