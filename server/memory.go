@@ -44,9 +44,13 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 	if err != nil {
 		return err
 	}
+	delta, err := deltaParam(q, wait)
+	if err != nil {
+		return err
+	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
-		return s.waitChange(w, r, p.Subject, repo, inm, wait)
+		return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta}, wait)
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})
 }

@@ -30,6 +30,7 @@ type parkedWait struct {
 	conn    net.Conn
 	repo    string
 	inm     string
+	delta   bool // the client asked for the changes since inm alone
 	subject string
 	method  string
 	info    reqInfo // for the access log
@@ -58,7 +59,8 @@ type parkLot struct {
 // changes, deadline passes, the client leaves or the server stops. It
 // reports false, leaving the request as it was, when the connection cannot
 // be taken over (HTTP/2, a test recorder) or the request has a body.
-func (s *Server) park(w http.ResponseWriter, r *http.Request, subject, repo, inm string, deadline time.Time) bool {
+func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadline time.Time) bool {
+	subject, repo, inm := a.subject, a.repo, a.inm
 	if r.ProtoMajor != 1 || r.ContentLength != 0 || store.IsPersonalRepo(repo) {
 		// A lane's answer names its subject's key, which the answers
 		// parked waits share do not: a lane's wait is held by its handler.
@@ -72,7 +74,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, subject, repo, inm
 	_ = conn.SetDeadline(time.Time{})
 	info := infoFrom(r.Context())
 	info.parked = true
-	pw := &parkedWait{conn: conn, repo: repo, inm: inm, subject: subject, method: r.Method, info: *info, start: info.start}
+	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, subject: subject, method: r.Method, info: *info, start: info.start}
 	if brw.Reader.Buffered() > 0 {
 		// The client sent more before the answer: end the wait at once.
 		s.endParked(pw, s.notModifiedBytes(inm))
@@ -150,11 +152,16 @@ func (s *Server) watchParked(pw *parkedWait) {
 // from the repo's, each time the repo changes or a wait is parked, until
 // none is left; when the server stops it answers them all 503.
 func (s *Server) answerParked(repo string, pr *parkedRepo) {
+	var prev *store.Snapshot // the repo as last read
 	for {
 		changed, release := s.waker.Subscribe(repo)
-		if !s.answerChanged(repo, pr, changed) {
+		next, alive := s.answerChanged(repo, pr, changed, prev)
+		if !alive {
 			release()
 			return
+		}
+		if next != nil {
+			prev = next
 		}
 		select {
 		case <-changed:
@@ -169,9 +176,12 @@ func (s *Server) answerParked(repo string, pr *parkedRepo) {
 }
 
 // answerChanged answers the waits of pr whose checksum differs from the
-// repo's as read after subscribing to changed. It reports false, having
-// let go of pr, when no wait is left.
-func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struct{}) bool {
+// repo's as read after subscribing to changed: with the changes since
+// prev, the repo as last read, those that asked for them and hold prev's
+// checksum, the whole hashes the others. It returns the repo as read now
+// (nil when not read or never written), and reports false, having let go
+// of pr, when no wait is left.
+func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struct{}, prev *store.Snapshot) (*store.Snapshot, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitReadTimeout)
 	snap, found, err := s.waitHashes(ctx, repo, changed)
 	cancel()
@@ -182,23 +192,33 @@ func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struc
 			delete(s.lot.repos, repo)
 		}
 		s.lot.mu.Unlock()
-		return false
+		return nil, false
 	}
-	var due []*parkedWait
+	var whole, since []*parkedWait
 	for pw := range pr.waits {
-		if err == nil && pw.inm != snap.Checksum {
-			due = append(due, pw)
+		switch {
+		case err != nil || pw.inm == snap.Checksum:
+		case pw.delta && found && prev != nil && pw.inm == prev.Checksum:
+			since = append(since, pw)
+		default:
+			whole = append(whole, pw)
 		}
 	}
 	s.lot.mu.Unlock()
 	if err != nil {
 		s.log.Warn("change wait: read hashes", "repo", repo, "err", err)
-		return true // the waits stay; their timers end them
+		return nil, true // the waits stay; their timers end them
 	}
-	if len(due) > 0 {
-		s.endMany(due, s.changedBytes(snap, found))
+	if len(since) > 0 {
+		s.endMany(since, s.responseBytes(func(w http.ResponseWriter) { s.writeWaitAnswer(w, prev, snap, true) }))
 	}
-	return true
+	if len(whole) > 0 {
+		s.endMany(whole, s.changedBytes(snap, found))
+	}
+	if !found {
+		return nil, true
+	}
+	return &snap, true
 }
 
 // endAll lets go of pr, the parked waits of repo, and ends them all with

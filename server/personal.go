@@ -78,7 +78,7 @@ func (s *Server) serveLane(w http.ResponseWriter, r *http.Request, p auth.Princi
 	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
-		return s.waitChange(&keyHeaderWriter{ResponseWriter: w, s: s, r: r, subject: p.Subject}, r, p.Subject, repo, inm, wait)
+		return s.waitChange(&keyHeaderWriter{ResponseWriter: w, s: s, r: r, subject: p.Subject}, r, waitAsk{subject: p.Subject, repo: repo, inm: inm}, wait)
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{})
 }

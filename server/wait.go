@@ -16,12 +16,22 @@ import (
 // waitersRetryAfter is the Retry-After sent when too many clients wait.
 const waitersRetryAfter = 5 * time.Second
 
-// waitChange holds a hash probe while the repo's checksum still equals inm:
-// 200 with the new hashes once it changes, 304 when wait (plus up to 10%
-// jitter) passes, 503 at once when the server shuts down. A repo never
-// written counts as having the empty repo checksum. A wait over the
-// subject's cap gets 429, over the server's 503, both at once.
-func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, repo, inm string, wait time.Duration) error {
+// waitAsk is a change wait: whose, on which repo, the checksum the client
+// holds, and whether it asked for the changes since alone (delta).
+type waitAsk struct {
+	subject, repo, inm string
+	delta              bool
+}
+
+// waitChange holds a hash probe while the repo's checksum still equals
+// a.inm: 200 with the new hashes once it changes (the changes since
+// a.inm alone when a.delta and the wait read the repo at a.inm), 304 when
+// wait (plus up to 10% jitter) passes, 503 at once when the server shuts
+// down. A repo never written counts as having the empty repo checksum. A
+// wait over the subject's cap gets 429, over the server's 503, both at
+// once.
+func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, a waitAsk, wait time.Duration) error {
+	subject, repo, inm := a.subject, a.repo, a.inm
 	if err := s.takeWaitSlot(w, subject); err != nil {
 		return err
 	}
@@ -36,6 +46,7 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, rep
 	deadline := time.Now().Add(wait + jitter(wait))
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	var prev *store.Snapshot // the repo at inm, as read while waiting
 	for {
 		changed, release := s.waker.Subscribe(repo)
 		snap, found, err := s.waitHashes(r.Context(), repo, changed)
@@ -48,11 +59,14 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, subject, rep
 			if !found {
 				return notFound()
 			}
-			s.writeSnapshot(w, snap, true)
+			s.writeWaitAnswer(w, prev, snap, a.delta)
 			savetrace.Mark("server.woke", "")
 			return nil
 		}
-		if !parked && s.park(w, r, subject, repo, inm, deadline) {
+		if found {
+			prev = &snap
+		}
+		if !parked && s.park(w, r, a, deadline) {
 			// The parked wait subscribed on its own, after this read.
 			parked = true
 			release()

@@ -66,13 +66,43 @@ func (c *Client) Hashes(ctx context.Context, repo string) (api.HashesResponse, e
 // it returns changed=true with the new hashes when the repo checksum differs
 // from ifNoneMatch, and changed=false when the wait timed out (304).
 func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.Duration) (api.HashesResponse, bool, error) {
+	return c.wait(ctx, repo, ifNoneMatch, wait, false)
+}
+
+// WaitChanges is Wait for a client that holds held, the whole hashes at
+// held.Checksum: it asks for the keys changed since alone (PROTOCOL.md
+// section 18) and returns the whole hashes they make of held. When they
+// do not make the answer's checksum, it returns the whole hashes of a
+// probe instead.
+func (c *Client) WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration) (api.HashesResponse, bool, error) {
+	h, changed, err := c.wait(ctx, repo, held.Checksum, wait, true)
+	if err != nil || !changed {
+		return h, changed, err
+	}
+	whole, err := h.Apply(held)
+	if err == nil {
+		return whole, true, nil
+	}
+	if whole, err = c.Hashes(ctx, repo); err != nil {
+		return whole, false, fmt.Errorf("wait for changes in %s: %w", repo, err)
+	}
+	return whole, whole.Checksum != held.Checksum, nil
+}
+
+// wait sends one change wait, asking for the changes since ifNoneMatch
+// alone when delta.
+func (c *Client) wait(ctx context.Context, repo, ifNoneMatch string, wait time.Duration, delta bool) (api.HashesResponse, bool, error) {
 	var out api.HashesResponse
 	secs := int(wait / time.Second)
 	if secs < 1 {
 		secs = 1
 	}
+	q := withWait(url.Values{api.ParamRepo: {repo}}, strconv.Itoa(secs))
+	if delta {
+		q.Set(api.ParamDelta, "1")
+	}
 	status, err := c.do(ctx, request{
-		op: OpWait, repo: repo, method: http.MethodGet, url: c.query(repo, strconv.Itoa(secs)),
+		op: OpWait, repo: repo, method: http.MethodGet, url: c.endpoint(api.Path, q),
 		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin, maxBody: protocolLimits.HashesBodyBytes(),
 	}, &out)
 	if err != nil {

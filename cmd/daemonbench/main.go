@@ -11,7 +11,7 @@
 // one save go, from a run with the save trace on. It always stops its
 // processes and removes its temporary files, also on error or Ctrl-C.
 //
-//	go run ./cmd/daemonbench [-rounds 3] [-edits 20] [-burst 1000] [-debounce 1s] [-syncthing syncthing] [-idle 60s]
+//	go run ./cmd/daemonbench [-rounds 3] [-edits 20] [-burst 1000] [-debounce 1s] [-gap 2s] [-syncthing syncthing] [-idle 60s]
 package main
 
 import (
@@ -35,6 +35,7 @@ type options struct {
 	burst     int
 	size      int
 	debounce  time.Duration
+	gap       time.Duration
 	idle      time.Duration
 	settle    time.Duration
 	trace     bool
@@ -54,12 +55,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.burst, "burst", 1000, "files in the burst")
 	fs.IntVar(&o.size, "size", 4096, "bytes per burst file")
 	fs.DurationVar(&o.debounce, "debounce", time.Second, "teammemd's debounce and Syncthing's fsWatcherDelayS (whole seconds)")
+	fs.DurationVar(&o.gap, "gap", -1, "quiet time after a save lands before the next save; negative: twice the debounce, which lets Syncthing's watcher timer run out, so that each save starts it as a save after a pause does")
 	fs.DurationVar(&o.idle, "idle", 60*time.Second, "how long to measure idle CPU; 0 skips the idle measurement")
 	fs.DurationVar(&o.settle, "settle", 10*time.Second, "quiet time before the idle measurement")
 	fs.BoolVar(&o.trace, "trace", true, "trace one save through both daemons and the server")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, state) for inspection")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.gap < 0 {
+		o.gap = 2 * o.debounce
 	}
 	if o.rounds < 1 || o.edits < 1 || o.burst < 1 || o.size < 1 || o.idle < 0 {
 		return errors.New("-rounds, -edits, -burst and -size must be positive, -idle not negative")
@@ -144,7 +149,7 @@ func measureRounds(ctx context.Context, peers []peer, o options, progress io.Wri
 		order := turn(len(rigs), round)
 		for _, i := range order {
 			fmt.Fprintf(progress, "daemonbench: round %d: %s edits\n", round, rigs[i].p.name())
-			e, err := rigs[i].edits(ctx, o.edits)
+			e, err := rigs[i].edits(ctx, o.edits, o.gap)
 			if err != nil {
 				return nil, fmt.Errorf("edits: %w", err)
 			}

@@ -84,10 +84,21 @@ func (e editResult) p95() time.Duration {
 func (e editResult) max() time.Duration { return e.overheads[len(e.overheads)-1] }
 
 // edits saves MEMORY.md on A n times, each time waiting until B holds
-// the new content.
-func (r *rig) edits(ctx context.Context, n int) (editResult, error) {
+// the new content and then gap more.
+//
+// The gap matters for Syncthing: its watcher checks for changes at
+// intervals of its delay from the last time it sent a batch, and sends the
+// changes older than half the delay. A save made right after the last one
+// landed finds that timer running and is sent one delay after the last
+// batch, not after the save, so its figure is the difference of two saves'
+// latencies. After a pause longer than the delay the timer has stopped and
+// the save starts it, as a save after a pause does on a user's machine.
+func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, error) {
 	var res editResult
 	for i := range n {
+		if err := sleepCtx(ctx, gap); err != nil {
+			return editResult{}, err
+		}
 		content := []byte(fmt.Sprintf("# team memory\nedit %d at %d\n", i, time.Now().UnixNano()))
 		start, landed, err := r.save(ctx, "MEMORY.md", content)
 		if err != nil {
@@ -135,4 +146,16 @@ func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, e
 	}
 	return burstResult{files: files, write: written.Sub(start), lastFile: done.Sub(start),
 		afterLast: done.Sub(written) - r.p.delay()}, nil
+}
+
+// sleepCtx waits for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

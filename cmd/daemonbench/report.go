@@ -25,7 +25,7 @@ type results struct {
 // print writes the results as tables.
 func (r results) print(w io.Writer, o options) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Each figure minus the delay (%s): from the write on A to the file with that SHA-256 on B.\n\n", r.debounce)
+	fmt.Fprintf(tw, "Each figure minus the delay (%s): from the write on A to the file with that SHA-256 on B; saves %s apart.\n\n", r.debounce, o.gap)
 	fmt.Fprintf(tw, "round\tdaemon\tsave median\tsave p95\tsave max\tburst: write on A\tburst: last file on B after last write\n")
 	for _, x := range r.rounds {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", x.round, x.peer, ms(x.edits.median()), ms(x.edits.p95()),

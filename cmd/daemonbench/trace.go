@@ -54,7 +54,7 @@ func (l *lab) traceSave(ctx context.Context, bin string, o options) ([]traceStep
 	type save struct{ start, landed time.Time }
 	var saves []save
 	for i := range traceSaves {
-		if err := pause(ctx, traceTail); err != nil { // the last save's tail is over
+		if err := pause(ctx, max(traceTail, o.gap)); err != nil { // the last save's tail is over
 			return nil, err
 		}
 		content := []byte(fmt.Sprintf("# team memory\ntraced edit %d at %d\n", i, time.Now().UnixNano()))

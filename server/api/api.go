@@ -38,6 +38,11 @@ const (
 	// PROTOCOL.md section 17): when the repo still has it, the answer's
 	// checksums and tombstones are those of the named keys alone.
 	ParamAt = "at"
+	// ParamDelta, "1" beside ParamWait, says the client holds every entry
+	// checksum and tombstone at its If-None-Match checksum (extension,
+	// PROTOCOL.md section 18): a wait the repo changed under may answer
+	// with the keys that changed since alone, marked by ChangedSince.
+	ParamDelta = "delta"
 )
 
 // MaxOnlyKeys is the most keys a full pull may name with ParamOnly.
@@ -76,6 +81,12 @@ type HashesResponse struct {
 	DeletedEntries map[string]int64  `json:"deletedEntries"`
 	// CompactedThrough is as in FullResponse.
 	CompactedThrough int64 `json:"compactedThrough,omitempty"`
+	// ChangedSince (extension, PROTOCOL.md section 18), set only on the
+	// answer to a change wait that asked with ParamDelta, is the repo
+	// checksum the answer is relative to: EntryChecksums and
+	// DeletedEntries then hold only the keys whose checksum or tombstone
+	// differs from the repo at that checksum. Empty: the answer is whole.
+	ChangedSince string `json:"changedSince,omitempty"`
 }
 
 // PutRequest is the body of PUT ?repo=<slug>: an upsert-merge of Entries and

@@ -16,13 +16,17 @@ import (
 func (r *repo) live(ctx context.Context) error {
 	bo := backoff{min: r.opts.MinBackoff, max: r.opts.MaxBackoff}
 	failing := false
+	var held api.HashesResponse // the last whole hashes a wait answered
 	for {
 		if !r.awaitResume(ctx) {
 			return nil
 		}
 		cur := r.checksum()
-		h, changed, err := r.waiter.Wait(r.traced(ctx, retryWait), r.spec.Repo, cur, r.opts.WaitTimeout)
+		h, changed, err := r.wait(ctx, cur, held)
 		savetrace.Mark("wait.answered", "")
+		if err == nil && changed {
+			held = h
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -33,6 +37,7 @@ func (r *repo) live(ctx context.Context) error {
 		if r.eng.StoreChanged() {
 			// The answer, whatever it was, named a new store identity: the
 			// server's database was restored or replaced. Re-baseline now.
+			held = api.HashesResponse{}
 			if err := r.requestPull(ctx, waitAnswer{}); err != nil && !pause.For(ctx, bo.next()) {
 				return nil
 			}
@@ -71,6 +76,17 @@ func (r *repo) live(ctx context.Context) error {
 		}
 		bo.reset()
 	}
+}
+
+// wait holds one change wait from cur, the engine's checksum, asking for
+// the changes since alone when the waiter can and held, the hashes the
+// last wait answered, are at cur.
+func (r *repo) wait(ctx context.Context, cur string, held api.HashesResponse) (api.HashesResponse, bool, error) {
+	ctx = r.traced(ctx, retryWait)
+	if cw, ok := r.waiter.(ChangesWaiter); ok && held.Checksum == cur && held.EntryChecksums != nil {
+		return cw.WaitChanges(ctx, r.spec.Repo, held, r.opts.WaitTimeout)
+	}
+	return r.waiter.Wait(ctx, r.spec.Repo, cur, r.opts.WaitTimeout)
 }
 
 // checksum is the engine's checksum, or the empty repo's.

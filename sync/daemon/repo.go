@@ -45,6 +45,13 @@ type Waiter interface {
 	Wait(ctx context.Context, repo, ifNoneMatch string, wait time.Duration) (api.HashesResponse, bool, error)
 }
 
+// ChangesWaiter is a Waiter that can hold a change wait for a client
+// that holds the whole hashes held: the answer names the keys changed
+// since alone (PROTOCOL.md section 18) and comes back whole.
+type ChangesWaiter interface {
+	WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration) (api.HashesResponse, bool, error)
+}
+
 // Spec names one repo for the daemon to keep in sync.
 type Spec struct {
 	Repo      string `json:"repo"`

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// deltaParam parses delta=1 (extension, PROTOCOL.md section 18): the
+// change wait's client holds the whole hashes at its If-None-Match. It is
+// an error without wait, with any other value, or given twice.
+func deltaParam(q url.Values, wait time.Duration) (bool, error) {
+	v, ok := q[api.ParamDelta]
+	switch {
+	case !ok:
+		return false, nil
+	case wait <= 0:
+		return false, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "delta applies only beside wait")
+	case len(v) != 1 || v[0] != "1":
+		return false, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "delta must be given once, as 1")
+	}
+	return true, nil
+}
+
+// changesSince returns cur with only the keys whose checksum or tombstone
+// differs from prev's, for an answer relative to prev.Checksum. It
+// reports false when a key of prev is in neither of cur's maps (its
+// tombstone was compacted away), which changes cannot say.
+func changesSince(prev, cur store.Snapshot) (store.Snapshot, bool) {
+	for k := range prev.EntryChecksums {
+		if !inSnapshot(cur, k) {
+			return store.Snapshot{}, false
+		}
+	}
+	for k := range prev.Deleted {
+		if !inSnapshot(cur, k) {
+			return store.Snapshot{}, false
+		}
+	}
+	out := cur
+	out.EntryChecksums = map[string]string{}
+	out.Deleted = map[string]int64{}
+	for k, sum := range cur.EntryChecksums {
+		if old, ok := prev.EntryChecksums[k]; !ok || old != sum {
+			out.EntryChecksums[k] = sum
+		}
+	}
+	for k, at := range cur.Deleted {
+		if _, live := cur.EntryChecksums[k]; live {
+			continue
+		}
+		if old, ok := prev.Deleted[k]; !ok || old != at || hasLive(prev, k) {
+			out.Deleted[k] = at
+		}
+	}
+	return out, true
+}
+
+func inSnapshot(s store.Snapshot, k string) bool {
+	if _, ok := s.EntryChecksums[k]; ok {
+		return true
+	}
+	_, ok := s.Deleted[k]
+	return ok
+}
+
+func hasLive(s store.Snapshot, k string) bool {
+	_, ok := s.EntryChecksums[k]
+	return ok
+}
+
+// waitAnswer is what a change wait that saw the repo change answers: the
+// keys changed since prev (the repo at the wait's checksum, as read while
+// the wait held; nil when not read) when the client asked for them and
+// they can be said, else the whole hashes of cur.
+func (s *Server) writeWaitAnswer(w http.ResponseWriter, prev *store.Snapshot, cur store.Snapshot, delta bool) {
+	if delta && prev != nil {
+		if d, ok := changesSince(*prev, cur); ok {
+			s.writeChanges(w, d, prev.Checksum)
+			return
+		}
+	}
+	s.writeSnapshot(w, cur, true)
+}
+
+// writeChanges sends d, the changes since the repo checksum since.
+func (s *Server) writeChanges(w http.ResponseWriter, d store.Snapshot, since string) {
+	w.Header().Set("ETag", api.ETag(d.Checksum))
+	s.writeJSON(w, http.StatusOK, api.HashesResponse{
+		OrganizationID: s.org, Repo: wireRepo(d.Repo), Version: d.Version,
+		LastModified: d.LastModified.UTC(), Checksum: d.Checksum,
+		EntryChecksums: d.EntryChecksums, DeletedEntries: d.Deleted,
+		CompactedThrough: d.CompactedThrough, ChangedSince: since,
+	})
+}
