@@ -153,9 +153,10 @@ func (s *Server) watchParked(pw *parkedWait) {
 // none is left; when the server stops it answers them all 503.
 func (s *Server) answerParked(repo string, pr *parkedRepo) {
 	var prev *store.Snapshot // the repo as last read
+	woken := false
 	for {
 		changed, release := s.waker.Subscribe(repo)
-		next, alive := s.answerChanged(repo, pr, changed, prev)
+		next, alive := s.answerChanged(repo, pr, changed, prev, woken)
 		if !alive {
 			release()
 			return
@@ -165,7 +166,9 @@ func (s *Server) answerParked(repo string, pr *parkedRepo) {
 		}
 		select {
 		case <-changed:
+			woken = true
 		case <-pr.kick:
+			woken = false
 		case <-s.stopping:
 			release()
 			s.endAll(repo, pr, s.stoppingBytes())
@@ -176,24 +179,21 @@ func (s *Server) answerParked(repo string, pr *parkedRepo) {
 }
 
 // answerChanged answers the waits of pr whose checksum differs from the
-// repo's as read after subscribing to changed: with the changes since
+// repo's as read after subscribing to changed (woken: after a change woke
+// the goroutine, see ownCommit): with the changes since
 // prev, the repo as last read, those that asked for them and hold prev's
 // checksum, the whole hashes the others. It returns the repo as read now
 // (nil when not read or never written), and reports false, having let go
 // of pr, when no wait is left.
-func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struct{}, prev *store.Snapshot) (*store.Snapshot, bool) {
+func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struct{}, prev *store.Snapshot, woken bool) (*store.Snapshot, bool) {
+	if s.letGo(repo, pr) {
+		return nil, false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitReadTimeout)
-	snap, found, err := s.waitHashes(ctx, repo, changed)
+	snap, found, err := s.waitHashes(ctx, repo, changed, woken)
 	cancel()
 	savetrace.Mark("server.hashes", "")
 	s.lot.mu.Lock()
-	if len(pr.waits) == 0 {
-		if s.lot.repos[repo] == pr {
-			delete(s.lot.repos, repo)
-		}
-		s.lot.mu.Unlock()
-		return nil, false
-	}
 	var whole, since []*parkedWait
 	for pw := range pr.waits {
 		switch {
@@ -219,6 +219,20 @@ func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struc
 		return nil, true
 	}
 	return &snap, true
+}
+
+// letGo lets go of pr, the parked waits of repo, and reports true when
+// none is left; a wait parked after it parks anew.
+func (s *Server) letGo(repo string, pr *parkedRepo) bool {
+	s.lot.mu.Lock()
+	defer s.lot.mu.Unlock()
+	if len(pr.waits) > 0 {
+		return false
+	}
+	if s.lot.repos[repo] == pr {
+		delete(s.lot.repos, repo)
+	}
+	return true
 }
 
 // endAll lets go of pr, the parked waits of repo, and ends them all with

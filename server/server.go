@@ -90,6 +90,9 @@ type Server struct {
 	auth    auth.Authenticator
 	scanner EntryScanner
 	waker   Waker
+	// recent, when set, holds the states of this server's own commits:
+	// the waits they wake take them instead of a read (see ownCommit).
+	recent recentReader
 	log     *slog.Logger
 	limits  api.Limits
 	org     string
@@ -191,6 +194,7 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.waker == nil {
 		s.waker = wake.NewBroker()
+		s.recent, _ = opts.Store.(recentReader) // only this server's commits wake its waits
 	}
 	s.identity = &storeIdentity{now: func() time.Time { return s.now() }}
 	if id, ok := opts.Store.(storeIdentifier); ok {

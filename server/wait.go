@@ -47,9 +47,10 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, a waitAsk, w
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	var prev *store.Snapshot // the repo at inm, as read while waiting
+	woken := false
 	for {
 		changed, release := s.waker.Subscribe(repo)
-		snap, found, err := s.waitHashes(r.Context(), repo, changed)
+		snap, found, err := s.waitHashes(r.Context(), repo, changed, woken)
 		if err != nil {
 			release()
 			return err
@@ -75,6 +76,7 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, a waitAsk, w
 		select {
 		case <-changed:
 			release()
+			woken = true
 		case <-timer.C:
 			release()
 			notModified(w, inm)

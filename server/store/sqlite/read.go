@@ -42,6 +42,20 @@ func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (sto
 	return snap, nil
 }
 
+// Recent returns the hashes of the newest version of repo this store
+// has committed or read, from its cache and without touching the
+// database; false when it holds none. A write by another process since
+// is not in it: it serves the change waits that this process's own
+// commit woke (a commit caches its state before it returns), for which a
+// read of the database would find the same version.
+func (s *Store) Recent(repo string) (store.Snapshot, bool) {
+	st := s.cache.latest(repo)
+	if st == nil {
+		return store.Snapshot{}, false
+	}
+	return st.snapshot(), true
+}
+
 // beginRead starts a read transaction and reads repo's row in it; the
 // caller rolls the transaction back.
 func (s *Store) beginRead(ctx context.Context, repo string) (*sql.Tx, *repoState, error) {

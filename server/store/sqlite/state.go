@@ -121,6 +121,14 @@ func (c *stateCache) get(slug string, version int64) *repoState {
 	return nil
 }
 
+// latest returns the newest cached state of slug, whatever its version,
+// or nil.
+func (c *stateCache) latest(slug string) *repoState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.repos[slug]
+}
+
 // put caches st unless a newer version is cached, evicting other repos when
 // the cache is over its bound.
 func (c *stateCache) put(st *repoState) {
