@@ -92,7 +92,7 @@ type Server struct {
 	waker   Waker
 	// recent, when set, holds the states of this server's own commits:
 	// the waits they wake take them instead of a read (see ownCommit).
-	recent recentReader
+	recent  recentReader
 	log     *slog.Logger
 	limits  api.Limits
 	org     string
