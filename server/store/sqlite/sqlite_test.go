@@ -47,3 +47,18 @@ func TestWriterPragmas(t *testing.T) {
 		}
 	}
 }
+
+func TestReadConnectionsKeepASmallPageCache(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.rdb.QueryRowContext(context.Background(), "PRAGMA cache_size").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != -readCacheKiB {
+		t.Errorf("a read connection's cache_size = %d, want %d (KiB): a reader drops its whole cache after each commit", n, -readCacheKiB)
+	}
+}
