@@ -26,25 +26,13 @@ func startDeltaWait(t *testing.T, s *servertest.Server, inm, body string) <-chan
 	return out
 }
 
-// hashesAt probes the repo's whole hashes.
-func hashesAt(t *testing.T, s *servertest.Server) api.HashesResponse {
-	t.Helper()
-	r := do(t, s.URL, req{query: memQuery(repo, "view", "hashes"), token: s.Token})
-	if r.status != http.StatusOK {
-		t.Fatalf("probe = %d %s", r.status, r.body)
-	}
-	var h api.HashesResponse
-	decode(t, r, &h)
-	return h
-}
-
 func TestWaitAnswersTheChangesSince(t *testing.T) {
 	for name, body := range map[string]string{"parked": "", "held by its handler": "."} {
 		t.Run(name, func(t *testing.T) {
 			s := servertest.Start(t)
 			put(t, s, repo, map[string]string{"a.md": "a", "b.md": "b", "c.md": "c", "e.md": "e"})
 			put(t, s, repo, nil, "e.md")
-			held := hashesAt(t, s)
+			held := getHashes(t, s, repo)
 			got := startDeltaWait(t, s, held.Checksum, body)
 			awaitWaiters(t, s, 1)
 			put(t, s, repo, map[string]string{"a.md": "a2", "d.md": "d", "e.md": "back"}, "b.md")
@@ -54,7 +42,7 @@ func TestWaitAnswersTheChangesSince(t *testing.T) {
 			}
 			var h api.HashesResponse
 			decode(t, r, &h)
-			now := hashesAt(t, s)
+			now := getHashes(t, s, repo)
 			wantSums := map[string]string{"a.md": api.EntryChecksum("a2"), "d.md": api.EntryChecksum("d"), "e.md": api.EntryChecksum("back")}
 			if h.ChangedSince != held.Checksum || h.Checksum != now.Checksum || !maps.Equal(h.EntryChecksums, wantSums) ||
 				len(h.DeletedEntries) != 1 || h.DeletedEntries["b.md"] != now.DeletedEntries["b.md"] {

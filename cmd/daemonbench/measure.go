@@ -96,7 +96,7 @@ func (e editResult) max() time.Duration { return e.overheads[len(e.overheads)-1]
 func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, error) {
 	var res editResult
 	for i := range n {
-		if err := sleepCtx(ctx, gap); err != nil {
+		if err := pause(ctx, gap); err != nil {
 			return editResult{}, err
 		}
 		content := []byte(fmt.Sprintf("# team memory\nedit %d at %d\n", i, time.Now().UnixNano()))
@@ -146,16 +146,4 @@ func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, e
 	}
 	return burstResult{files: files, write: written.Sub(start), lastFile: done.Sub(start),
 		afterLast: done.Sub(written) - r.p.delay()}, nil
-}
-
-// sleepCtx waits for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
