@@ -119,7 +119,7 @@ func (u *UI) serveOIDCStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := &session{Login: login}
-	if err := u.startSession(r.Context(), w, s, loginTTL); err != nil {
+	if err := u.startSession(w, r, s, loginTTL); err != nil {
 		u.fail(w, r, nil, err)
 		return
 	}

@@ -1,7 +1,6 @@
 package webui
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -75,16 +74,25 @@ func hashID(id string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (u *UI) cookieName() string {
-	if u.secure {
+func (u *UI) cookieName(r *http.Request) string {
+	if u.secureFor(r) {
 		return secureCookieName
 	}
 	return cookieName
 }
 
+// secureFor reports whether the browser reached the view over HTTPS for
+// r: the server serves TLS, [server.ui] url is https, or a trusted proxy
+// that ended TLS says so (the base URL the server answers r with). Its
+// cookies are then Secure.
+func (u *UI) secureFor(r *http.Request) bool {
+	return u.secure || secureURL(u.baseURL(r))
+}
+
 // startSession stores s under a new random id for ttl and gives the
 // browser the id in a cookie.
-func (u *UI) startSession(ctx context.Context, w http.ResponseWriter, s *session, ttl time.Duration) error {
+func (u *UI) startSession(w http.ResponseWriter, r *http.Request, s *session, ttl time.Duration) error {
+	ctx := r.Context()
 	id, err := randomToken()
 	if err != nil {
 		return err
@@ -101,14 +109,15 @@ func (u *UI) startSession(ctx context.Context, w http.ResponseWriter, s *session
 	if err := u.store.PutWebSession(ctx, store.WebSession{IDHash: s.idHash, Data: data, Created: now, Expires: s.expires}); err != nil {
 		return err
 	}
-	http.SetCookie(w, u.cookie(id, s.expires))
+	http.SetCookie(w, u.cookie(r, id, s.expires))
 	return nil
 }
 
-func (u *UI) cookie(value string, expires time.Time) *http.Cookie {
-	c := &http.Cookie{Name: u.cookieName(), Value: value, Path: Prefix, HttpOnly: true, Secure: u.secure,
+func (u *UI) cookie(r *http.Request, value string, expires time.Time) *http.Cookie {
+	secure := u.secureFor(r)
+	c := &http.Cookie{Name: u.cookieName(r), Value: value, Path: Prefix, HttpOnly: true, Secure: secure,
 		SameSite: http.SameSiteLaxMode, Expires: expires}
-	if u.secure {
+	if secure {
 		c.Path = "/"
 	}
 	if expires.IsZero() {
@@ -118,18 +127,18 @@ func (u *UI) cookie(value string, expires time.Time) *http.Cookie {
 }
 
 // endSession drops s from the store and the browser.
-func (u *UI) endSession(ctx context.Context, w http.ResponseWriter, s *session) error {
-	http.SetCookie(w, u.cookie("", time.Time{}))
+func (u *UI) endSession(w http.ResponseWriter, r *http.Request, s *session) error {
+	http.SetCookie(w, u.cookie(r, "", time.Time{}))
 	if s == nil {
 		return nil
 	}
-	return u.store.DeleteWebSession(ctx, s.idHash)
+	return u.store.DeleteWebSession(r.Context(), s.idHash)
 }
 
 // loadSession returns r's session, nil when it has none, it expired or
 // ended, or the token it was signed in with was revoked.
 func (u *UI) loadSession(r *http.Request) (*session, error) {
-	c, err := r.Cookie(u.cookieName())
+	c, err := r.Cookie(u.cookieName(r))
 	if err != nil || c.Value == "" {
 		return nil, nil
 	}

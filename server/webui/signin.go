@@ -33,7 +33,7 @@ func (u *UI) showSignIn(w http.ResponseWriter, r *http.Request, status int, msg 
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: token, Path: Prefix + "/signin", HttpOnly: true,
-		Secure: u.secure, SameSite: http.SameSiteStrictMode, MaxAge: int(loginTTL / time.Second)})
+		Secure: u.secureFor(r), SameSite: http.SameSiteStrictMode, MaxAge: int(loginTTL / time.Second)})
 	page := signInPage{OIDC: u.oidc != nil, Tokens: u.tokensOn, Next: safeNext(r.FormValue("next")), Error: msg}
 	u.render(w, r, status, "signin", &view{CSRF: token, Title: "Sign in", Page: page})
 }
@@ -104,7 +104,7 @@ func (u *UI) finishSignIn(w http.ResponseWriter, r *http.Request, old, s *sessio
 			return
 		}
 	}
-	if err := u.startSession(r.Context(), w, s, u.cfg.SessionTTL); err != nil {
+	if err := u.startSession(w, r, s, u.cfg.SessionTTL); err != nil {
 		u.fail(w, r, nil, err)
 		return
 	}
@@ -114,7 +114,7 @@ func (u *UI) finishSignIn(w http.ResponseWriter, r *http.Request, old, s *sessio
 
 // serveSignOut ends the session.
 func (u *UI) serveSignOut(w http.ResponseWriter, r *http.Request, s *session) {
-	if err := u.endSession(r.Context(), w, s); err != nil {
+	if err := u.endSession(w, r, s); err != nil {
 		u.fail(w, r, nil, err)
 		return
 	}

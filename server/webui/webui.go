@@ -92,7 +92,8 @@ type Options struct {
 	// TokensOn offers signing in with an API token.
 	TokensOn bool
 	// TLS is set when the server serves HTTPS itself; cookies are then
-	// Secure, as they are when Config.URL is https.
+	// Secure, as they are when Config.URL is https or BaseURL answers a
+	// request with https (a trusted proxy that ended TLS).
 	TLS bool
 	// BaseURL is the scheme and host browsers reach the server at for a
 	// request, the server's one answer for the view and its other
