@@ -72,10 +72,10 @@ func hasLive(s store.Snapshot, k string) bool {
 	return ok
 }
 
-// waitAnswer is what a change wait that saw the repo change answers: the
-// keys changed since prev (the repo at the wait's checksum, as read while
-// the wait held; nil when not read) when the client asked for them and
-// they can be said, else the whole hashes of cur.
+// writeWaitAnswer sends what a change wait that saw the repo change
+// answers: the keys changed since prev (the repo at the wait's checksum,
+// as read while the wait held; nil when not read) when the client asked
+// for them and they can be said, else the whole hashes of cur.
 func (s *Server) writeWaitAnswer(w http.ResponseWriter, prev *store.Snapshot, cur store.Snapshot, delta bool) {
 	if delta && prev != nil {
 		if d, ok := changesSince(*prev, cur); ok {

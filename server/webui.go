@@ -23,7 +23,7 @@ func (s *Server) newUI(st store.Store, cfg Config) (http.Handler, error) {
 		return nil, nil
 	}
 	opts := webui.Options{Config: cfg.UI, Store: uiStore, Backend: uiBackend{s}, TokensOn: cfg.Auth.TokensEnabled(),
-		TLS: cfg.TLS(), BaseURL: s.baseURL, Logger: s.log, Now: func() time.Time { return s.now() }}
+		BaseURL: s.baseURL, Logger: s.log, Now: func() time.Time { return s.now() }}
 	if o := cfg.Auth.Resolve().OIDC; o.Enabled {
 		opts.OIDC = &webui.OIDC{Issuer: o.Issuer, ClientID: o.ClientID, Scopes: o.Scopes}
 	}

@@ -82,12 +82,10 @@ func (u *UI) cookieName(r *http.Request) string {
 }
 
 // secureFor reports whether the browser reached the view over HTTPS for
-// r: the server serves TLS, [server.ui] url is https, or a trusted proxy
-// that ended TLS says so (the base URL the server answers r with). Its
-// cookies are then Secure.
-func (u *UI) secureFor(r *http.Request) bool {
-	return u.secure || secureURL(u.baseURL(r))
-}
+// r, as the base URL the server answers r with says: the server serves
+// TLS, [server.ui] url is https, or a trusted proxy that ended TLS says
+// so. Its cookies are then Secure.
+func (u *UI) secureFor(r *http.Request) bool { return secureURL(u.baseURL(r)) }
 
 // startSession stores s under a new random id for ttl and gives the
 // browser the id in a cookie.

@@ -91,13 +91,10 @@ type Options struct {
 	OIDC *OIDC
 	// TokensOn offers signing in with an API token.
 	TokensOn bool
-	// TLS is set when the server serves HTTPS itself; cookies are then
-	// Secure, as they are when Config.URL is https or BaseURL answers a
-	// request with https (a trusted proxy that ended TLS).
-	TLS bool
 	// BaseURL is the scheme and host browsers reach the server at for a
 	// request, the server's one answer for the view and its other
-	// endpoints (Config.URL when set).
+	// endpoints (Config.URL when set); when it is https, the view's
+	// cookies are Secure.
 	BaseURL func(*http.Request) string
 	Logger  *slog.Logger
 	Now     func() time.Time
@@ -110,7 +107,6 @@ type UI struct {
 	backend  Backend
 	oidc     *oidcFlow
 	tokensOn bool
-	secure   bool
 	baseURL  func(*http.Request) string
 	log      *slog.Logger
 	now      func() time.Time
@@ -134,7 +130,6 @@ func New(opts Options) (*UI, error) {
 		cfg: opts.Config.Resolve(), store: opts.Store, backend: opts.Backend, tokensOn: opts.TokensOn,
 		baseURL: opts.BaseURL, log: opts.Logger, now: opts.Now, pages: pages,
 	}
-	u.secure = opts.TLS || secureURL(u.cfg.URL)
 	if u.log == nil {
 		u.log = slog.New(slog.DiscardHandler)
 	}
@@ -207,7 +202,7 @@ func (u *UI) admin(next sessionHandler) sessionHandler {
 // no other site frames it.
 const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// secureURL reports whether the view's configured address is https.
+// secureURL reports whether an address is https.
 func secureURL(raw string) bool { return strings.HasPrefix(raw, "https://") }
 
 // secureHeaders sets the security headers on every answer. The referrer
