@@ -32,6 +32,13 @@ type holder struct {
 	Since time.Time `json:"since"`
 }
 
+// lockLogin takes the refresh lock of the login kept at login: the file
+// beside it with ".lock" appended, which every change to a login holds
+// (a refresh, a new login, a logout).
+func lockLogin(ctx context.Context, login string) (release func(), err error) {
+	return lockRefresh(ctx, login+".lock")
+}
+
 // lockRefresh takes the refresh lock at path, waiting while another
 // process holds it until ctx ends or lockWait has passed, and records this
 // process as its holder. release lets it go.

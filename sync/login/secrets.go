@@ -87,7 +87,7 @@ func (s Store) Keep(ctx context.Context, rec Record) (Where, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return Where{}, fmt.Errorf("save login to %s: %w", rec.Server, err)
 	}
-	release, err := lockRefresh(ctx, path+".lock")
+	release, err := lockLogin(ctx, path)
 	if err != nil {
 		return Where{}, fmt.Errorf("save login to %s: %w", rec.Server, err)
 	}

@@ -128,7 +128,7 @@ func (s *Source) refresh(ctx context.Context) error {
 	if s.rec.RefreshToken == "" {
 		return fmt.Errorf("%w: the login to %s has expired and cannot be refreshed: run teammemd login --server %s", ErrExpired, s.server, s.server)
 	}
-	release, err := lockRefresh(ctx, s.path+".lock")
+	release, err := lockLogin(ctx, s.path)
 	if err != nil {
 		return fmt.Errorf("refresh login to %s: %w", s.server, err)
 	}

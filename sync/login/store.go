@@ -189,7 +189,7 @@ func (s Store) Remove(ctx context.Context, server string) (bool, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil // nothing to remove, and no directory to lock in
 	}
-	release, err := lockRefresh(ctx, path+".lock")
+	release, err := lockLogin(ctx, path)
 	if err != nil {
 		return false, fmt.Errorf("remove login to %s: %w", server, err)
 	}
