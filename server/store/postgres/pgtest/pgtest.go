@@ -8,12 +8,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Environment variables read by Database.
@@ -31,9 +34,7 @@ func Database(t testing.TB) string {
 	admin, u := adminURL(t)
 	name := "teammemd_test_" + randomHex(t)
 	exec(t, admin, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	t.Cleanup(func() {
-		exec(t, admin, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-	})
+	t.Cleanup(func() { dropDatabase(t, admin, name) })
 	u.Path = "/" + name
 	return u.String()
 }
@@ -80,18 +81,50 @@ func Exec(t testing.TB, dbURL, sql string, args ...any) {
 	exec(t, dbURL, sql, args...)
 }
 
+// codeInsufficientPrivilege is SQLSTATE insufficient_privilege.
+const codeInsufficientPrivilege = "42501"
+
+// dropTries bounds the drops of a test database that an autovacuum
+// worker is in: FORCE may not end a process of the server's own, which a
+// role without pg_signal_backend is refused (42501) until it has left.
+const dropTries = 50
+
+// dropDatabase drops the database name with every connection still open
+// to it, trying again, 100 ms apart, while an autovacuum worker is in it.
+func dropDatabase(t testing.TB, admin, name string) {
+	t.Helper()
+	sql := "DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)"
+	var err error
+	for range dropTries {
+		var pgErr *pgconn.PgError
+		if err = tryExec(admin, sql); !errors.As(err, &pgErr) || pgErr.Code != codeInsufficientPrivilege {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("pgtest: %s: %v", sql, err)
+	}
+}
+
 func exec(t testing.TB, dbURL, sql string, args ...any) {
 	t.Helper()
+	if err := tryExec(dbURL, sql, args...); err != nil {
+		t.Fatalf("pgtest: %s: %v", sql, err)
+	}
+}
+
+// tryExec runs sql on the database at dbURL on a connection of its own.
+func tryExec(dbURL, sql string, args ...any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
-		t.Fatalf("pgtest: connect: %v", err)
+		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("pgtest: %s: %v", sql, err)
-	}
+	_, err = conn.Exec(ctx, sql, args...)
+	return err
 }
 
 func randomHex(t testing.TB) string {
