@@ -129,9 +129,11 @@ type Engine struct {
 	checksum atomic.Pointer[string]
 	storeID  atomic.Pointer[string] // the state's StoreID, as checksum
 	// secretNames are the keys seen whose name holds a secret, to redact
-	// them in errors; guarded by namesMu.
+	// them in errors; cleanNames those whose name holds none (nameRules);
+	// both guarded by namesMu.
 	namesMu     sync.Mutex
 	secretNames map[string]bool
+	cleanNames  map[string]struct{}
 	// known is what the engine learned about its team directory (under mu).
 	known knownDir
 	// leftovers is set when a run leaves a file aside that the next run's

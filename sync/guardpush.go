@@ -34,9 +34,10 @@ func (s *session) holdPersonal(k, sum string, data []byte) bool {
 }
 
 // noteWarnings reports the guards' warnings on every local file, reading
-// only the files whose content the guards have not judged yet. They are
-// not logged: before the server answers, a name the server's rules find a
-// secret in is not known to be one.
+// only the files whose content the guards have not judged yet. The push
+// runs it after its batches, so that a name the server's rules found a
+// secret in shows redacted. They are not logged: a name the server was
+// not sent is not known to hold none.
 func (s *session) noteWarnings(local map[string]IndexEntry) error {
 	s.rep.Warnings = nil
 	for _, k := range slices.Sorted(maps.Keys(local)) {

@@ -21,7 +21,7 @@ const maxPushRounds = 3
 // out (Report.Refused) and the rest is sent again, in a round that does not
 // count against the 412's; each such round leaves one more file out, so
 // they end.
-func (s *session) push(ctx context.Context) error {
+func (s *session) push(ctx context.Context) (err error) {
 	if s.st.LastKnownChecksum == "" || s.emptied() || s.storeChanged() {
 		// Never pulled: learn the server's state first, so the push has an
 		// If-Match and nothing the server holds goes unseen. Or no synced
@@ -36,6 +36,13 @@ func (s *session) push(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		// The guards' warnings on every file go in the report once the
+		// batches are sent, off the way of the save being pushed.
+		if werr := s.noteWarnings(local); err == nil {
+			err = werr
+		}
+	}()
 	savetrace.Mark("push.scanned", "")
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
 	var rounds pushRounds

@@ -39,9 +39,6 @@ func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes
 			out = append(out, u)
 		}
 	}
-	if err := s.noteWarnings(local); err != nil {
-		return nil, err
-	}
 	return s.fitCap(out, len(deletes)), nil
 }
 
@@ -141,13 +138,11 @@ func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) 
 	if !c.text || s.scanner == nil {
 		return c, nil
 	}
-	named, err := s.scanner.Key(ctx, k)
+	named, err := s.scanName(ctx, k)
 	if err != nil {
 		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
 	}
-	if c.named = len(named) > 0; c.named {
-		s.noteSecretName(k)
-	}
+	c.named = len(named) > 0
 	c.findings, err = s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
 	if err != nil {
 		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)

@@ -22,15 +22,57 @@ func (e *Engine) nameRules(key string) ([]string, bool) {
 		return nil, false
 	}
 	// A name is at most a few hundred bytes: its scan needs no deadline.
-	found, err := e.scanner.Key(context.Background(), key)
+	found, err := e.scanName(context.Background(), key)
 	if err != nil {
 		return nil, true
 	}
 	ids := ruleIDs(found)
-	if len(ids) > 0 {
-		e.noteSecretName(key)
-	}
 	return ids, len(ids) > 0
+}
+
+// scanName returns what the scanner finds in key's name, noting the name
+// as holding a secret or as clean; a name noted clean before is not
+// scanned again.
+func (e *Engine) scanName(ctx context.Context, key string) ([]scan.Finding, error) {
+	if e.knownClean(key) {
+		return nil, nil
+	}
+	found, err := e.scanner.Key(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) > 0 {
+		e.noteSecretName(key)
+	} else {
+		e.noteClean(key)
+	}
+	return found, nil
+}
+
+// maxCleanNames bounds the names the engine remembers as clean: a repo's
+// keys many times over. Past it the memory starts again.
+const maxCleanNames = 1 << 16
+
+// knownClean reports whether the scanner found no secret in key's name
+// before. The engine's rules do not change while it lives, so neither does
+// that verdict; a session shows and scrubs every key of the state, and
+// without it would scan each name again.
+func (e *Engine) knownClean(key string) bool {
+	e.namesMu.Lock()
+	defer e.namesMu.Unlock()
+	_, ok := e.cleanNames[key]
+	return ok
+}
+
+// noteClean remembers that the scanner found no secret in key's name. A
+// name with a secret is never kept here: it is scanned each time.
+func (e *Engine) noteClean(key string) {
+	e.namesMu.Lock()
+	defer e.namesMu.Unlock()
+	if e.cleanNames == nil || len(e.cleanNames) >= maxCleanNames {
+		e.cleanNames = map[string]struct{}{}
+	}
+	e.cleanNames[key] = struct{}{}
 }
 
 // ruleIDs lists the rules of found, each once, in the order found names
