@@ -86,6 +86,7 @@ func (s *Server) apply(ctx context.Context, wr store.Write) (store.Result, error
 	}
 	savetrace.Mark("server.committed", "")
 	if len(res.Changed) > 0 {
+		s.values.put(wr.Repo, res.Checksum, wr.Entries)
 		s.waker.Publish(wr.Repo)
 	}
 	return res, nil

@@ -92,7 +92,10 @@ type Server struct {
 	waker   Waker
 	// recent, when set, holds the states of this server's own commits:
 	// the waits they wake take them instead of a read (see ownCommit).
-	recent  recentReader
+	recent recentReader
+	// values holds what this server's last commits wrote, for the change
+	// waits they answer (waitvalues.go).
+	values  recentValues
 	log     *slog.Logger
 	limits  api.Limits
 	org     string

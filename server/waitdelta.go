@@ -94,5 +94,6 @@ func (s *Server) writeChanges(w http.ResponseWriter, d store.Snapshot, since str
 		LastModified: d.LastModified.UTC(), Checksum: d.Checksum,
 		EntryChecksums: d.EntryChecksums, DeletedEntries: d.Deleted,
 		CompactedThrough: d.CompactedThrough, ChangedSince: since,
+		Entries: s.values.valuesFor(d.Repo, d.Checksum, d.EntryChecksums),
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,10 @@ func TestWaitAnswersTheChangesSince(t *testing.T) {
 				len(h.DeletedEntries) != 1 || h.DeletedEntries["b.md"] != now.DeletedEntries["b.md"] {
 				t.Fatalf("answer = %+v, want the changes since %s: %v and b.md deleted", h, held.Checksum, wantSums)
 			}
+			wantValues := map[string]string{"a.md": "a2", "d.md": "d", "e.md": "back"}
+			if !maps.Equal(h.Entries, wantValues) {
+				t.Errorf("answer's values = %v, want the commit's %v", h.Entries, wantValues)
+			}
 			whole, err := h.Apply(held)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +71,7 @@ func TestWaitAtAnOldChecksumAnswersWhole(t *testing.T) {
 	r := <-startDeltaWait(t, s, first.Checksum, "")
 	var h api.HashesResponse
 	decode(t, r, &h)
-	if r.status != http.StatusOK || h.ChangedSince != "" || len(h.EntryChecksums) != 2 {
+	if r.status != http.StatusOK || h.ChangedSince != "" || len(h.EntryChecksums) != 2 || h.Entries != nil {
 		t.Errorf("wait at a checksum the server did not see it at = %d %+v, want the whole hashes", r.status, h)
 	}
 }
@@ -83,5 +88,22 @@ func TestDeltaParamRefused(t *testing.T) {
 		if r.status != http.StatusBadRequest {
 			t.Errorf("%s: %d %s, want 400", name, r.status, r.body)
 		}
+	}
+}
+
+// A commit whose values are over api.WaitValueBytes leaves the wait's
+// answer without values: the client pulls them.
+func TestWaitAnswerOfALargeCommitCarriesNoValues(t *testing.T) {
+	s := servertest.Start(t, servertest.WithLimits(api.Limits{MaxEntryBytes: 2 * api.WaitValueBytes}))
+	put(t, s, repo, map[string]string{"a.md": "a"})
+	held := getHashes(t, s, repo)
+	got := startDeltaWait(t, s, held.Checksum, "")
+	awaitWaiters(t, s, 1)
+	put(t, s, repo, map[string]string{"a.md": strings.Repeat("note text\n", api.WaitValueBytes/10+1)})
+	r := <-got
+	var h api.HashesResponse
+	decode(t, r, &h)
+	if r.status != http.StatusOK || h.ChangedSince != held.Checksum || len(h.EntryChecksums) != 1 || h.Entries != nil {
+		t.Errorf("answer = %d, changes since %q, %d checksums, %d values; want the change without its value", r.status, h.ChangedSince, len(h.EntryChecksums), len(h.Entries))
 	}
 }

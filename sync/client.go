@@ -103,7 +103,7 @@ func (c *Client) wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 	}
 	status, err := c.do(ctx, request{
 		op: OpWait, repo: repo, method: http.MethodGet, url: c.endpoint(api.Path, q),
-		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin, maxBody: protocolLimits.HashesBodyBytes(),
+		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin, maxBody: protocolLimits.WaitBodyBytes(),
 	}, &out)
 	if err != nil {
 		return out, false, fmt.Errorf("wait for changes in %s: %w", repo, err)

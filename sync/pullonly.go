@@ -62,6 +62,16 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	keys := s.changedKeys(h.EntryChecksums)
 	got := map[string]string{} // the values of the rounds so far
 	held := heldSums{checksum: h.Checksum, sums: h.EntryChecksums, deleted: h.DeletedEntries}
+	if h.Entries != nil {
+		// The wait brought values: what they leave lacking is asked for.
+		resp := hintAnswer(*h)
+		maps.Copy(got, h.Entries)
+		var named bool
+		if keys, named = s.lacking(resp, got); named && len(keys) == 0 {
+			resp.Content.Entries = s.valuesOf(resp, got)
+			return resp, true, nil
+		}
+	}
 	for range maxOnlyRounds {
 		if keys == nil {
 			break
@@ -80,6 +90,24 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	}
 	s.log.Debug("pull of changed keys saw too many changes; pulling all")
 	return s.remote.Get(ctx, s.cfg.Repo, since)
+}
+
+// hintAnswer is the answer a pull at h's checksum gets, but for the values
+// of the keys h does not carry: h is a change wait's whole hashes, with the
+// values of the keys it changed when the server sent them (PROTOCOL.md
+// section 18). Each value is taken only where its checksum is h's.
+func hintAnswer(h api.HashesResponse) api.FullResponse {
+	c := api.Content{EntryChecksums: maps.Clone(h.EntryChecksums), DeletedEntries: maps.Clone(h.DeletedEntries)}
+	if c.EntryChecksums == nil {
+		c.EntryChecksums = map[string]string{}
+	}
+	if c.DeletedEntries == nil {
+		c.DeletedEntries = map[string]int64{}
+	}
+	return api.FullResponse{
+		OrganizationID: h.OrganizationID, Repo: h.Repo, Version: h.Version, LastModified: h.LastModified,
+		Checksum: h.Checksum, CompactedThrough: h.CompactedThrough, Content: c,
+	}
 }
 
 // heldSums is every entry checksum and tombstone of the repo at one repo

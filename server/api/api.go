@@ -87,6 +87,11 @@ type HashesResponse struct {
 	// DeletedEntries then hold only the keys whose checksum or tombstone
 	// differs from the repo at that checksum. Empty: the answer is whole.
 	ChangedSince string `json:"changedSince,omitempty"`
+	// Entries (extension, PROTOCOL.md section 18), only beside
+	// ChangedSince, holds the value of every key EntryChecksums names,
+	// when the server still had them at hand: a client takes them instead
+	// of pulling those keys. Absent, the client pulls as before.
+	Entries map[string]string `json:"entries,omitempty"`
 }
 
 // PutRequest is the body of PUT ?repo=<slug>: an upsert-merge of Entries and

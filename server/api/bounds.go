@@ -25,6 +25,9 @@ const (
 	// protocol does not bound how many keys a repo has deleted; this holds
 	// about a million tombstones of 40-byte keys.
 	TombstoneBytes = 64 << 20
+	// WaitValueBytes bounds the keys and values, unquoted, that a change
+	// wait's answer carries in Entries (extension, PROTOCOL.md section 18).
+	WaitValueBytes = 64 << 10
 )
 
 // quotedBytes is the longest n bytes of text can be as a JSON string.
@@ -49,11 +52,18 @@ func (l Limits) orDefaults() Limits {
 	return l
 }
 
-// HashesBodyBytes bounds the body of a hash probe or a change wait: a
-// checksum for every entry, and the tombstones.
+// HashesBodyBytes bounds the body of a hash probe: a checksum for every
+// entry, and the tombstones.
 func (l Limits) HashesBodyBytes() int64 {
 	l = l.orDefaults()
 	return SmallBodyBytes + int64(l.MaxEntries)*(quotedBytes(l.MaxKeyBytes)+checksumBytes+memberBytes) + TombstoneBytes
+}
+
+// WaitBodyBytes bounds the body of a change wait's answer: a hash probe's,
+// and the values it may carry (Entries): each key and value quoted, and a
+// member's punctuation for each of at most WaitValueBytes keys.
+func (l Limits) WaitBodyBytes() int64 {
+	return l.HashesBodyBytes() + 2*escapeFactor*WaitValueBytes
 }
 
 // FullBodyBytes bounds the body of a full pull: what a hash probe carries,

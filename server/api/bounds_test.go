@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -83,5 +84,32 @@ func TestFullBodyBytes(t *testing.T) {
 	}
 	if got, bound := marshaledLen(t, hashes), lim.HashesBodyBytes(); got > bound {
 		t.Errorf("hash probe of %d bytes, over HashesBodyBytes() = %d", got, bound)
+	}
+}
+
+// TestWaitBodyBytes: a change wait's answer with the changes since and
+// the most values it may carry (WaitValueBytes of keys and values), as
+// many short keys of empty values and as one key of the largest value,
+// fits its bound.
+func TestWaitBodyBytes(t *testing.T) {
+	const keyBytes = 6
+	lim := Limits{MaxEntryBytes: WaitValueBytes, MaxKeyBytes: keyBytes, MaxEntries: WaitValueBytes / keyBytes}
+	manyKeys := map[string]string{}
+	for i := range lim.MaxEntries {
+		manyKeys[worst(1)+fmt.Sprintf("%05d", i)] = ""
+	}
+	for name, entries := range map[string]map[string]string{
+		"many keys":     manyKeys,
+		"largest value": {worst(1): worst(WaitValueBytes - 1)},
+	} {
+		sums := map[string]string{}
+		for k := range entries {
+			sums[k] = EntryChecksum("")
+		}
+		h := HashesResponse{OrganizationID: worst(1000), Repo: worst(256), Version: math.MaxInt64, Checksum: EntryChecksum(""),
+			EntryChecksums: sums, DeletedEntries: map[string]int64{}, ChangedSince: EntryChecksum("x"), Entries: entries}
+		if got, bound := marshaledLen(t, h), lim.WaitBodyBytes(); got > bound {
+			t.Errorf("%s: change wait answer of %d bytes, over WaitBodyBytes() = %d", name, got, bound)
+		}
 	}
 }

@@ -26,6 +26,7 @@ func (r *repo) live(ctx context.Context) error {
 		savetrace.Mark("wait.answered", "")
 		if err == nil && changed {
 			held = h
+			held.Entries = nil // the pull's alone
 		}
 		if ctx.Err() != nil {
 			return nil

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+func TestRecentValuesTellWhatOneCommitWrote(t *testing.T) {
+	var rv recentValues
+	rv.put("acme/app", "c2", map[string]string{"a.md": "a2", "b.md": "b2"})
+	sums := func(kv ...string) map[string]string {
+		out := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = api.EntryChecksum(kv[i+1])
+		}
+		return out
+	}
+	if got := rv.valuesFor("acme/app", "c2", sums("a.md", "a2")); !maps.Equal(got, map[string]string{"a.md": "a2"}) {
+		t.Errorf("one key the commit wrote: %v", got)
+	}
+	for name, c := range map[string]struct {
+		repo, checksum string
+		sums           map[string]string
+	}{
+		"a key the commit did not write":  {"acme/app", "c2", sums("a.md", "a2", "c.md", "c")},
+		"another value than the commit's": {"acme/app", "c2", sums("a.md", "a1")},
+		"another checksum":                {"acme/app", "c1", sums("a.md", "a2")},
+		"another repo":                    {"acme/web", "c2", sums("a.md", "a2")},
+		"no keys":                         {"acme/app", "c2", nil},
+	} {
+		if got := rv.valuesFor(c.repo, c.checksum, c.sums); got != nil {
+			t.Errorf("%s: %v, want none", name, got)
+		}
+	}
+	rv.put("acme/app", "big", map[string]string{"a.md": strings.Repeat("x", api.WaitValueBytes)})
+	if got := rv.valuesFor("acme/app", "big", sums("a.md", strings.Repeat("x", api.WaitValueBytes))); got != nil {
+		t.Error("a commit over api.WaitValueBytes was kept")
+	}
+	for i := range recentCommits {
+		rv.put("acme/other", string(rune('a'+i)), map[string]string{"k": "v"})
+	}
+	if got := rv.valuesFor("acme/app", "c2", sums("a.md", "a2")); got != nil {
+		t.Errorf("after %d other commits the first is still kept: %v", recentCommits, got)
+	}
+}

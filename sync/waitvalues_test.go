@@ -1,0 +1,112 @@
+package memsync
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// countingRemote is a client that counts the pulls it sends.
+type countingRemote struct {
+	*Client
+	pulls atomic.Int32
+}
+
+func (r *countingRemote) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullResponse, bool, error) {
+	r.pulls.Add(1)
+	return r.Client.Get(ctx, repo, ifNoneMatch)
+}
+
+func (r *countingRemote) GetOnly(ctx context.Context, repo, ifNoneMatch, at string, keys []string) (api.FullResponse, bool, error) {
+	r.pulls.Add(1)
+	return r.Client.GetOnly(ctx, repo, ifNoneMatch, at, keys)
+}
+
+// waitForPush holds a change wait with the changes since c's current
+// hashes while a pushes the files of writes, and returns the whole hashes
+// the wait's answer makes.
+func waitForPush(t *testing.T, srv *servertest.Server, c *Client, a *peer, writes map[string]string) api.HashesResponse {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	held, err := c.Hashes(ctx, testRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		h   api.HashesResponse
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		h, _, err := c.WaitChanges(ctx, testRepo, held, 20*time.Second)
+		got <- answer{h, err}
+	}()
+	awaitParked(t, srv)
+	for k, v := range writes {
+		a.write(t, k, v)
+	}
+	a.sync(t)
+	ans := <-got
+	if ans.err != nil {
+		t.Fatal(ans.err)
+	}
+	return ans.h
+}
+
+// A change wait woken by one push brings that push's values; the pull
+// takes them and sends no request. A value that does not match its
+// checksum is not taken: that key alone is pulled.
+func TestPullTakesTheChangeWaitsValues(t *testing.T) {
+	for name, forge := range map[string]bool{"as sent": false, "one forged": true} {
+		t.Run(name, func(t *testing.T) {
+			srv := servertest.Start(t)
+			a := newPeer(t, srv.URL, srv.Token, nil)
+			a.write(t, "one.md", "1")
+			a.write(t, "two.md", "2")
+			a.sync(t)
+			c := testClient(t, srv.URL, srv.Token)
+			rem := &countingRemote{Client: c}
+			b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
+			if err := os.MkdirAll(b.dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: srv.URL, StateDir: b.state}, Options{Client: c, Remote: rem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.eng = eng
+			b.sync(t)
+			h := waitForPush(t, srv, c, a, map[string]string{"one.md": "1b", "three.md": "3"})
+			if len(h.Entries) != 2 || h.Entries["one.md"] != "1b" || h.Entries["three.md"] != "3" {
+				t.Fatalf("the wait's answer carries %v, want the push's two values", h.Entries)
+			}
+			if forge {
+				h.Entries["one.md"] = "forged"
+			}
+			before := rem.pulls.Load()
+			if _, err := b.eng.PullChanged(context.Background(), h); err != nil {
+				t.Fatal(err)
+			}
+			want := int32(0)
+			if forge {
+				want = 1
+			}
+			if n := rem.pulls.Load() - before; n != want {
+				t.Errorf("the pull sent %d requests, want %d", n, want)
+			}
+			if got1, got3 := b.read(t, "one.md"), b.read(t, "three.md"); got1 != "1b" || got3 != "3" {
+				t.Errorf("b holds one.md %q, three.md %q; want the pushed values", got1, got3)
+			}
+			if b.eng.Checksum() != h.Checksum {
+				t.Errorf("b's checksum %s, want the answer's %s", b.eng.Checksum(), h.Checksum)
+			}
+		})
+	}
+}
