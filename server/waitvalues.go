@@ -1,6 +1,7 @@
 package server
 
 import (
+	"maps"
 	"sync"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -37,9 +38,11 @@ func (rv *recentValues) put(repo, checksum string, entries map[string]string) {
 	if len(entries) == 0 || valueBytes(entries) > api.WaitValueBytes {
 		return
 	}
+	// A copy: the writer's map is its own.
+	kept := committedValues{repo: repo, checksum: checksum, values: maps.Clone(entries)}
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
-	rv.ring[rv.next] = committedValues{repo: repo, checksum: checksum, values: entries}
+	rv.ring[rv.next] = kept
 	rv.next = (rv.next + 1) % recentCommits
 }
 
