@@ -35,15 +35,22 @@ func awaitParked(t *testing.T, srv *servertest.Server) {
 	t.Fatal("the change wait was never held")
 }
 
+// twoNotesPushed starts a server, has a peer push one.md and two.md to
+// it, and returns both and a client of the server.
+func twoNotesPushed(t *testing.T) (*servertest.Server, *peer, *Client) {
+	t.Helper()
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	a.write(t, "one.md", "1")
+	a.write(t, "two.md", "2")
+	a.sync(t)
+	return srv, a, testClient(t, srv.URL, srv.Token)
+}
+
 func TestWaitChangesComesBackWhole(t *testing.T) {
 	for name, tamper := range map[string]bool{"as held": false, "held wrong: probed": true} {
 		t.Run(name, func(t *testing.T) {
-			srv := servertest.Start(t)
-			a := newPeer(t, srv.URL, srv.Token, nil)
-			a.write(t, "one.md", "1")
-			a.write(t, "two.md", "2")
-			a.sync(t)
-			c := testClient(t, srv.URL, srv.Token)
+			srv, a, c := twoNotesPushed(t)
 			ctx := context.Background()
 			held, err := c.Hashes(ctx, testRepo)
 			if err != nil {

@@ -66,12 +66,7 @@ func waitForPush(t *testing.T, srv *servertest.Server, c *Client, a *peer, write
 func TestPullTakesTheChangeWaitsValues(t *testing.T) {
 	for name, forge := range map[string]bool{"as sent": false, "one forged": true} {
 		t.Run(name, func(t *testing.T) {
-			srv := servertest.Start(t)
-			a := newPeer(t, srv.URL, srv.Token, nil)
-			a.write(t, "one.md", "1")
-			a.write(t, "two.md", "2")
-			a.sync(t)
-			c := testClient(t, srv.URL, srv.Token)
+			srv, a, c := twoNotesPushed(t)
 			rem := &countingRemote{Client: c}
 			b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
 			if err := os.MkdirAll(b.dir, 0o755); err != nil {
