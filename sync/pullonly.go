@@ -11,8 +11,8 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 )
 
-// maxOnlyQueryBytes bounds the query of a pull that names its keys: a
-// longer one pulls the whole repo instead.
+// maxOnlyQueryBytes bounds the query of a pull that names its keys: more
+// keys go in further pulls (maxOnlyRequests).
 const maxOnlyQueryBytes = 64 << 10
 
 // onlyGetter is a Remote that can pull the values of some keys alone
@@ -46,6 +46,11 @@ func (c *Client) GetOnly(ctx context.Context, repo, ifNoneMatch, at string, keys
 // rounds before did not bring as the newest answer has them.
 const maxOnlyRounds = 6
 
+// maxOnlyRequests bounds the requests one round splits its keys into,
+// each naming at most api.MaxOnlyKeys keys in a query of at most
+// maxOnlyQueryBytes: a pull needing more pulls the whole repo.
+const maxOnlyRequests = 8
+
 // fetch pulls the repo changed since the checksum since ("" for all of
 // it): with the session's hint of the server's hashes, the values of the keys that
 // changed alone, else all of them. An answer that shows a key changed
@@ -76,12 +81,10 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 		if keys == nil {
 			break
 		}
-		resp, modified, err := og.GetOnly(ctx, s.cfg.Repo, since, held.checksum, keys)
+		resp, modified, err := s.fetchRound(ctx, og, since, &held, keys, got)
 		if err != nil || !modified {
 			return resp, modified, err
 		}
-		held = held.complete(&resp)
-		maps.Copy(got, resp.Content.Entries)
 		var named bool
 		if keys, named = s.lacking(resp, got); named && len(keys) == 0 {
 			resp.Content.Entries = s.valuesOf(resp, got)
@@ -90,6 +93,58 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	}
 	s.log.Debug("pull of changed keys saw too many changes; pulling all")
 	return s.remote.Get(ctx, s.cfg.Repo, since)
+}
+
+// fetchRound asks for the values of keys, in requests of at most
+// api.MaxOnlyKeys keys and maxOnlyQueryBytes of query each, adds what
+// each answer brings to got and moves held to it. It returns the first
+// answer that shows the repo moved on from held's checksum, or else the
+// last: the caller asks again for what that answer's checksums lack.
+func (s *session) fetchRound(ctx context.Context, og onlyGetter, since string, held *heldSums, keys []string, got map[string]string) (api.FullResponse, bool, error) {
+	var resp api.FullResponse
+	for len(keys) > 0 {
+		n := nameable(keys)
+		var modified bool
+		var err error
+		resp, modified, err = og.GetOnly(ctx, s.cfg.Repo, since, held.checksum, keys[:n])
+		if err != nil || !modified {
+			return resp, modified, err
+		}
+		moved := resp.Checksum != held.checksum
+		*held = held.complete(&resp)
+		maps.Copy(got, resp.Content.Entries)
+		if moved {
+			break
+		}
+		keys = keys[n:]
+	}
+	return resp, true, nil
+}
+
+// nameable is how many of keys, from the first, one pull may name: at
+// most api.MaxOnlyKeys, in at most maxOnlyQueryBytes of query, and at
+// least one.
+func nameable(keys []string) int {
+	n, bytes := 0, 0
+	for n < len(keys) && n < api.MaxOnlyKeys {
+		bytes += onlyQueryBytes(keys[n : n+1])
+		if n > 0 && bytes > maxOnlyQueryBytes {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// tooManyToName reports whether naming keys takes more than
+// maxOnlyRequests pulls.
+func tooManyToName(keys []string) bool {
+	requests := 0
+	for len(keys) > 0 && requests <= maxOnlyRequests {
+		keys = keys[nameable(keys):]
+		requests++
+	}
+	return requests > maxOnlyRequests
 }
 
 // hintAnswer is the answer a pull at h's checksum gets, but for the values
@@ -152,10 +207,10 @@ func (s *session) lacking(resp api.FullResponse, got map[string]string) ([]strin
 		}
 		keys = append(keys, k)
 	}
-	if len(keys) > api.MaxOnlyKeys || onlyQueryBytes(keys) > maxOnlyQueryBytes {
+	slices.Sort(keys)
+	if tooManyToName(keys) {
 		return nil, false
 	}
-	slices.Sort(keys)
 	return keys, true
 }
 
@@ -173,7 +228,8 @@ func (s *session) valuesOf(resp api.FullResponse, got map[string]string) map[str
 
 // changedKeys returns, sorted, the keys of sums (the server's entry
 // checksums) whose values a pull needs, or nil when it must fetch every
-// value: nothing changed but deletions, or too many keys. On a
+// value: nothing changed but deletions, or more keys than
+// maxOnlyRequests pulls can name. On a
 // case-insensitive file system the caller pulls whole: telling case
 // twins apart needs every key in turn.
 func (s *session) changedKeys(sums map[string]string) []string {
@@ -183,10 +239,10 @@ func (s *session) changedKeys(sums map[string]string) []string {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) > api.MaxOnlyKeys || onlyQueryBytes(keys) > maxOnlyQueryBytes {
+	slices.Sort(keys)
+	if tooManyToName(keys) {
 		return nil
 	}
-	slices.Sort(keys)
 	return keys
 }
 

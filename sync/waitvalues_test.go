@@ -2,6 +2,7 @@ package memsync
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -12,14 +13,16 @@ import (
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
-// countingRemote is a client that counts the pulls it sends.
+// countingRemote is a client that counts the pulls it sends, and apart
+// the whole pulls (Get).
 type countingRemote struct {
 	*Client
-	pulls atomic.Int32
+	pulls, gets atomic.Int32
 }
 
 func (r *countingRemote) Get(ctx context.Context, repo, ifNoneMatch string) (api.FullResponse, bool, error) {
 	r.pulls.Add(1)
+	r.gets.Add(1)
 	return r.Client.Get(ctx, repo, ifNoneMatch)
 }
 
@@ -103,5 +106,68 @@ func TestPullTakesTheChangeWaitsValues(t *testing.T) {
 				t.Errorf("b's checksum %s, want the answer's %s", b.eng.Checksum(), h.Checksum)
 			}
 		})
+	}
+}
+
+// A pull of more changed keys than one request may name asks for them in
+// several named pulls, not for the whole repo.
+func TestPullOfManyChangedKeysNamesThemInSeveralRequests(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	for i := range api.MaxOnlyKeys + 44 {
+		a.write(t, fmt.Sprintf("n%03d.md", i), "first")
+	}
+	a.write(t, "same.md", "unchanged")
+	a.sync(t)
+	c := testClient(t, srv.URL, srv.Token)
+	rem := &countingRemote{Client: c}
+	b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: srv.URL, StateDir: b.state}, Options{Client: c, Remote: rem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.eng = eng
+	b.sync(t)
+	for i := range api.MaxOnlyKeys + 44 {
+		a.write(t, fmt.Sprintf("n%03d.md", i), "second")
+	}
+	a.sync(t)
+	h, err := c.Hashes(context.Background(), testRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rem.gets.Store(0)
+	rem.pulls.Store(0)
+	if _, err := b.eng.PullChanged(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	if full, named := rem.gets.Load(), rem.pulls.Load()-rem.gets.Load(); full != 0 || named != 2 {
+		t.Errorf("the pull sent %d whole pulls and %d named ones, want 0 and 2", full, named)
+	}
+	if got := b.read(t, "n299.md"); got != "second" {
+		t.Errorf("b holds n299.md %q, want the second value", got)
+	}
+}
+
+func TestNameableKeysPerPull(t *testing.T) {
+	keys := func(n, size int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%0*d", size, i)
+		}
+		return out
+	}
+	long := keys(100, 500)
+	if n := nameable(long); n < 1 || onlyQueryBytes(long[:n]) > maxOnlyQueryBytes || onlyQueryBytes(long[:n+1]) <= maxOnlyQueryBytes {
+		t.Errorf("nameable(100 keys of 500 bytes) = %d, want as many as fit %d bytes of query", n, maxOnlyQueryBytes)
+	}
+	if n := nameable(keys(api.MaxOnlyKeys+1, 8)); n != api.MaxOnlyKeys {
+		t.Errorf("nameable(short keys) = %d, want %d", n, api.MaxOnlyKeys)
+	}
+	if tooManyToName(keys(maxOnlyRequests*api.MaxOnlyKeys, 8)) || !tooManyToName(keys(maxOnlyRequests*api.MaxOnlyKeys+1, 8)) {
+		t.Errorf("tooManyToName: want %d pulls of %d keys nameable and one key more not", maxOnlyRequests, api.MaxOnlyKeys)
 	}
 }
