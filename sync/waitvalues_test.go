@@ -31,6 +31,24 @@ func (r *countingRemote) GetOnly(ctx context.Context, repo, ifNoneMatch, at stri
 	return r.Client.GetOnly(ctx, repo, ifNoneMatch, at, keys)
 }
 
+// countedPeer is a teammate, synced, whose engine pulls through a
+// countingRemote of c, the client of the server at url.
+func countedPeer(t *testing.T, url string, c *Client) (*peer, *countingRemote) {
+	t.Helper()
+	rem := &countingRemote{Client: c}
+	b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
+	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: url, StateDir: b.state}, Options{Client: c, Remote: rem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.eng = eng
+	b.sync(t)
+	return b, rem
+}
+
 // waitForPush holds a change wait with the changes since c's current
 // hashes while a pushes the files of writes, and returns the whole hashes
 // the wait's answer makes.
@@ -70,17 +88,7 @@ func TestPullTakesTheChangeWaitsValues(t *testing.T) {
 	for name, forge := range map[string]bool{"as sent": false, "one forged": true} {
 		t.Run(name, func(t *testing.T) {
 			srv, a, c := twoNotesPushed(t)
-			rem := &countingRemote{Client: c}
-			b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-			if err := os.MkdirAll(b.dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: srv.URL, StateDir: b.state}, Options{Client: c, Remote: rem})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.eng = eng
-			b.sync(t)
+			b, rem := countedPeer(t, srv.URL, c)
 			h := waitForPush(t, srv, c, a, map[string]string{"one.md": "1b", "three.md": "3"})
 			if len(h.Entries) != 2 || h.Entries["one.md"] != "1b" || h.Entries["three.md"] != "3" {
 				t.Fatalf("the wait's answer carries %v, want the push's two values", h.Entries)
@@ -120,17 +128,7 @@ func TestPullOfManyChangedKeysNamesThemInSeveralRequests(t *testing.T) {
 	a.write(t, "same.md", "unchanged")
 	a.sync(t)
 	c := testClient(t, srv.URL, srv.Token)
-	rem := &countingRemote{Client: c}
-	b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-	if err := os.MkdirAll(b.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: srv.URL, StateDir: b.state}, Options{Client: c, Remote: rem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.eng = eng
-	b.sync(t)
+	b, rem := countedPeer(t, srv.URL, c)
 	for i := range api.MaxOnlyKeys + 44 {
 		a.write(t, fmt.Sprintf("n%03d.md", i), "second")
 	}
