@@ -70,6 +70,7 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	if h.Entries != nil {
 		// The wait brought values: what they leave lacking is asked for.
 		resp := hintAnswer(*h)
+		held.complete(&resp)
 		maps.Copy(got, h.Entries)
 		var named bool
 		if keys, named = s.lacking(resp, got); named && len(keys) == 0 {
@@ -147,21 +148,15 @@ func tooManyToName(keys []string) bool {
 	return requests > maxOnlyRequests
 }
 
-// hintAnswer is the answer a pull at h's checksum gets, but for the values
-// of the keys h does not carry: h is a change wait's whole hashes, with the
-// values of the keys it changed when the server sent them (PROTOCOL.md
-// section 18). Each value is taken only where its checksum is h's.
+// hintAnswer is the answer a pull at h's checksum gets, without its
+// checksums, tombstones and values: h is a change wait's whole hashes
+// (heldSums.complete adds those it holds), with the values of the keys it
+// changed when the server sent them (PROTOCOL.md section 18), each taken
+// only where its checksum is h's.
 func hintAnswer(h api.HashesResponse) api.FullResponse {
-	c := api.Content{EntryChecksums: maps.Clone(h.EntryChecksums), DeletedEntries: maps.Clone(h.DeletedEntries)}
-	if c.EntryChecksums == nil {
-		c.EntryChecksums = map[string]string{}
-	}
-	if c.DeletedEntries == nil {
-		c.DeletedEntries = map[string]int64{}
-	}
 	return api.FullResponse{
 		OrganizationID: h.OrganizationID, Repo: h.Repo, Version: h.Version, LastModified: h.LastModified,
-		Checksum: h.Checksum, CompactedThrough: h.CompactedThrough, Content: c,
+		Checksum: h.Checksum, CompactedThrough: h.CompactedThrough,
 	}
 }
 
