@@ -136,8 +136,11 @@ func (l *Lab) Close() error {
 // directory, into bin, with the build tags in tags (none when empty).
 func Build(ctx context.Context, bin, tags string) error {
 	mod, err := goOutput(ctx, "", "env", "GOMOD")
-	if err != nil || mod == "" || mod == os.DevNull {
-		return fmt.Errorf("find the teammemd module (run from inside it): %w", err)
+	if err != nil {
+		return fmt.Errorf("find the teammemd module: %w", err)
+	}
+	if mod == "" || mod == os.DevNull {
+		return errors.New("find the teammemd module: the current directory is not inside it (run from the repository)")
 	}
 	args := []string{"build", "-o", bin}
 	if tags != "" {
