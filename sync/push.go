@@ -50,19 +50,7 @@ func (s *session) push(ctx context.Context) (err error) {
 		s.reopenReviews(local)
 		deletes, held := s.deletions(local)
 		deletes = s.holdSecretDeletes(deletes)
-		uploads, err := s.plan(ctx, local, deletes)
-		if err != nil {
-			return err
-		}
-		if s.rep.OverCap != nil {
-			s.rep.OverCap.Local = len(local)
-		}
-		if len(uploads) == 0 && len(deletes) == 0 {
-			return held
-		}
-		s.log.Debug("push planned", "uploads", len(uploads), "deletes", len(deletes))
-		err = s.send(ctx, uploads, deletes)
-		if err == nil {
+		if err = s.sendChanged(ctx, local, deletes); err == nil {
 			return held
 		}
 		if rounds.giveUp(err, len(local)) {
@@ -141,42 +129,6 @@ func (s *session) deletions(local map[string]IndexEntry) ([]string, error) {
 	}
 	s.rep.HeldDeletions = held
 	return send, &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(held), Known: len(s.st.Base)}
-}
-
-// send pushes uploads and deletes batch by batch, chaining If-Match and
-// recording each accepted batch in state at once. A batch of several items
-// refused for good without naming a key is sent again one item at a time,
-// so the refusal lands on the entry that caused it.
-func (s *session) send(ctx context.Context, ups []upload, deletes []string) error {
-	ifMatch := s.st.LastKnownChecksum
-	queue := packBatches(ups, deletes, api.BatchMaxBytes)
-	for len(queue) > 0 {
-		b := queue[0]
-		queue = queue[1:]
-		body, err := encodePut(b)
-		if err != nil {
-			return err
-		}
-		s.rep.PUTs++
-		savetrace.Mark("push.put", "")
-		resp, err := s.remote.Put(ctx, s.cfg.Repo, ifMatch, body)
-		savetrace.Mark("push.answered", "")
-		if parts := splitRefused(err, b); parts != nil {
-			queue = append(parts, queue...)
-			continue
-		}
-		if err != nil {
-			return s.noteRejection(err, b)
-		}
-		if resp.Review != nil {
-			s.acceptProposal(b, resp)
-		} else {
-			s.accept(b, resp)
-		}
-		s.log.Debug("batch pushed", "entries", len(b.Entries), "deletes", len(b.Deletes))
-		ifMatch = resp.Checksum
-	}
-	return nil
 }
 
 // accept records a batch the server stored, answered with resp.

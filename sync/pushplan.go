@@ -6,22 +6,17 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"unicode/utf8"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 )
 
-// plan lists the entries to upload: local files whose content the server
-// lacks, less those the scanner blocks, the server rejected before, or the
-// server's entry cap leaves no room for. The changed files are read and
-// scanned concurrently; the verdicts are applied in key order.
-func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes []string) ([]upload, error) {
+// pushKeys lists, in key order, the local files that may be part of
+// the delta (see changed).
+func (s *session) pushKeys(local map[string]IndexEntry) []string {
 	keys := make([]string, 0, len(local))
 	for k, le := range local {
 		if s.changed(k, le) {
@@ -29,46 +24,46 @@ func (s *session) plan(ctx context.Context, local map[string]IndexEntry, deletes
 		}
 	}
 	sort.Strings(keys)
-	checked, err := s.checkFiles(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	var out []upload
-	for i, k := range keys {
-		if u, ok := s.verdict(k, checked[i]); ok {
-			out = append(out, u)
-		}
-	}
-	return s.fitCap(out, len(deletes)), nil
+	return keys
 }
 
-// fitCap drops new keys that would take the repo over the server's learned
-// entry cap, reporting each one.
-func (s *session) fitCap(ups []upload, deletes int) []upload {
+// capRoom admits uploads while the server's learned entry cap leaves room
+// for new keys, counting from the state before the push's first batch.
+type capRoom struct {
+	s     *session
+	limit int
+	room  int
+}
+
+// newCapRoom starts a push's count of the room under the entry cap, with
+// deletes keys about to be deleted.
+func (s *session) newCapRoom(deletes int) *capRoom {
 	limit := s.st.ServerMaxEntries
-	if limit <= 0 {
-		return ups
+	if limit > 0 {
+		s.rep.OverCap = nil
 	}
-	room := limit - (len(s.st.ServerChecksums) - deletes)
-	out := ups[:0]
-	s.rep.OverCap = nil
-	for _, u := range ups {
-		if _, exists := s.st.ServerChecksums[u.Key]; exists {
-			out = append(out, u)
-			continue
-		}
-		if room > 0 {
-			room--
-			out = append(out, u)
-			continue
-		}
-		s.refused(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries; it is sent once there is room", limit))
-		if s.rep.OverCap == nil {
-			s.rep.OverCap = &OverCap{MaxEntries: limit}
-		}
-		s.rep.OverCap.Files++
+	return &capRoom{s: s, limit: limit, room: limit - (len(s.st.ServerChecksums) - deletes)}
+}
+
+// admit reports whether u may be sent: it replaces a key the server holds,
+// or a new key fits. A new key that does not fit is reported.
+func (c *capRoom) admit(u upload) bool {
+	if c.limit <= 0 {
+		return true
 	}
-	return out
+	if _, exists := c.s.st.ServerChecksums[u.Key]; exists {
+		return true
+	}
+	if c.room > 0 {
+		c.room--
+		return true
+	}
+	c.s.refused(u.Key, fmt.Sprintf("does not fit: the server holds at most %d entries; it is sent once there is room", c.limit))
+	if c.s.rep.OverCap == nil {
+		c.s.rep.OverCap = &OverCap{MaxEntries: c.limit}
+	}
+	c.s.rep.OverCap.Files++
+	return false
 }
 
 // changed decides from state alone whether one local file may be part of
@@ -103,25 +98,6 @@ type checkedFile struct {
 	named      bool // the name holds a secret
 	findings   []scan.Finding
 	unreadable error // why it cannot be read, when it cannot
-}
-
-// checkFiles reads and scans keys on a pool as wide as the CPUs. It touches
-// no session state; the first error ends it.
-func (s *session) checkFiles(ctx context.Context, keys []string) ([]checkedFile, error) {
-	out := make([]checkedFile, len(keys))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, k := range keys {
-		g.Go(func() error {
-			c, err := s.checkFile(gctx, k)
-			out[i] = c
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // checkFile reads one file and, when it is text, scans its name and its
