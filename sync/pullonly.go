@@ -40,11 +40,14 @@ func (c *Client) GetOnly(ctx context.Context, repo, ifNoneMatch, at string, keys
 	return out, status != http.StatusNotModified, nil
 }
 
-// maxOnlyRounds bounds how often a pull asks again for the keys that
-// changed while it asked (a teammate's push of several batches), before
-// it pulls the whole repo. Each round asks only for the values the
-// rounds before did not bring as the newest answer has them.
-const maxOnlyRounds = 6
+// maxOnlyChase bounds the requests a pull makes naming its keys, all its
+// rounds together, before it pulls the whole repo. A round asks again for
+// the keys that changed while the round before asked (a teammate's push
+// of several batches), only for the values the rounds before did not
+// bring as the newest answer has them; the pull stops chasing sooner, once
+// its rounds have named as many keys as the repo holds, when a whole pull
+// costs less.
+const maxOnlyChase = 64
 
 // maxOnlyRequests bounds the requests one round splits its keys into,
 // each naming at most api.MaxOnlyKeys keys in a query of at most
@@ -65,24 +68,22 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 		return s.remote.Get(ctx, s.cfg.Repo, since)
 	}
 	keys := s.changedKeys(h.EntryChecksums)
-	got := map[string]string{} // the values of the rounds so far
+	got := newPulledValues() // the values of the rounds so far
 	held := heldSums{checksum: h.Checksum, sums: h.EntryChecksums, deleted: h.DeletedEntries}
 	if h.Entries != nil {
 		// The wait brought values: what they leave lacking is asked for.
 		resp := hintAnswer(*h)
 		held.complete(&resp)
-		maps.Copy(got, h.Entries)
+		got.add(h.Entries)
 		var named bool
 		if keys, named = s.lacking(resp, got); named && len(keys) == 0 {
 			resp.Content.Entries = s.valuesOf(resp, got)
 			return resp, true, nil
 		}
 	}
-	for range maxOnlyRounds {
-		if keys == nil {
-			break
-		}
-		resp, modified, err := s.fetchRound(ctx, og, since, &held, keys, got)
+	var chase onlyChase
+	for keys != nil && chase.more(len(held.sums)) {
+		resp, modified, err := s.fetchRound(ctx, og, since, &held, keys, got, &chase)
 		if err != nil || !modified {
 			return resp, modified, err
 		}
@@ -92,8 +93,41 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 			return resp, true, nil
 		}
 	}
-	s.log.Debug("pull of changed keys saw too many changes; pulling all")
+	s.log.Debug("pull of changed keys saw too many changes; pulling all", "requests", chase.requests, "keys", chase.keys)
 	return s.remote.Get(ctx, s.cfg.Repo, since)
+}
+
+// onlyChase counts the requests of a pull that names its keys and the keys
+// they named, over all its rounds.
+type onlyChase struct{ requests, keys int }
+
+// more reports whether the pull may ask again rather than pull the whole
+// repo of live keys: its rounds named fewer keys than that, in fewer than
+// maxOnlyChase requests.
+func (c onlyChase) more(live int) bool {
+	return c.requests < maxOnlyChase && (c.requests == 0 || c.keys < live)
+}
+
+// pulledValues are the values a pull's rounds brought, each with its entry
+// checksum, worked out once.
+type pulledValues struct{ values, sums map[string]string }
+
+func newPulledValues() *pulledValues {
+	return &pulledValues{values: map[string]string{}, sums: map[string]string{}}
+}
+
+// add keeps entries' values, replacing older ones of the same keys.
+func (p *pulledValues) add(entries map[string]string) {
+	for k, v := range entries {
+		p.values[k] = v
+		p.sums[k] = entryStringSum(v)
+	}
+}
+
+// has reports whether the value of k the rounds brought has checksum sum.
+func (p *pulledValues) has(k, sum string) bool {
+	got, ok := p.sums[k]
+	return ok && got == sum
 }
 
 // fetchRound asks for the values of keys, in requests of at most
@@ -101,10 +135,12 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 // each answer brings to got and moves held to it. It returns the first
 // answer that shows the repo moved on from held's checksum, or else the
 // last: the caller asks again for what that answer's checksums lack.
-func (s *session) fetchRound(ctx context.Context, og onlyGetter, since string, held *heldSums, keys []string, got map[string]string) (api.FullResponse, bool, error) {
+func (s *session) fetchRound(ctx context.Context, og onlyGetter, since string, held *heldSums, keys []string, got *pulledValues, chase *onlyChase) (api.FullResponse, bool, error) {
 	var resp api.FullResponse
 	for len(keys) > 0 {
 		n := nameable(keys)
+		chase.requests++
+		chase.keys += n
 		var modified bool
 		var err error
 		resp, modified, err = og.GetOnly(ctx, s.cfg.Repo, since, held.checksum, keys[:n])
@@ -113,7 +149,7 @@ func (s *session) fetchRound(ctx context.Context, og onlyGetter, since string, h
 		}
 		moved := resp.Checksum != held.checksum
 		*held = held.complete(&resp)
-		maps.Copy(got, resp.Content.Entries)
+		got.add(resp.Content.Entries)
 		if moved {
 			break
 		}
@@ -191,13 +227,10 @@ func (h heldSums) complete(resp *api.FullResponse) heldSums {
 // lacking returns, sorted, the keys of resp whose values the pull needs
 // and got does not hold as resp's checksums have them, and true; or nil
 // and false when there are too many to name (see changedKeys).
-func (s *session) lacking(resp api.FullResponse, got map[string]string) ([]string, bool) {
+func (s *session) lacking(resp api.FullResponse, got *pulledValues) ([]string, bool) {
 	var keys []string
 	for k, sum := range resp.Content.EntryChecksums {
-		if s.agreed(k, sum) {
-			continue
-		}
-		if v, ok := got[k]; ok && entryStringSum(v) == sum {
+		if s.agreed(k, sum) || got.has(k, sum) {
 			continue
 		}
 		keys = append(keys, k)
@@ -211,10 +244,10 @@ func (s *session) lacking(resp api.FullResponse, got map[string]string) ([]strin
 
 // valuesOf returns the values of got that resp's checksums have: the
 // values of resp's version the rounds brought, and no other.
-func (s *session) valuesOf(resp api.FullResponse, got map[string]string) map[string]string {
-	out := make(map[string]string, len(got))
-	for k, v := range got {
-		if sum, live := resp.Content.EntryChecksums[k]; live && !s.agreed(k, sum) && entryStringSum(v) == sum {
+func (s *session) valuesOf(resp api.FullResponse, got *pulledValues) map[string]string {
+	out := make(map[string]string, len(got.values))
+	for k, v := range got.values {
+		if sum, live := resp.Content.EntryChecksums[k]; live && !s.agreed(k, sum) && got.has(k, sum) {
 			out[k] = v
 		}
 	}
