@@ -13,8 +13,9 @@ import (
 
 // prepareDir runs at the start of every locked operation: on the first
 // run in a directory it learns whether the file system ignores case and
-// sweeps the engine's leftovers; later runs reuse that, and sweep again
-// only when a run left a file aside.
+// its racy window (fsio.RacyWindow), and sweeps the engine's leftovers;
+// later runs reuse that, and sweep again only when a run left a file
+// aside.
 func (s *session) prepareDir() error {
 	fi, err := s.td.root.Stat(".")
 	if err != nil {
@@ -26,9 +27,10 @@ func (s *session) prepareDir() error {
 		if err != nil {
 			return err
 		}
-		*k = knownDir{id: fi, caseInsensitive: ci}
+		*k = knownDir{id: fi, caseInsensitive: ci, racy: fsio.RacyWindow(s.td.root)}
 	}
 	s.td.caseInsensitive = k.caseInsensitive
+	s.td.racy = k.racy
 	if again := s.leftovers.Swap(false); !k.swept || again {
 		k.swept = true
 		s.sweep()

@@ -110,7 +110,8 @@ type Options struct {
 type knownDir struct {
 	id              os.FileInfo
 	caseInsensitive bool
-	swept           bool // the first run's sweep is done
+	racy            time.Duration // its file system's racy window
+	swept           bool          // the first run's sweep is done
 }
 
 // Engine syncs one repo. Its methods are safe for concurrent use; they run

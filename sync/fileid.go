@@ -9,7 +9,7 @@ import (
 // FileID identifies one version of a path in the team directory by its
 // metadata alone: the same FileID before and after means nobody wrote the
 // file in between, but for a save of the same size within the file
-// system's timestamp granularity (the index's racy case, see racyWindow).
+// system's timestamp granularity (the index's racy case, see teamDir.racyWindow).
 type FileID struct {
 	Dev, Inode uint64
 	Size       int64

@@ -17,10 +17,6 @@ import (
 // MaxFileBytes is the largest file that syncs (the server's entry cap).
 const MaxFileBytes = api.DefaultMaxEntryBytes
 
-// racyWindow is how close to a file's mtime a hash may be taken before a
-// later write could go unnoticed by size and mtime alone.
-const racyWindow = 2 * time.Second
-
 // scanWorkers bounds how many files scanLocal stats and hashes at once.
 const scanWorkers = 8
 
@@ -308,7 +304,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 	}
 	e.Size = int64(len(data))
 	e.Hash = entrySum(data)
-	e.Racy = now.Sub(fi.ModTime()) < racyWindow
+	e.Racy = now.Sub(fi.ModTime()) < t.racyWindow()
 	return e, "", nil
 }
 

@@ -135,7 +135,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 	}
 	if o.err == nil && o.skip == "" {
 		afterReplace(w.key)
-		o.pin, o.pinned = pinWrite(dir.root, path.Base(w.key), int64(len(w.value)), w.sum, now)
+		o.pin, o.pinned = pinWrite(dir.root, path.Base(w.key), int64(len(w.value)), w.sum, now, s.td.racyWindow())
 	}
 	return o
 }
@@ -225,14 +225,14 @@ type writtenFile struct {
 // was written there, and reports false when what is there is not a
 // regular file of that size: a save came between the write and the stat.
 // The index entry is racy, as the scan's is for a file it hashes that soon
-// after its modification time (see racyWindow): a save of the same size
+// after its modification time (see teamDir.racyWindow): a save of the same size
 // in the same clock tick as the write keeps every field the stat sees, so
 // the next scan hashes the file once more to be sure.
-func pinWrite(dir *os.Root, name string, size int64, sum string, now time.Time) (writtenFile, bool) {
+func pinWrite(dir *os.Root, name string, size int64, sum string, now time.Time, racy time.Duration) (writtenFile, bool) {
 	fi, err := dir.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
 		return writtenFile{}, false
 	}
-	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: sum, Racy: now.Sub(fi.ModTime()) < racyWindow}
+	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: sum, Racy: now.Sub(fi.ModTime()) < racy}
 	return writtenFile{index: e, id: fileID(fi)}, true
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/sync/fsio"
+
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
@@ -219,5 +221,33 @@ func backdate(t *testing.T, dir string, keys ...string) {
 	old := time.Now().Add(-time.Minute)
 	for _, k := range keys {
 		must(t, os.Chtimes(filepath.Join(dir, filepath.FromSlash(k)), old, old))
+	}
+}
+
+// On a file system with fine timestamps, a file hashed more than the
+// racy window after its mtime is trusted by size, mtime and inode from
+// then on; one hashed sooner is hashed again. Where the window is the slow
+// one, both are racy.
+func TestScanTrustsAHashTakenPastTheFileSystemsWindow(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "n.md"), []byte("one"), 0o644))
+	td, err := openTeamDir(dir)
+	must(t, err)
+	defer td.close()
+	td.racy = fsio.RacyWindow(td.root)
+	fi, err := os.Stat(filepath.Join(dir, "n.md"))
+	must(t, err)
+	soon, err := td.scanLocal(nil, fi.ModTime().Add(td.racy/2))
+	must(t, err)
+	if !soon.files["n.md"].Racy {
+		t.Error("a file hashed within the racy window was not indexed as racy")
+	}
+	later, err := td.scanLocal(nil, fi.ModTime().Add(500*time.Millisecond))
+	must(t, err)
+	if want := td.racy > 500*time.Millisecond; later.files["n.md"].Racy != want {
+		t.Errorf("a file hashed 500 ms after its mtime, on a file system whose racy window is %v: racy %v, want %v", td.racy, later.files["n.md"].Racy, want)
+	}
+	if td.racy != fsio.FineRacyWindow {
+		t.Skipf("the test directory's file system has the slow racy window (%v)", td.racy)
 	}
 }

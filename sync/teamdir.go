@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -45,6 +46,9 @@ type teamDir struct {
 	path            string
 	root            *os.Root
 	caseInsensitive bool
+	// racy is the file system's racy window (see racyWindow); zero
+	// until prepareDir learns it.
+	racy time.Duration
 	// lane is set for a personal lane's directory: only the files it
 	// holds are the engine's.
 	lane *LaneFiles
@@ -61,6 +65,16 @@ func openTeamDir(dir string) (*teamDir, error) {
 }
 
 func (t *teamDir) close() error { return t.root.Close() }
+
+// racyWindow is how close to a file's mtime a hash or a stat of it may be
+// taken before a later write of the same size could go unnoticed: the file
+// system's window, or the widest while it is not known.
+func (t *teamDir) racyWindow() time.Duration {
+	if t.racy > 0 {
+		return t.racy
+	}
+	return fsio.SlowRacyWindow
+}
 
 // skips reports whether the walk of t passes over p: in a personal
 // lane's directory, what its LaneFiles leave out.
