@@ -45,6 +45,9 @@ func (s *session) writeEntries(writes []entryWrite) error {
 	defer func() {
 		for _, d := range dirs {
 			if d.root != nil {
+				if err := d.spares.Drain(); err != nil {
+					s.leftovers.Store(true) // the sweep removes them
+				}
 				d.root.Close()
 			}
 		}
@@ -74,10 +77,13 @@ func (s *session) writeEntries(writes []entryWrite) error {
 	return s.recordWrites(writes, out, syncErr)
 }
 
-// openedDir is one directory the pull writes into, or why it cannot.
+// openedDir is one directory the pull writes into, with the files its
+// writes displaced that the next ones may be written into, or why it
+// cannot.
 type openedDir struct {
-	root *os.Root
-	err  error
+	root   *os.Root
+	spares *fsio.Spares
+	err    error
 }
 
 // openDirs opens, once each, the directories of the writes.
@@ -89,7 +95,11 @@ func (s *session) openDirs(writes []entryWrite) map[string]openedDir {
 			continue
 		}
 		root, err := s.td.openDir(w.key)
-		out[d] = openedDir{root: root, err: err}
+		od := openedDir{root: root, err: err}
+		if err == nil {
+			od.spares = fsio.NewSpares(root)
+		}
+		out[d] = od
 	}
 	return out
 }
@@ -117,7 +127,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 	}
 	var aside string
 	if o.err == nil {
-		aside, o.err = fsio.SwapIn(dir.root, path.Base(w.key), []byte(w.value))
+		aside, o.err = fsio.SwapIn(dir.root, path.Base(w.key), []byte(w.value), dir.spares)
 		savetrace.Mark("write.renamed", "")
 		if o.err != nil {
 			o.err = fmt.Errorf("write %s: %w", w.key, o.err)
@@ -125,7 +135,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 	}
 	if o.err == nil && aside != "" {
 		var c *Conflict
-		c, o.err = s.settleSwappedOut(dir.root, w.key, aside, known)
+		c, o.err = s.settleSwappedOut(dir, w.key, aside, known)
 		if c != nil {
 			o.conflicts = append(o.conflicts, *c)
 		}
@@ -153,7 +163,8 @@ func (s *session) blockedReason(err error) string {
 // settleSwappedOut judges the file fsio.SwapIn moved aside from key. Should a
 // symlink or directory have taken the file's place just before the
 // exchange, it is swapped back and left alone.
-func (s *session) settleSwappedOut(dir *os.Root, key, aside string, known []string) (*Conflict, error) {
+func (s *session) settleSwappedOut(od openedDir, key, aside string, known []string) (*Conflict, error) {
+	dir := od.root
 	fi, err := dir.Lstat(aside)
 	if err != nil {
 		return nil, err
@@ -164,7 +175,7 @@ func (s *session) settleSwappedOut(dir *os.Root, key, aside string, known []stri
 		}
 		return nil, errors.Join(fsio.ErrNotRegular, dir.Remove(aside))
 	}
-	return s.settleAside(dir, key, aside, known)
+	return s.settleAside(dir, key, aside, known, od.spares)
 }
 
 // recordWrites notes the conflict copies, the skips and, when the

@@ -101,7 +101,7 @@ func (s *session) clearLeftover(p string) error {
 			return err
 		}
 	}
-	c, err := s.settleAside(dir, key, name, known)
+	c, err := s.settleAside(dir, key, name, known, nil)
 	if c != nil {
 		s.recordConflict(*c)
 	}

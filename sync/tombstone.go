@@ -126,7 +126,7 @@ func (s *session) putBack(dir *os.Root, k, aside, base string) error {
 	if !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	c, err := s.settleAside(dir, k, aside, []string{base})
+	c, err := s.settleAside(dir, k, aside, []string{base}, nil)
 	if c != nil {
 		s.recordConflict(*c)
 	}

@@ -57,9 +57,16 @@ func AsideTarget(aside string) (name string, whole, ok bool) {
 // was at name, whatever a save made of it up to that instant, ends up
 // under the aside name SwapIn returns, for the caller to judge. Where no
 // exchange exists it renames over name and returns "". A target that is
-// not a regular file is ErrNotRegular and left alone.
-func SwapIn(dir *os.Root, name string, data []byte) (aside string, err error) {
-	cur, err := CreateTemp(dir, data, 0o644, nil)
+// not a regular file is ErrNotRegular and left alone. The content is
+// written into one of spares when it has one (nil has none), else into a
+// new file.
+func SwapIn(dir *os.Root, name string, data []byte, spares *Spares) (aside string, err error) {
+	var cur string
+	if spares != nil {
+		cur, err = spares.CreateTemp(data, 0o644)
+	} else {
+		cur, err = CreateTemp(dir, data, 0o644, nil)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -46,3 +46,10 @@ func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	defer f.Close()
 	return ReadAll(f)
 }
+
+// ReadSettledLeased is ReadSettled; it never reads under a lease, since
+// macOS has no file leases.
+func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
+	data, err := ReadSettled(dir, name)
+	return data, false, err
+}

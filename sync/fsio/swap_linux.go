@@ -52,9 +52,16 @@ const (
 // are not available (another user's file, a file system without them) it
 // reads the file as it is.
 func ReadSettled(dir *os.Root, name string) ([]byte, error) {
+	data, _, err := ReadSettledLeased(dir, name)
+	return data, err
+}
+
+// ReadSettledLeased is ReadSettled, and reports whether the read was made
+// under the lease: then no process had the file open for writing.
+func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
 	f, err := dir.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	wait := settleFirstWait
@@ -68,11 +75,12 @@ func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	}
 	switch {
 	case errors.Is(err, unix.EAGAIN):
-		return nil, ErrStillOpen
+		return nil, false, ErrStillOpen
 	case err == nil:
 		defer setLease(f, unix.F_UNLCK)
 	}
-	return ReadAll(f)
+	data, rerr := ReadAll(f)
+	return data, err == nil && rerr == nil, rerr
 }
 
 func setLease(f *os.File, kind int) error {

@@ -24,3 +24,10 @@ func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	defer f.Close()
 	return ReadAll(f)
 }
+
+// ReadSettledLeased is ReadSettled; it never reads under a lease, since
+// there are no file leases here.
+func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
+	data, err := ReadSettled(dir, name)
+	return data, false, err
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package fsio
+
+import "os"
+
+// sparesUsable: without leases a displaced file may still be open for
+// writing, so no spare is kept here.
+const sparesUsable = false
+
+const noFollow = 0
+
+type fileShape struct{ known bool }
+
+func shapeOf(*os.File) (fileShape, bool) { return fileShape{}, false }
