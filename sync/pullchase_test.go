@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
@@ -93,71 +91,5 @@ func TestOnlyChaseStopsWhenAWholePullCostsLess(t *testing.T) {
 	}
 	if (onlyChase{requests: maxOnlyChase, keys: 1}).more(1000) {
 		t.Errorf("want at most %d requests", maxOnlyChase)
-	}
-}
-
-// barrierRemote holds the first named pull until a second one is sent,
-// for at most a bound, and records whether one came meanwhile.
-type barrierRemote struct {
-	countingRemote
-	calls      atomic.Int32
-	second     chan struct{}
-	concurrent atomic.Bool
-}
-
-func (r *barrierRemote) GetOnly(ctx context.Context, repo, ifNoneMatch, at string, keys []string) (api.FullResponse, bool, error) {
-	switch r.calls.Add(1) {
-	case 1:
-		select {
-		case <-r.second:
-			r.concurrent.Store(true)
-		case <-time.After(5 * time.Second):
-		}
-	case 2:
-		close(r.second)
-	}
-	return r.countingRemote.GetOnly(ctx, repo, ifNoneMatch, at, keys)
-}
-
-// The named pulls of one round go at once, not one after the other.
-func TestPullSendsARoundsNamedPullsAtOnce(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	const notes = api.MaxOnlyKeys + 44
-	for i := range notes {
-		a.write(t, fmt.Sprintf("n%03d.md", i), "first")
-	}
-	a.sync(t)
-	c := testClient(t, srv.URL, srv.Token)
-	rem := &barrierRemote{countingRemote: countingRemote{Client: c}, second: make(chan struct{})}
-	b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-	if err := os.MkdirAll(b.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: srv.URL, StateDir: b.state}, Options{Client: c, Remote: rem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.eng = eng
-	b.sync(t)
-	for i := range notes {
-		a.write(t, fmt.Sprintf("n%03d.md", i), "second")
-	}
-	a.sync(t)
-	h, err := c.Hashes(context.Background(), testRepo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.eng.PullChanged(context.Background(), h); err != nil {
-		t.Fatal(err)
-	}
-	if n := rem.calls.Load(); n != 2 {
-		t.Fatalf("%d named pulls, want 2", n)
-	}
-	if !rem.concurrent.Load() {
-		t.Error("the second named pull was sent only after the first was answered")
-	}
-	if got := b.read(t, fmt.Sprintf("n%03d.md", notes-1)); got != "second" {
-		t.Errorf("b holds %q, want the second value", got)
 	}
 }

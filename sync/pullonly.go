@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/teammemd/teammemd/server/api"
-	"golang.org/x/sync/errgroup"
 )
 
 // maxOnlyQueryBytes bounds the query of a pull that names its keys: more
@@ -132,71 +131,31 @@ func (p *pulledValues) has(k, sum string) bool {
 }
 
 // fetchRound asks for the values of keys, in requests of at most
-// api.MaxOnlyKeys keys and maxOnlyQueryBytes of query each, all at held's
-// checksum and up to onlyParallel at once, adds what each answer brings to
-// got and moves held to the answers in turn. It returns the first answer
-// that shows the repo moved on from held's checksum, or else the last:
-// the caller asks again for what that answer's checksums lack.
+// api.MaxOnlyKeys keys and maxOnlyQueryBytes of query each, adds what
+// each answer brings to got and moves held to it. It returns the first
+// answer that shows the repo moved on from held's checksum, or else the
+// last: the caller asks again for what that answer's checksums lack.
 func (s *session) fetchRound(ctx context.Context, og onlyGetter, since string, held *heldSums, keys []string, got *pulledValues, chase *onlyChase) (api.FullResponse, bool, error) {
-	var chunks [][]string
+	var resp api.FullResponse
 	for len(keys) > 0 {
 		n := nameable(keys)
-		chunks = append(chunks, keys[:n])
-		keys = keys[n:]
-	}
-	chase.requests += len(chunks)
-	for _, c := range chunks {
-		chase.keys += len(c)
-	}
-	answers := s.fetchChunks(ctx, og, since, held.checksum, chunks)
-	var resp api.FullResponse
-	moved := false
-	for _, a := range answers {
-		if moved {
-			// Past the answer the round stops at: its values are of a
-			// later state, kept and judged by their checksums.
-			if a.err == nil && a.modified {
-				got.add(a.resp.Content.Entries)
-			}
-			continue
+		chase.requests++
+		chase.keys += n
+		var modified bool
+		var err error
+		resp, modified, err = og.GetOnly(ctx, s.cfg.Repo, since, held.checksum, keys[:n])
+		if err != nil || !modified {
+			return resp, modified, err
 		}
-		if a.err != nil || !a.modified {
-			return a.resp, a.modified, a.err
-		}
-		resp = a.resp
-		moved = resp.Checksum != held.checksum
+		moved := resp.Checksum != held.checksum
 		*held = held.complete(&resp)
 		got.add(resp.Content.Entries)
+		if moved {
+			break
+		}
+		keys = keys[n:]
 	}
 	return resp, true, nil
-}
-
-// onlyParallel bounds the named pulls of one round in flight at once.
-const onlyParallel = 4
-
-// onlyAnswer is the answer to one named pull.
-type onlyAnswer struct {
-	resp     api.FullResponse
-	modified bool
-	err      error
-}
-
-// fetchChunks sends a named pull for each chunk of keys, all at the
-// checksum at, up to onlyParallel at once, and returns the answers in the
-// chunks' order.
-func (s *session) fetchChunks(ctx context.Context, og onlyGetter, since, at string, chunks [][]string) []onlyAnswer {
-	out := make([]onlyAnswer, len(chunks))
-	var g errgroup.Group
-	g.SetLimit(onlyParallel)
-	for i, c := range chunks {
-		g.Go(func() error {
-			a := &out[i]
-			a.resp, a.modified, a.err = og.GetOnly(ctx, s.cfg.Repo, since, at, c)
-			return nil
-		})
-	}
-	g.Wait()
-	return out
 }
 
 // nameable is how many of keys, from the first, one pull may name: at
