@@ -3,8 +3,6 @@ package memsync
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -38,15 +36,7 @@ func TestPullChasesAPushOfManyBatchesByName(t *testing.T) {
 	a.sync(t)
 	c := testClient(t, srv.URL, srv.Token)
 	rem := &movingRemote{countingRemote: countingRemote{Client: c}}
-	b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-	if err := os.MkdirAll(b.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: srv.URL, StateDir: b.state}, Options{Client: c, Remote: rem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.eng = eng
+	b := peerWith(t, srv.URL, Options{Client: c, Remote: rem})
 	b.sync(t)
 	for i := range 10 {
 		a.write(t, fmt.Sprintf("n%03d.md", i), "second")

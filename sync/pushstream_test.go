@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -64,16 +63,9 @@ func (g *lastFileGate) File(ctx context.Context, path string, data []byte) ([]sc
 func gatedPeer(t *testing.T, srv *servertest.Server, last string, fail bool) (*peer, *lastFileGate, *putSignal) {
 	t.Helper()
 	rem := &putSignal{Client: testClient(t, srv.URL, srv.Token), first: make(chan struct{}), fail: fail}
-	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gate := &lastFileGate{Scanner: realScanner(t), last: filepath.Join(p.dir, last), put: rem.first}
-	eng, err := New(Config{Dir: p.dir, Repo: testRepo, Server: srv.URL, StateDir: p.state}, Options{Client: rem.Client, Remote: rem, Scanner: gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.eng = eng
+	gate := &lastFileGate{Scanner: realScanner(t), put: rem.first}
+	p := peerWith(t, srv.URL, Options{Client: rem.Client, Remote: rem, Scanner: gate})
+	gate.last = filepath.Join(p.dir, last)
 	return p, gate, rem
 }
 

@@ -36,17 +36,24 @@ func (r *countingRemote) GetOnly(ctx context.Context, repo, ifNoneMatch, at stri
 func countedPeer(t *testing.T, url string, c *Client) (*peer, *countingRemote) {
 	t.Helper()
 	rem := &countingRemote{Client: c}
-	b := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+	b := peerWith(t, url, Options{Client: c, Remote: rem})
+	b.sync(t)
+	return b, rem
+}
+
+// peerWith is a teammate of the server at url whose engine has opts.
+func peerWith(t *testing.T, url string, opts Options) *peer {
+	t.Helper()
+	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := New(Config{Dir: b.dir, Repo: testRepo, Server: url, StateDir: b.state}, Options{Client: c, Remote: rem})
+	eng, err := New(Config{Dir: p.dir, Repo: testRepo, Server: url, StateDir: p.state}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.eng = eng
-	b.sync(t)
-	return b, rem
+	p.eng = eng
+	return p
 }
 
 // waitForPush holds a change wait with the changes since c's current
