@@ -66,7 +66,7 @@ func (p *Spares) CreateTemp(data []byte, perm os.FileMode) (string, error) {
 		p.dir.Remove(name)
 	}
 	name, err := CreateTemp(p.dir, data, perm, nil)
-	if err == nil {
+	if err == nil && sparesUsable {
 		p.learn(name)
 	}
 	return name, err
