@@ -174,3 +174,28 @@ func TestSparesDrainAndNil(t *testing.T) {
 		t.Error("a nil pool keeps nothing and drains nothing")
 	}
 }
+
+// A file some process still has open, even only for reading, is not kept:
+// that reader would read the next note through it.
+func TestSparesKeepNoFileOpenElsewhere(t *testing.T) {
+	dir, root := openRoot(t)
+	p := NewSpares(root)
+	path := filepath.Join(dir, "old")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Keep("old") {
+		t.Error("a file open for reading elsewhere was kept")
+	}
+	reader.Close()
+	if !p.Keep("old") {
+		t.Error("the file, no longer open, was not kept")
+	}
+	if err := p.Drain(); err != nil {
+		t.Fatal(err)
+	}
+}
