@@ -51,12 +51,12 @@ func (s *session) keepLocalIfEdited(dir *os.Root, k, base string) (*Conflict, st
 // settleAside decides what becomes of a local file of key's that the
 // engine moved to the name aside in dir: content whose checksum is in
 // known is removed, or kept in spares for the next write when it was read
-// while no one had it open for writing (nil spares keep nothing); anything
-// else (an edit) is kept as a conflict copy first. A file that a writer
-// still holds open, or whose copy fails, stays where it is, and the next
-// run's sweep judges it again.
+// while no other process had it open at all (nil spares keep nothing);
+// anything else (an edit) is kept as a conflict copy first. A file that a
+// writer still holds open, or whose copy fails, stays where it is, and the
+// next run's sweep judges it again.
 func (s *session) settleAside(dir *os.Root, key, aside string, known []string, spares *fsio.Spares) (*Conflict, error) {
-	data, leased, err := fsio.ReadSettledLeased(dir, aside)
+	data, alone, err := fsio.ReadSettledAlone(dir, aside)
 	if errors.Is(err, fsio.ErrStillOpen) {
 		s.leftovers.Store(true)
 		s.log.Warn("file moved aside is still open for writing; judged on the next run", "key", s.Show(key))
@@ -66,7 +66,7 @@ func (s *session) settleAside(dir *os.Root, key, aside string, known []string, s
 		return nil, err
 	}
 	if slices.Contains(known, entrySum(data)) {
-		if leased && spares.Keep(aside) {
+		if alone && spares.Keep(aside) {
 			return nil, nil
 		}
 		return nil, dir.Remove(aside)

@@ -32,15 +32,14 @@ type Spares struct {
 func NewSpares(dir *os.Root) *Spares { return &Spares{dir: dir} }
 
 // Keep moves aside, a file the caller judged to hold nothing of the user's
-// while holding a read lease on it (ReadSettledLeased), under a new temp
-// name and keeps it for a later write, when no process has it open, not
-// even for reading (a reader that opened the note before the swap must not
-// read the next note's content through it). It reports false, leaving
-// aside where it was, when the pool takes no spares here, the file is
-// open elsewhere or the rename fails: the caller removes the file then. A
-// nil pool keeps nothing.
+// from a read that no other process had it open for, not even for reading
+// (ReadSettledAlone: a reader that opened the note before the swap must not
+// read the next note's content through it), under a new temp name and
+// keeps it for a later write. It reports false, leaving aside where it
+// was, when the pool takes no spares here or the rename fails: the caller
+// removes the file then. A nil pool keeps nothing.
 func (p *Spares) Keep(aside string) bool {
-	if p == nil || !sparesUsable || !soleOpen(p.dir, aside) {
+	if p == nil || !sparesUsable {
 		return false
 	}
 	name := TempPrefix + RandomHex() + ".tmp"

@@ -42,26 +42,3 @@ func shapeOf(f *os.File) (fileShape, bool) {
 	})
 	return shape, ok && err == nil
 }
-
-// soleOpen reports whether no process has name in dir open, not even for
-// reading: the kernel grants a write lease (F_SETLEASE F_WRLCK) only then.
-// The lease is given back at once.
-func soleOpen(dir *os.Root, name string) bool {
-	f, err := dir.OpenFile(name, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var leased bool
-	err = rc.Control(func(fd uintptr) {
-		if _, err := unix.FcntlInt(fd, unix.F_SETLEASE, unix.F_WRLCK); err == nil {
-			leased = true
-			unix.FcntlInt(fd, unix.F_SETLEASE, unix.F_UNLCK)
-		}
-	})
-	return leased && err == nil
-}

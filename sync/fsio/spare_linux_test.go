@@ -175,11 +175,11 @@ func TestSparesDrainAndNil(t *testing.T) {
 	}
 }
 
-// A file some process still has open, even only for reading, is not kept:
-// that reader would read the next note through it.
-func TestSparesKeepNoFileOpenElsewhere(t *testing.T) {
+// A file some process still has open, even only for reading, is not read
+// as open nowhere else, so it is not kept as a spare: that reader would
+// read the next note through it.
+func TestReadSettledAloneSeesAReader(t *testing.T) {
 	dir, root := openRoot(t)
-	p := NewSpares(root)
 	path := filepath.Join(dir, "old")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
@@ -188,14 +188,15 @@ func TestSparesKeepNoFileOpenElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Keep("old") {
-		t.Error("a file open for reading elsewhere was kept")
+	data, alone, err := ReadSettledAlone(root, "old")
+	if err != nil || string(data) != "old" {
+		t.Fatalf("ReadSettledAlone = %q, %v", data, err)
+	}
+	if alone {
+		t.Error("a file open for reading elsewhere was read as open nowhere else")
 	}
 	reader.Close()
-	if !p.Keep("old") {
-		t.Error("the file, no longer open, was not kept")
-	}
-	if err := p.Drain(); err != nil {
-		t.Fatal(err)
+	if _, alone, err := ReadSettledAlone(root, "old"); err != nil || !alone {
+		t.Errorf("the file, no longer open: alone %v, %v; want true", alone, err)
 	}
 }

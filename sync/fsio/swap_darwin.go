@@ -47,9 +47,10 @@ func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	return ReadAll(f)
 }
 
-// ReadSettledLeased is ReadSettled; it never reads under a lease, since
+// ReadSettledAlone is ReadSettled; it never knows the file is open nowhere
+// else, since
 // macOS has no file leases.
-func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
+func ReadSettledAlone(dir *os.Root, name string) ([]byte, bool, error) {
 	data, err := ReadSettled(dir, name)
 	return data, false, err
 }

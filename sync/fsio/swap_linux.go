@@ -52,18 +52,25 @@ const (
 // are not available (another user's file, a file system without them) it
 // reads the file as it is.
 func ReadSettled(dir *os.Root, name string) ([]byte, error) {
-	data, _, err := ReadSettledLeased(dir, name)
+	data, _, err := ReadSettledAlone(dir, name)
 	return data, err
 }
 
-// ReadSettledLeased is ReadSettled, and reports whether the read was made
-// under the lease: then no process had the file open for writing.
-func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
+// ReadSettledAlone is ReadSettled, and reports whether no other process
+// had the file open at all, not even for reading, while it read: it tries a
+// write lease (F_WRLCK) first, which the kernel grants only then, and
+// waits for writers under a read lease as ReadSettled does otherwise.
+func ReadSettledAlone(dir *os.Root, name string) ([]byte, bool, error) {
 	f, err := dir.Open(name)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
+	if setLease(f, unix.F_WRLCK) == nil {
+		defer setLease(f, unix.F_UNLCK)
+		data, err := ReadAll(f)
+		return data, err == nil, err
+	}
 	wait := settleFirstWait
 	for range settleTries {
 		err = setLease(f, unix.F_RDLCK)
@@ -79,8 +86,8 @@ func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
 	case err == nil:
 		defer setLease(f, unix.F_UNLCK)
 	}
-	data, rerr := ReadAll(f)
-	return data, err == nil && rerr == nil, rerr
+	data, err := ReadAll(f)
+	return data, false, err
 }
 
 func setLease(f *os.File, kind int) error {

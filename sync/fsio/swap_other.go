@@ -25,9 +25,10 @@ func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	return ReadAll(f)
 }
 
-// ReadSettledLeased is ReadSettled; it never reads under a lease, since
+// ReadSettledAlone is ReadSettled; it never knows the file is open nowhere
+// else, since
 // there are no file leases here.
-func ReadSettledLeased(dir *os.Root, name string) ([]byte, bool, error) {
+func ReadSettledAlone(dir *os.Root, name string) ([]byte, bool, error) {
 	data, err := ReadSettled(dir, name)
 	return data, false, err
 }
