@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,9 +15,9 @@ import (
 // TestPersonalTablesAdded: a database of the schema before the personal
 // lanes opens with its repos intact, and takes a key and a lane write.
 func TestPersonalTablesAdded(t *testing.T) {
-	before := len(migrations) - 1 // the schema version before the personal tables
-	if migrations[before] != personalSchema {
-		t.Fatalf("migrations[%d] is not the personal tables", before)
+	before := slices.Index(migrations, personalSchema) // the schema version before the personal tables
+	if before < 0 {
+		t.Fatal("no migration adds the personal tables")
 	}
 	dir := filepath.Join(t.TempDir(), "data")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -84,7 +84,44 @@ var migrations = []string{
 	CREATE INDEX proposals_repo ON proposals (repo, state, id);`,
 	`ALTER TABLE revisions ADD COLUMN client TEXT NOT NULL DEFAULT ''; -- the credential and client that wrote it, as described at the write`,
 	personalSchema,
+	rowidTables,
 }
+
+// rowidTables moves entries and revisions from WITHOUT ROWID tables to rowid
+// tables, with each value the last column. A WITHOUT ROWID table keeps its
+// rows in the primary key's b-tree, interior pages included, so a 4 KB value
+// spilled onto overflow pages and every key comparison of a write's search
+// read the whole row, overflow pages and all. In a rowid table the key's
+// search runs in a small index and the row is appended by rowid; the value
+// last lets a read of the columns before it stop short of its pages.
+const rowidTables = `ALTER TABLE entries RENAME TO entries_old;
+	CREATE TABLE entries (
+		repo_id    INTEGER NOT NULL REFERENCES repos(id),
+		key        TEXT NOT NULL COLLATE BINARY,
+		checksum   TEXT,    -- NULL for a tombstone
+		deleted_at INTEGER, -- Unix ms, set for a tombstone
+		value      BLOB,    -- NULL for a tombstone
+		PRIMARY KEY (repo_id, key)
+	);
+	INSERT INTO entries (repo_id, key, checksum, deleted_at, value)
+		SELECT repo_id, key, checksum, deleted_at, value FROM entries_old ORDER BY repo_id, key;
+	DROP TABLE entries_old;
+	ALTER TABLE revisions RENAME TO revisions_old;
+	CREATE TABLE revisions (
+		repo_id  INTEGER NOT NULL REFERENCES repos(id),
+		key      TEXT NOT NULL COLLATE BINARY,
+		version  INTEGER NOT NULL,
+		checksum TEXT,    -- NULL for a deletion
+		subject  TEXT NOT NULL,
+		time     INTEGER NOT NULL, -- Unix ns
+		client   TEXT NOT NULL DEFAULT '', -- the credential and client that wrote it, as described at the write
+		content  BLOB,    -- NULL for a deletion or once pruned
+		PRIMARY KEY (repo_id, key, version)
+	);
+	INSERT INTO revisions (repo_id, key, version, checksum, subject, time, client, content)
+		SELECT repo_id, key, version, checksum, subject, time, client, content FROM revisions_old ORDER BY repo_id, key, version;
+	DROP TABLE revisions_old;
+	CREATE INDEX revisions_time ON revisions (time);`
 
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)
