@@ -2,10 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,24 +11,8 @@ import (
 // TestPersonalTablesAdded: a database of the schema before the personal
 // lanes opens with its repos intact, and takes a key and a lane write.
 func TestPersonalTablesAdded(t *testing.T) {
-	before := slices.Index(migrations, personalSchema) // the schema version before the personal tables
-	if before < 0 {
-		t.Fatal("no migration adds the personal tables")
-	}
-	dir := filepath.Join(t.TempDir(), "data")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, FileName)
-	rawExec(t, path, strings.Join(migrations[:before], ";\n")+fmt.Sprintf(`;
-		PRAGMA user_version = %d; PRAGMA application_id = %d;
-		INSERT INTO repos (id, slug, version, last_modified, checksum) VALUES (1, 'acme/app', 1, 1000, 'sha256:00');`,
-		before, applicationID))
-	s, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatalf("Open(schema %d) error = %v", before, err)
-	}
-	defer s.Close()
+	s := openFromBefore(t, personalSchema,
+		`INSERT INTO repos (id, slug, version, last_modified, checksum) VALUES (1, 'acme/app', 1, 1000, 'sha256:00');`)
 	ctx := context.Background()
 	if repos, err := s.Repos(ctx); err != nil || len(repos) != 1 || repos[0] != "acme/app" {
 		t.Errorf("Repos() after the upgrade = %v, %v, want acme/app", repos, err)

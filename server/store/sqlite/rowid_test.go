@@ -16,27 +16,14 @@ import (
 // entries and revisions opens with every entry, tombstone and revision as
 // it was, pruned content and clients included, and takes writes after.
 func TestRowidTablesMigrated(t *testing.T) {
-	before := slices.Index(migrations, rowidTables)
-	if before < 0 {
-		t.Fatal("no migration moves entries and revisions to rowid tables")
-	}
-	path := filepath.Join(t.TempDir(), FileName)
-	rawExec(t, path, strings.Join(migrations[:before], ";\n")+fmt.Sprintf(`;
-		PRAGMA user_version = %d; PRAGMA application_id = %d;
-		INSERT INTO repos (id, slug, version, last_modified, checksum) VALUES (1, 'acme/app', 4, 4000, 'sha256:00');
+	s := openFromBefore(t, rowidTables, `INSERT INTO repos (id, slug, version, last_modified, checksum) VALUES (1, 'acme/app', 4, 4000, 'sha256:00');
 		INSERT INTO entries (repo_id, key, checksum, value, deleted_at) VALUES
 			(1, 'a.md', 'sha256:a2', CAST('A2' AS BLOB), NULL), (1, 'b.md', NULL, NULL, 4);
 		INSERT INTO revisions (repo_id, key, version, checksum, subject, time, content, client) VALUES
 			(1, 'a.md', 1, 'sha256:a1', 'ann', 1000, CAST('A1' AS BLOB), 'token t1'),
 			(1, 'b.md', 2, 'sha256:b1', 'bob', 2000, NULL, ''),
 			(1, 'a.md', 3, 'sha256:a2', 'ann', 3000, CAST('A2' AS BLOB), 'token t1'),
-			(1, 'b.md', 4, NULL, 'bob', 4000, NULL, '');`,
-		before, applicationID))
-	s, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatalf("Open(schema %d) error = %v", before, err)
-	}
-	defer s.Close()
+			(1, 'b.md', 4, NULL, 'bob', 4000, NULL, '');`)
 	ctx := context.Background()
 	snap, err := s.Snapshot(ctx, "acme/app", true)
 	if err != nil || snap.Version != 4 || snap.Entries["a.md"] != "A2" || len(snap.Entries) != 1 || snap.Deleted["b.md"] != 4 {
