@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
+	"time"
 )
 
 // sdNotify sends state (such as "READY=1" or "STOPPING=1") to the service
@@ -32,4 +34,44 @@ func sdNotify(state string) error {
 		return fmt.Errorf("sd_notify: %w", err)
 	}
 	return nil
+}
+
+// startExtension is how much more time to start each EXTEND_TIMEOUT_USEC
+// message asks the service manager for, and startExtensionEvery how often
+// one is sent while the store opens.
+const (
+	startExtension      = 30 * time.Second
+	startExtensionEvery = 10 * time.Second
+)
+
+// extendStart asks the service manager, every interval until the returned
+// stop is called, for startExtension more time to start. Opening the store
+// can migrate its schema, which may rewrite whole tables of a large
+// database: without this, a unit's start timeout (90 s by default) would
+// stop the server in the middle, the migration would roll back, and every
+// restart would begin it again. Outside systemd the messages go nowhere.
+// stop returns once no message is being sent.
+func extendStart(interval time.Duration, log *slog.Logger) (stop func()) {
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		msg := fmt.Sprintf("EXTEND_TIMEOUT_USEC=%d", startExtension.Microseconds())
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := sdNotify(msg); err != nil {
+					log.Warn("notify systemd", "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -103,5 +104,36 @@ func TestRunNotifiesSystemd(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("runDaemon() = %v, want nil\n%s", err, stderr.String())
+	}
+}
+
+// TestExtendStart: while the store opens, the service manager is asked
+// again and again for more time to start; once stop returns, never again.
+func TestExtendStart(t *testing.T) {
+	conn := notifySocket(t)
+	stop := extendStart(10*time.Millisecond, slog.New(slog.DiscardHandler))
+	want := "EXTEND_TIMEOUT_USEC=30000000"
+	for range 3 {
+		if got := nextState(t, conn); got != want {
+			stop()
+			t.Fatalf("notification = %q, want %q", got, want)
+		}
+	}
+	stop()
+	buf := make([]byte, 4096)
+	for { // the ones sent before stop returned
+		if err := conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Read(buf); err != nil {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // ten intervals
+	if err := conn.SetReadDeadline(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := conn.Read(buf); err == nil {
+		t.Errorf("notification %q after stop", buf[:n])
 	}
 }

@@ -131,7 +131,9 @@ func serve(ctx context.Context, settings server.Settings, loc location, scanCfg 
 	}
 	defer stopReload()
 	defer ln.Close()
+	stopExtending := extendStart(startExtensionEvery, log)
 	st, waker, err := openBackend(ctx, loc, log)
+	stopExtending()
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,11 @@ import (
 // migration step, holding rows (SQL run after the schema), so that Open
 // migrates it. The store is closed when the test ends.
 func openFromBefore(t *testing.T, step, rows string) *Store {
+	return openFromBeforeWith(t, step, rows, Options{})
+}
+
+// openFromBeforeWith is openFromBefore with opts.
+func openFromBeforeWith(t *testing.T, step, rows string, opts Options) *Store {
 	t.Helper()
 	before := slices.Index(migrations, step)
 	if before < 0 {
@@ -29,6 +34,6 @@ func openFromBefore(t *testing.T, step, rows string) *Store {
 	rawExec(t, path, strings.Join(migrations[:before], ";\n")+fmt.Sprintf(`;
 		PRAGMA user_version = %d; PRAGMA application_id = %d;
 		%s`, before, applicationID, rows))
-	s, err := Open(context.Background(), path, Options{})
+	s, err := Open(context.Background(), path, opts)
 	return storetest.CloseAtEnd(t, s, err)
 }

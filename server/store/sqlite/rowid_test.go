@@ -1,15 +1,18 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/storetest"
 )
 
 // TestRowidTablesMigrated: a database of the schema with WITHOUT ROWID
@@ -99,4 +102,26 @@ func tableColumns(t *testing.T, db *sql.DB, table string) []string {
 		t.Fatal(err)
 	}
 	return cols
+}
+
+// TestMigrationLogged: a migration of an existing database says so before
+// it starts, from which version to which, and when it is done; a new
+// database says nothing of it.
+func TestMigrationLogged(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	openFromBeforeWith(t, rowidTables, "", Options{Logger: log})
+	before := slices.Index(migrations, rowidTables)
+	for _, msg := range []string{"migrating database schema", "database schema migrated"} {
+		want := fmt.Sprintf(`"msg":%q,"store":`, msg)
+		if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), fmt.Sprintf(`"from":%d,"to":%d`, before, SchemaVersion)) {
+			t.Errorf("logs = %s, want %s with from %d to %d", logs.String(), msg, before, SchemaVersion)
+		}
+	}
+	logs.Reset()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), FileName), Options{Logger: log})
+	storetest.CloseAtEnd(t, s, err)
+	if strings.Contains(logs.String(), "migrat") {
+		t.Errorf("a new database logged %s", logs.String())
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
+	"time"
 )
 
 // applicationID marks a teammemd database file ("tmmd").
@@ -126,8 +128,10 @@ const rowidTables = `ALTER TABLE entries RENAME TO entries_old;
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)
 
-// migrate brings the schema up to SchemaVersion in one write transaction.
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate brings the schema up to SchemaVersion in one write transaction,
+// and logs a migration of an existing database before and after it: some
+// steps rewrite whole tables and take a while.
+func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)
@@ -154,7 +158,10 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if err := refuseForeignTables(ctx, tx); err != nil {
 			return err
 		}
+	} else {
+		log.Info("migrating database schema", "from", version, "to", SchemaVersion)
 	}
+	start := time.Now()
 	for v := version; v < SchemaVersion; v++ {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
@@ -168,6 +175,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit migration: %w", err)
+	}
+	if version != 0 {
+		log.Info("database schema migrated", "from", version, "to", SchemaVersion, "duration", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }

@@ -109,7 +109,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, wdb); err != nil {
+	if err := migrate(ctx, wdb, opts.Logger.With("store", path)); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
