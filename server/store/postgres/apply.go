@@ -29,6 +29,9 @@ type repoState struct {
 	// keys are the keys of live and deleted in byte order; nil until
 	// sortedKeys is first called.
 	keys []string
+	// marks are the saved hash states of the checksum input; none for a
+	// state read from the database.
+	marks store.SumMarks
 }
 
 func (st *repoState) result(changed []string) store.Result {

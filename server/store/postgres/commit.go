@@ -296,7 +296,9 @@ func planBatch(b *pgx.Batch, cur *repoState, batch []*writeReq, results []writeR
 			results[i] = writeRes{r: cur.result(nil), err: err}
 			continue
 		}
-		cur = queueWrite(b, cur, p, req.w)
+		if cur, err = queueWrite(b, cur, p, req.w); err != nil {
+			return nil, err
+		}
 		if lane != nil {
 			lane.queue(b, cur, p, req.w, use)
 		}

@@ -130,7 +130,10 @@ func (s *Store) deleteLive(ctx context.Context, tx pgx.Tx, cur *repoState, p sto
 		return store.Result{}, fmt.Errorf("delete %s of %s: %w", p.Key, p.Repo, err)
 	}
 	b := &pgx.Batch{}
-	next := queueWrite(b, cur, pl, w)
+	next, err := queueWrite(b, cur, pl, w)
+	if err != nil {
+		return store.Result{}, err
+	}
 	b.Queue(updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.compactedThrough, next.id)
 	b.Queue(notifyChange, s.channel, notifyPayload(next.version, next.slug))
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {

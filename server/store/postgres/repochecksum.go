@@ -1,11 +1,9 @@
 package postgres
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 
-	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // sortedKeys returns st's keys, live and tombstoned, in byte order: the
@@ -53,17 +51,55 @@ func nextKeys(keys, added, dropped []string) []string {
 	return out
 }
 
+// keyLines are a state's keys, in byte order, as the input of its repo
+// checksum.
+type keyLines struct {
+	keys []string
+	live map[string]string
+}
+
+func (l keyLines) Len() int { return len(l.keys) }
+
+func (l keyLines) Line(i int) (key, sum string, live bool) {
+	sum, live = l.live[l.keys[i]]
+	return l.keys[i], sum, live
+}
+
 // setChecksum sets st's keys to keys and its checksum to the repo checksum
 // of PROTOCOL.md section 3 over them, as api.RepoChecksum computes it from
-// st's maps.
-func (st *repoState) setChecksum(keys []string) {
-	st.keys = keys
-	h := sha256.New()
-	buf := make([]byte, 0, 256)
-	for _, k := range keys {
-		sum, live := st.live[k]
-		buf = api.AppendRepoLine(buf[:0], k, sum, live)
-		h.Write(buf)
+// st's maps. prev is the state st was built from; st's first unchanged
+// keys, and their lines, are prev's, so the hash resumes from prev's saved
+// states.
+func (st *repoState) setChecksum(keys []string, prev *repoState, unchanged int) error {
+	sum, marks, err := store.SumLines(keyLines{keys: keys, live: st.live}, prev.marks, unchanged)
+	if err != nil {
+		return err
 	}
-	st.checksum = api.ChecksumPrefix + hex.EncodeToString(h.Sum(nil))
+	st.keys, st.checksum, st.marks = keys, sum, marks
+	return nil
+}
+
+// unchangedLines is how many of keys, the keys after a write in byte order,
+// come before every key the write touched: the keys it upserted or deleted,
+// and the deletion markers it compacted away. Their lines and places are
+// those of the state before the write.
+func unchangedLines(keys []string, p store.WritePlan, dropped []string) int {
+	var first string
+	touched := false
+	consider := func(k string) {
+		if !touched || k < first {
+			first, touched = k, true
+		}
+	}
+	for k := range p.Upserts {
+		consider(k)
+	}
+	for _, k := range slices.Concat(p.Deletes, dropped) {
+		consider(k)
+	}
+	if !touched {
+		return len(keys)
+	}
+	n, _ := slices.BinarySearch(keys, first)
+	return n
 }

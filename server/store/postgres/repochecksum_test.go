@@ -22,7 +22,7 @@ func TestQueueWriteChecksum(t *testing.T) {
 	for i := range 500 {
 		p := store.WritePlan{Upserts: map[string]store.Upsert{}}
 		for range rng.IntN(4) {
-			k := fmt.Sprintf("notes/k%02d.md", rng.IntN(40))
+			k := fmt.Sprintf("notes/k%03d.md", rng.IntN(200))
 			p.Upserts[k] = store.Upsert{Value: fmt.Sprint(i), Checksum: api.EntryChecksum(fmt.Sprint(i))}
 		}
 		for k := range cur.live {
@@ -34,12 +34,19 @@ func TestQueueWriteChecksum(t *testing.T) {
 		if rng.IntN(5) == 0 {
 			w.Deletions = store.DeletionBound{Max: rng.IntN(6)}
 		}
-		cur = queueWrite(&pgx.Batch{}, cur, p, w)
+		next, err := queueWrite(&pgx.Batch{}, cur, p, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = next
 		if want := api.RepoChecksum(cur.live, cur.deleted); cur.checksum != want {
 			t.Fatalf("write %d: checksum = %s, want %s", i, cur.checksum, want)
 		}
 		if got, want := len(cur.keys), len(cur.live)+len(cur.deleted); got != want {
 			t.Fatalf("write %d: %d sorted keys, want %d", i, got, want)
+		}
+		if want := len(cur.keys) / store.SumMarkEvery; cur.marks.Len() != want {
+			t.Fatalf("write %d: %d saved hash states, want %d", i, cur.marks.Len(), want)
 		}
 	}
 }

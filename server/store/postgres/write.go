@@ -51,7 +51,7 @@ const (
 )
 
 // queueWrite queues p's changes on b and returns the repo's next state.
-func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) *repoState {
+func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) (*repoState, error) {
 	next := &repoState{
 		id:           cur.id,
 		slug:         cur.slug,
@@ -77,8 +77,11 @@ func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) 
 		delete(next.deleted, k)
 	}
 	dropped := compactMarkers(b, next, w.Deletions)
-	next.setChecksum(nextKeys(cur.sortedKeys(), added, dropped))
-	return next
+	keys := nextKeys(cur.sortedKeys(), added, dropped)
+	if err := next.setChecksum(keys, cur, unchangedLines(keys, p, dropped)); err != nil {
+		return nil, fmt.Errorf("write %s: %w", cur.slug, err)
+	}
+	return next, nil
 }
 
 // appendNew appends key to added when cur holds no such key, live or

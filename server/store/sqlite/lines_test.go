@@ -54,12 +54,11 @@ func linesOf(live map[string]string, deleted map[string]int64) []entryLine {
 	return lines
 }
 
-// TestChecksummerMatchesRepoChecksum builds chains of states by random
+// TestSumLinesMatchesRepoChecksum builds chains of states by random
 // changes, each resuming from the saved hash states of the one before, and
 // checks every checksum against the reference.
-func TestChecksummerMatchesRepoChecksum(t *testing.T) {
+func TestSumLinesMatchesRepoChecksum(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var c checksummer
 	for chain := range 20 {
 		cur := emptyState("acme/app")
 		live, deleted := map[string]string{}, map[string]int64{}
@@ -69,15 +68,15 @@ func TestChecksummerMatchesRepoChecksum(t *testing.T) {
 			next := &repoState{}
 			lines, unchanged := mergeLines(cur.lines, linesOf(cLive, cDeleted))
 			next.setLines(lines)
-			if err := c.sum(next, cur, unchanged); err != nil {
+			if err := sumLines(next, cur, unchanged); err != nil {
 				t.Fatal(err)
 			}
 			if want := api.RepoChecksum(live, deleted); next.checksum != want {
-				t.Fatalf("checksummer.sum(chain %d, state %d, %d keys, resumed at %d) = %s, want %s",
+				t.Fatalf("sumLines(chain %d, state %d, %d keys, resumed at %d) = %s, want %s",
 					chain, i, len(lines), unchanged, next.checksum, want)
 			}
-			if want := len(lines) / sumMarkEvery; len(next.marks) != want {
-				t.Fatalf("checksummer.sum(chain %d, state %d) kept %d marks, want %d", chain, i, len(next.marks), want)
+			if want := len(lines) / store.SumMarkEvery; next.marks.Len() != want {
+				t.Fatalf("sumLines(chain %d, state %d) kept %d marks, want %d", chain, i, next.marks.Len(), want)
 			}
 			cur = next
 		}

@@ -78,8 +78,6 @@ type Store struct {
 	cache *stateCache
 	stmts map[string]*sql.Stmt // the writer's statements, on wdb
 
-	sums checksummer // used by the leader of a commit only
-
 	writers   writers
 	closeOnce sync.Once
 	closeErr  error

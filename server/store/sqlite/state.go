@@ -21,9 +21,9 @@ type repoState struct {
 	// compactedThrough is the version of the last write that compacted
 	// deletion markers.
 	compactedThrough int64
-	lines            []entryLine // sorted by key, one per key
-	live             int         // how many lines are live
-	marks            []sumMark   // saved hash states of the checksum input, by line
+	lines            []entryLine    // sorted by key, one per key
+	live             int            // how many lines are live
+	marks            store.SumMarks // saved hash states of the checksum input
 
 	mapsOnce    sync.Once // builds the map views on the first snapshot
 	liveSums    map[string]string

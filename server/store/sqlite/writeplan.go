@@ -9,8 +9,7 @@ import (
 )
 
 // writePlan writes p to the database and returns the repo's next state. It
-// runs in the leader of a group commit only: it uses the writer's
-// checksummer.
+// runs in the leader of a group commit only.
 func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p store.WritePlan, w store.Write) (*repoState, error) {
 	next := &repoState{
 		id:               cur.id,
@@ -42,7 +41,7 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p st
 		return nil, err
 	}
 	next.setLines(lines)
-	if err := s.sums.sum(next, cur, min(unchanged, kept)); err != nil {
+	if err := sumLines(next, cur, min(unchanged, kept)); err != nil {
 		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, updateRepo, next.version, next.lastModified.UnixNano(), next.checksum, next.compactedThrough, next.id)
