@@ -177,7 +177,7 @@ func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
 		return fmt.Errorf("commit migration: %w", err)
 	}
 	if version != 0 {
-		log.Info("database schema migrated", "from", version, "to", SchemaVersion, "duration", time.Since(start).Round(time.Millisecond))
+		log.Info("database schema migrated", "from", version, "to", SchemaVersion, "took", time.Since(start).Round(time.Millisecond).String())
 	}
 	return nil
 }
