@@ -21,6 +21,9 @@ type metrics struct {
 	waitRefusals *prometheus.CounterVec
 	putBytes     prometheus.Counter
 	secrets      prometheus.Counter
+	// replicasDiffer is how many live replicas have other [[server.repo]]
+	// entries than this one.
+	replicasDiffer prometheus.Gauge
 }
 
 // newMetrics registers the collectors with reg, or with a registry of its
@@ -66,8 +69,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Name: "teammemd_put_secret_rejections_total",
 			Help: "PUTs refused because a value held a secret.",
 		}),
+		replicasDiffer: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "teammemd_replica_settings_differing",
+			Help: "Live replicas of the shared store whose [[server.repo]] entries differ from this server's.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.putBytes, m.secrets} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.putBytes, m.secrets, m.replicasDiffer} {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("register metrics: %w", err)
 		}

@@ -15,8 +15,11 @@ import (
 )
 
 // ReviewRequired reports whether writes to repo are held for review
-// ([[server.repo]] review = "required").
-func (s *Server) ReviewRequired(repo string) bool { return reviewRequired(s.repos, repo) }
+// ([[server.repo]] review = "required"), by this server's entries or, on a
+// store shared by replicas, by any live replica's.
+func (s *Server) ReviewRequired(repo string) bool {
+	return reviewRequired(s.repos, repo) || s.replicas.requiresReview(repo)
+}
 
 // ProposalView is a proposal with the repo as it is now: what a reviewer
 // decides on.

@@ -106,10 +106,13 @@ type Server struct {
 	// held for review, nil when the store cannot.
 	repos     []RepoConfig
 	proposals store.Proposals
-	ready     func(net.Addr)
-	stopTO    time.Duration
-	version   string
-	mcp       http.Handler
+	// replicas shares repos with the other replicas of a shared store;
+	// nil on a store of one server.
+	replicas *replicas
+	ready    func(net.Addr)
+	stopTO   time.Duration
+	version  string
+	mcp      http.Handler
 
 	limiter    *keyLimiter // per subject
 	failedAuth *keyLimiter // failed authentications per client address
@@ -195,6 +198,11 @@ func New(opts Options) (*Server, error) {
 	} else if slices.ContainsFunc(cfg.Repos, func(r RepoConfig) bool { return r.Review == ReviewRequired }) {
 		return nil, errors.New("server: [[server.repo]] requires review, but the store cannot hold proposals")
 	}
+	if rs, ok := opts.Store.(store.ReplicaSettings); ok {
+		if s.replicas, err = newReplicas(rs, cfg.Repos, s.log, func() time.Time { return s.now() }, m.replicasDiffer.Set); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
 	if s.waker == nil {
 		s.waker = wake.NewBroker()
 		s.recent, _ = opts.Store.(recentReader) // only this server's commits wake its waits
@@ -238,6 +246,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if s.replicas != nil {
+		s.replicas.exchange(ctx) // know the peers' settings before the first write
 	}
 	bg, stopBackground := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -291,5 +302,8 @@ func (s *Server) beginStop() {
 func (s *Server) startBackground(ctx context.Context, wg *sync.WaitGroup) {
 	if s.history.Enabled() {
 		wg.Go(func() { s.pruneLoop(ctx) })
+	}
+	if s.replicas != nil {
+		wg.Go(func() { s.replicas.run(ctx) })
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 // personal lanes, with a repo: the migration keeps it, and the store takes
 // a key and a lane write.
 func TestPersonalTablesMigrated(t *testing.T) {
-	before := len(migrations) - 1 // the schema version before the personal tables
-	if !strings.Contains(migrations[before].sql, "CREATE TABLE personal_keys") {
-		t.Fatalf("migration %s does not add the personal tables", migrations[before].name)
+	before := slices.IndexFunc(migrations, func(m migration) bool { return strings.Contains(m.sql, "CREATE TABLE personal_keys") })
+	if before < 0 { // before is also the schema version before the personal tables
+		t.Fatal("no migration adds the personal tables")
 	}
 	db := pgtest.Schema(t)
 	var steps []string

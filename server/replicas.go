@@ -1,0 +1,161 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// A replica records its settings every replicaExchangeEvery, and a peer's
+// record counts for replicaTTL after the peer last recorded it: a replica
+// that stopped without withdrawing its record (a crash) is forgotten then.
+const (
+	replicaExchangeEvery = 10 * time.Second
+	replicaTTL           = time.Minute
+	replicaCallTimeout   = 10 * time.Second
+)
+
+// replicaSettings are the settings a replica records for its peers: those
+// that must agree across replicas.
+type replicaSettings struct {
+	Repos []RepoConfig `json:"repos"`
+}
+
+// replicas exchanges this server's [[server.repo]] entries with the other
+// replicas of its store, and knows its live peers'. A repo is held for
+// review when this server's entries or any live peer's require it, so a
+// replica whose config lacks an entry, or lags behind a rollout, cannot
+// store writes its peers would hold.
+type replicas struct {
+	st   store.ReplicaSettings
+	id   string
+	own  []byte // this server's settings, as recorded
+	log  *slog.Logger
+	now  func() time.Time
+	peer atomic.Pointer[[][]RepoConfig] // each live peer's entries
+	// differ is the gauge of live peers whose settings differ from ours.
+	differ func(float64)
+	// logged is the last set of differing peers logged; the loop's alone.
+	logged string
+}
+
+// newReplicas returns the exchange for repos on st.
+func newReplicas(st store.ReplicaSettings, repos []RepoConfig, log *slog.Logger, now func() time.Time, differ func(float64)) (*replicas, error) {
+	own, err := encodeReplicaSettings(repos)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return &replicas{st: st, id: hostOr(host) + "-" + hex.EncodeToString(suffix), own: own, log: log, now: now, differ: differ}, nil
+}
+
+func hostOr(host string) string {
+	if host == "" {
+		return "replica"
+	}
+	return host
+}
+
+// encodeReplicaSettings is the record of repos: the same entries make the
+// same bytes, an omitted review written as "off".
+func encodeReplicaSettings(repos []RepoConfig) ([]byte, error) {
+	norm := make([]RepoConfig, len(repos))
+	for i, r := range repos {
+		norm[i] = RepoConfig{Name: r.Name, Review: r.Review}
+		if norm[i].Review == "" {
+			norm[i].Review = ReviewOff
+		}
+	}
+	b, err := json.Marshal(replicaSettings{Repos: norm})
+	if err != nil {
+		return nil, fmt.Errorf("encode replica settings: %w", err)
+	}
+	return b, nil
+}
+
+// requiresReview reports whether any live peer holds writes to repo for
+// review.
+func (r *replicas) requiresReview(repo string) bool {
+	if r == nil {
+		return false
+	}
+	p := r.peer.Load()
+	return p != nil && slices.ContainsFunc(*p, func(repos []RepoConfig) bool { return reviewRequired(repos, repo) })
+}
+
+// exchange records this replica's settings and learns its live peers'. On
+// failure it keeps what it knew.
+func (r *replicas) exchange(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, replicaCallTimeout)
+	defer cancel()
+	now := r.now()
+	recs, err := r.st.ExchangeSettings(ctx, r.id, r.own, now, now.Add(-replicaTTL))
+	if err != nil {
+		r.log.Warn("replica settings exchange failed; keeping the peers' last known settings", "err", err)
+		return
+	}
+	peers := make([][]RepoConfig, 0, len(recs))
+	var differ []string
+	for _, rec := range recs {
+		var s replicaSettings
+		if err := json.Unmarshal(rec.Settings, &s); err != nil {
+			r.log.Error("a replica's settings do not decode; left out", "replica", rec.Replica, "err", err)
+			continue
+		}
+		peers = append(peers, s.Repos)
+		if mine, err := encodeReplicaSettings(s.Repos); err != nil || !bytes.Equal(mine, r.own) {
+			differ = append(differ, rec.Replica)
+		}
+	}
+	r.peer.Store(&peers)
+	r.differ(float64(len(differ)))
+	r.report(differ)
+}
+
+// report logs a change in which live peers' settings differ from ours.
+func (r *replicas) report(differ []string) {
+	key := strings.Join(differ, ",")
+	if key == r.logged {
+		return
+	}
+	r.logged = key
+	if len(differ) == 0 {
+		r.log.Info("replicas' [[server.repo]] settings agree", "replica", r.id)
+		return
+	}
+	r.log.Error("replicas' [[server.repo]] settings differ: give every replica the same entries; meanwhile a repo any live replica holds for review is held on every one",
+		"replica", r.id, "differing", differ)
+}
+
+// run exchanges every replicaExchangeEvery until ctx is done, then
+// withdraws this replica's record.
+func (r *replicas) run(ctx context.Context) {
+	t := time.NewTicker(replicaExchangeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replicaCallTimeout)
+			defer cancel()
+			if err := r.st.WithdrawSettings(wctx, r.id); err != nil {
+				r.log.Warn("withdraw replica settings", "err", err)
+			}
+			return
+		case <-t.C:
+			r.exchange(ctx)
+		}
+	}
+}
