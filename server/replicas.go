@@ -24,6 +24,10 @@ const (
 	replicaExchangeEvery = 10 * time.Second
 	replicaTTL           = time.Minute
 	replicaCallTimeout   = 10 * time.Second
+	// replicaWithdrawTimeout bounds the withdrawal at stop, which must not
+	// hold up a shutdown while the database does not answer: the record
+	// then lapses after replicaTTL.
+	replicaWithdrawTimeout = 2 * time.Second
 )
 
 // replicaSettings are the settings a replica records for its peers: those
@@ -148,7 +152,7 @@ func (r *replicas) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replicaCallTimeout)
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replicaWithdrawTimeout)
 			defer cancel()
 			if err := r.st.WithdrawSettings(wctx, r.id); err != nil {
 				r.log.Warn("withdraw replica settings", "err", err)
