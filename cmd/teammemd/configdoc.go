@@ -22,7 +22,7 @@ var sectionDocs = map[string]string{
 	"server.auth.grants": "`[[server.auth.grants]]`, repeated: which OIDC or claude.ai identities may read or write which repos.",
 	"server.ui":          "The web view of the team's memory at /ui (docs/web-ui.md).",
 	"server.personal":    "The personal lane: each person's own memory, end-to-end encrypted by their clients, which no grant, admin token, web view or MCP endpoint reaches (docs/PROTOCOL.md section 16).",
-	"server.repo":        "`[[server.repo]]`, repeated: settings of the repos a name or pattern matches; the last matching entry decides (docs/review.md).",
+	"server.repo":        "`[[server.repo]]`, repeated: settings of the repos a name or pattern matches; the last matching entry decides (docs/review.md). On PostgreSQL the replicas share their entries: a repo any live replica holds for review is held on every one (docs/06-postgresql.md).",
 	"daemon":             "The sync daemon, `teammemd run`.",
 	"daemon.repo":        "`[[daemon.repo]]`, repeated: a repo to keep in sync, either a git checkout (its slug and team directory are discovered) or an explicit dir and repo.",
 	"client":             "Every command that talks to the server: run, sync, history, doctor and the others.",
