@@ -6,8 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sparesUsable: a pull's spares are kept only where ReadSettledLeased can
-// tell that no one has a displaced file open for writing.
+// sparesUsable: a pull's spares are kept only where ReadSettledAlone can
+// tell that no other process has a displaced file open at all.
 const sparesUsable = true
 
 const noFollow = unix.O_NOFOLLOW

@@ -4,8 +4,8 @@ package fsio
 
 import "os"
 
-// sparesUsable: without leases a displaced file may still be open for
-// writing, so no spare is kept here.
+// sparesUsable: without leases a displaced file may still be open in
+// another process, so no spare is kept here.
 const sparesUsable = false
 
 const noFollow = 0

@@ -24,11 +24,3 @@ func ReadSettled(dir *os.Root, name string) ([]byte, error) {
 	defer f.Close()
 	return ReadAll(f)
 }
-
-// ReadSettledAlone is ReadSettled; it never knows the file is open nowhere
-// else, since
-// there are no file leases here.
-func ReadSettledAlone(dir *os.Root, name string) ([]byte, bool, error) {
-	data, err := ReadSettled(dir, name)
-	return data, false, err
-}
