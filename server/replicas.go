@@ -1,7 +1,7 @@
 package server
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -42,12 +42,13 @@ type replicaSettings struct {
 // replica whose config lacks an entry, or lags behind a rollout, cannot
 // store writes its peers would hold.
 type replicas struct {
-	st   store.ReplicaSettings
-	id   string
-	own  []byte // this server's settings, as recorded
-	log  *slog.Logger
-	now  func() time.Time
-	peer atomic.Pointer[[][]RepoConfig] // each live peer's entries
+	st    store.ReplicaSettings
+	id    string
+	own   []byte       // this server's settings, as recorded
+	repos []RepoConfig // this server's entries, normalized
+	log   *slog.Logger
+	now   func() time.Time
+	peer  atomic.Pointer[[][]RepoConfig] // each live peer's entries
 	// differ is the gauge of live peers whose settings differ from ours.
 	differ func(float64)
 	// logged is the last set of differing peers logged; the loop's alone.
@@ -56,38 +57,26 @@ type replicas struct {
 
 // newReplicas returns the exchange for repos on st.
 func newReplicas(st store.ReplicaSettings, repos []RepoConfig, log *slog.Logger, now func() time.Time, differ func(float64)) (*replicas, error) {
-	own, err := encodeReplicaSettings(repos)
+	repos = normalizeRepos(repos)
+	own, err := json.Marshal(replicaSettings{Repos: repos})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("encode replica settings: %w", err)
 	}
 	host, _ := os.Hostname()
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
-	return &replicas{st: st, id: hostOr(host) + "-" + hex.EncodeToString(suffix), own: own, log: log, now: now, differ: differ}, nil
+	id := cmp.Or(host, "replica") + "-" + hex.EncodeToString(suffix)
+	return &replicas{st: st, id: id, own: own, repos: repos, log: log, now: now, differ: differ}, nil
 }
 
-func hostOr(host string) string {
-	if host == "" {
-		return "replica"
-	}
-	return host
-}
-
-// encodeReplicaSettings is the record of repos: the same entries make the
-// same bytes, an omitted review written as "off".
-func encodeReplicaSettings(repos []RepoConfig) ([]byte, error) {
+// normalizeRepos returns repos with an omitted review written as "off", so
+// that the same entries compare equal.
+func normalizeRepos(repos []RepoConfig) []RepoConfig {
 	norm := make([]RepoConfig, len(repos))
 	for i, r := range repos {
-		norm[i] = RepoConfig{Name: r.Name, Review: r.Review}
-		if norm[i].Review == "" {
-			norm[i].Review = ReviewOff
-		}
+		norm[i] = RepoConfig{Name: r.Name, Review: cmp.Or(r.Review, ReviewOff)}
 	}
-	b, err := json.Marshal(replicaSettings{Repos: norm})
-	if err != nil {
-		return nil, fmt.Errorf("encode replica settings: %w", err)
-	}
-	return b, nil
+	return norm
 }
 
 // requiresReview reports whether any live peer holds writes to repo for
@@ -120,7 +109,7 @@ func (r *replicas) exchange(ctx context.Context) {
 			continue
 		}
 		peers = append(peers, s.Repos)
-		if mine, err := encodeReplicaSettings(s.Repos); err != nil || !bytes.Equal(mine, r.own) {
+		if !slices.Equal(normalizeRepos(s.Repos), r.repos) {
 			differ = append(differ, rec.Replica)
 		}
 	}
