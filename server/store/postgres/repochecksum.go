@@ -80,26 +80,15 @@ func (st *repoState) setChecksum(keys []string, prev *repoState, unchanged int) 
 }
 
 // unchangedLines is how many of keys, the keys after a write in byte order,
-// come before every key the write touched: the keys it upserted or deleted,
-// and the deletion markers it compacted away. Their lines and places are
-// those of the state before the write.
-func unchangedLines(keys []string, p store.WritePlan, dropped []string) int {
-	var first string
-	touched := false
-	consider := func(k string) {
-		if !touched || k < first {
-			first, touched = k, true
-		}
-	}
-	for k := range p.Upserts {
-		consider(k)
-	}
-	for _, k := range slices.Concat(p.Deletes, dropped) {
-		consider(k)
-	}
-	if !touched {
+// come before every key the write touched: changed, the write plan's
+// sorted keys it upserted or deleted, and dropped, the deletion markers it
+// compacted away. Their lines and places are those of the state before
+// the write.
+func unchangedLines(keys, changed, dropped []string) int {
+	touched := slices.Concat(changed[:min(len(changed), 1)], dropped)
+	if len(touched) == 0 {
 		return len(keys)
 	}
-	n, _ := slices.BinarySearch(keys, first)
+	n, _ := slices.BinarySearch(keys, slices.Min(touched))
 	return n
 }

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,6 +32,8 @@ func TestQueueWriteChecksum(t *testing.T) {
 				p.Deletes = append(p.Deletes, k)
 			}
 		}
+		p.Changed = slices.Sorted(maps.Keys(p.Upserts)) // as store.PlanWrite fills it
+		p.Changed = slices.Sorted(slices.Values(append(p.Changed, p.Deletes...)))
 		w := store.Write{Repo: cur.slug, Time: start.Add(time.Duration(i) * time.Minute)}
 		if rng.IntN(5) == 0 {
 			w.Deletions = store.DeletionBound{Max: rng.IntN(6)}

@@ -78,7 +78,7 @@ func queueWrite(b *pgx.Batch, cur *repoState, p store.WritePlan, w store.Write) 
 	}
 	dropped := compactMarkers(b, next, w.Deletions)
 	keys := nextKeys(cur.sortedKeys(), added, dropped)
-	if err := next.setChecksum(keys, cur, unchangedLines(keys, p, dropped)); err != nil {
+	if err := next.setChecksum(keys, cur, unchangedLines(keys, p.Changed, dropped)); err != nil {
 		return nil, fmt.Errorf("write %s: %w", cur.slug, err)
 	}
 	return next, nil
