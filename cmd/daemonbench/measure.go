@@ -28,6 +28,9 @@ type peer interface {
 	delay() time.Duration
 	// check reports a process of the peer that exited.
 	check(ctx context.Context) error
+	// holds tells how long the saving side held back each save of rel
+	// written at starts before it sent it.
+	holds(rel string, starts []time.Time) ([]hold, error)
 }
 
 // rig times saves on a peer's A as they land on its B.
@@ -72,9 +75,12 @@ func (r *rig) warmUp(ctx context.Context) error {
 }
 
 // editResult is the overhead over the peer's delay of single-file edits:
-// from the write on A to the matching file on B, minus the delay.
+// from the write on A to the matching file on B, minus the delay; for a
+// save that found the watcher's timer already running, minus the time the
+// watcher held it back instead (see hold).
 type editResult struct {
 	overheads []time.Duration // sorted
+	ticking   int             // saves sent at a tick of a timer already running
 }
 
 func (e editResult) median() time.Duration { return e.overheads[len(e.overheads)/2] }
@@ -93,18 +99,38 @@ func (e editResult) max() time.Duration { return e.overheads[len(e.overheads)-1]
 // batch, not after the save, so its figure is the difference of two saves'
 // latencies. After a pause longer than the delay the timer has stopped and
 // the save starts it, as a save after a pause does on a user's machine.
+//
+// A watcher whose timer keeps ticking (Syncthing's can, after a burst)
+// sends a save at its next tick, from half a delay to one and a half after
+// the save, whatever the pause; such a save is timed from the write minus
+// the time it was held back, so that its figure is, as every other one,
+// what it took beyond its own debounce.
 func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, error) {
-	var res editResult
+	const rel = "MEMORY.md"
+	var starts, landings []time.Time
 	for i := range n {
 		if err := pause(ctx, gap); err != nil {
 			return editResult{}, err
 		}
 		content := []byte(fmt.Sprintf("# team memory\nedit %d at %d\n", i, time.Now().UnixNano()))
-		start, landed, err := r.save(ctx, "MEMORY.md", content)
+		start, landed, err := r.save(ctx, rel, content)
 		if err != nil {
 			return editResult{}, err
 		}
-		res.overheads = append(res.overheads, landed.Sub(start)-r.p.delay())
+		starts, landings = append(starts, start), append(landings, landed)
+	}
+	holds, err := r.p.holds(rel, starts)
+	if err != nil {
+		return editResult{}, err
+	}
+	var res editResult
+	for i, h := range holds {
+		held := r.p.delay()
+		if h.ticking {
+			held = h.held
+			res.ticking++
+		}
+		res.overheads = append(res.overheads, landings[i].Sub(starts[i])-held)
 	}
 	slices.Sort(res.overheads)
 	return res, nil

@@ -28,6 +28,23 @@ type stPeers struct {
 func (p stPeers) name() string           { return "syncthing" }
 func (p stPeers) dirs() (string, string) { return p.a.dir, p.b.dir }
 func (p stPeers) delay() time.Duration   { return p.watchDel }
+
+// holds reads how long A's watch aggregator held each save back from its
+// trace in A's log.
+func (p stPeers) holds(rel string, starts []time.Time) ([]hold, error) {
+	lines, err := readAggregatorLog(p.a.log)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hold, len(starts))
+	for i, s := range starts {
+		if out[i], err = holdOf(lines, rel, s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (p stPeers) check(context.Context) error {
 	for _, n := range []*stNode{p.a, p.b} {
 		if n.exited() {
@@ -113,9 +130,14 @@ func stOutput(ctx context.Context, bin, home string, args ...string) (string, er
 }
 
 // stEnv is a clean environment: no upgrades, no default folder, the
-// home's own HOME.
+// home's own HOME, and the watch aggregator's trace in the log.
 func stEnv(home string) []string {
-	return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "STNOUPGRADE=1", "STNODEFAULTFOLDER=1", "STNORESTART=1"}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "STNOUPGRADE=1", "STNODEFAULTFOLDER=1", "STNORESTART=1",
+		"STTRACE=watchaggregator"} // read by stPeers.holds
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		env = append(env, "TZ="+tz) // its log's times in the bench's zone
+	}
+	return env
 }
 
 // freePort returns a loopback port free at the time of the call.
@@ -198,7 +220,8 @@ func (n *stNode) start(bin string) error {
 	if err != nil {
 		return fmt.Errorf("open syncthing log: %w", err)
 	}
-	n.cmd = exec.Command(bin, "serve", "--home="+n.home, "--no-browser", "--no-restart", "--no-upgrade")
+	n.cmd = exec.Command(bin, "serve", "--home="+n.home, "--no-browser", "--no-restart", "--no-upgrade",
+		"--logflags=7") // date, time and microseconds: see stPeers.holds
 	n.cmd.Env = stEnv(n.home)
 	n.cmd.Stdout, n.cmd.Stderr = logf, logf
 	if err := n.cmd.Start(); err != nil {
