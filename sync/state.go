@@ -79,7 +79,7 @@ type Rejection struct {
 type IndexEntry struct {
 	Size    int64  `json:"size"`
 	MtimeNs int64  `json:"mtimeNs"`
-	Inode   uint64 `json:"fsio.Inode"`
+	Inode   uint64 `json:"inode"`
 	Hash    string `json:"hash"`
 	// Racy marks a hash taken so soon after the file's mtime that a later
 	// write could keep the same mtime; it is re-hashed next time.
