@@ -228,9 +228,9 @@ func (s *stateStore) read(repo, server string) (*State, error) {
 
 // save writes the state atomically unless it is unchanged.
 func (s *stateStore) save(st *State) error {
-	data, err := json.Marshal(st)
+	data, err := encodeState(st)
 	if err != nil {
-		return fmt.Errorf("encode state: %w", err)
+		return err
 	}
 	if bytes.Equal(data, s.last) {
 		return nil

@@ -15,6 +15,7 @@ func fullState() *State {
 	st := newState("acme/app", "h:1")
 	st.LastKnownChecksum = api.EmptyRepoChecksum
 	st.LastKnownVersion = 7
+	st.StoreID = "0123456789abcdef0123456789abcdef"
 	st.ServerChecksums["a.md"] = api.EntryChecksum("a")
 	st.Base["a.md"] = api.EntryChecksum("a")
 	st.ServerMaxEntries = 10

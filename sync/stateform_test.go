@@ -14,6 +14,7 @@ func TestStateFileNames(t *testing.T) {
 	a, r := api.EntryChecksum("a"), api.EntryChecksum("r")
 	want := `{"format":1,"repo":"acme/app","server":"h:1",` +
 		`"lastKnownChecksum":"` + api.EmptyRepoChecksum + `","lastKnownVersion":7,` +
+		`"storeId":"0123456789abcdef0123456789abcdef",` +
 		`"serverChecksums":{"a.md":"` + a + `"},"base":{"a.md":"` + a + `"},"serverMaxEntries":10,` +
 		`"tombstones":{"gone.md":1},` +
 		`"rejected":{"r.md":{"checksum":"` + r + `","code":"c","message":"m"}},` +
