@@ -73,16 +73,19 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 	}
 }
 
-// add records ev as pending at time now.
+// add records ev as pending at time now. A change restarts the debounce;
+// a rescan request, no change of the user's, joins what is pending
+// without moving its deadline, and alone waits the debounce from its
+// arrival.
 func (a *aggregator) add(ev event, now time.Time) {
 	if a.empty() {
-		a.first = now
+		a.first, a.last = now, now
 	}
-	a.last = now
 	if ev.rescan {
 		a.rescan = true
 		return
 	}
+	a.last = now
 	a.pending[ev.path] = struct{}{}
 }
 

@@ -63,10 +63,26 @@ func TestAggregatorTiming(t *testing.T) {
 			},
 		},
 		{
-			name: "rescan is debounced with the changes",
+			// The periodic safety rescan is no change of the user's: it
+			// joins the batch due and does not hold back a save made just
+			// before it.
+			name: "rescan joins the pending changes without moving their deadline",
 			steps: []step{
 				{0, event{path: "a.md"}},
 				{time.Second, event{rescan: true}},
+			},
+			want: []batchAt{{2 * time.Second, Batch{Paths: []string{"a.md"}, Rescan: true}}},
+		},
+		{
+			name:  "rescan alone waits the debounce",
+			steps: []step{{0, event{rescan: true}}},
+			want:  []batchAt{{2 * time.Second, Batch{Rescan: true}}},
+		},
+		{
+			name: "a change after a rescan restarts the debounce",
+			steps: []step{
+				{0, event{rescan: true}},
+				{time.Second, event{path: "a.md"}},
 			},
 			want: []batchAt{{3 * time.Second, Batch{Paths: []string{"a.md"}, Rescan: true}}},
 		},
