@@ -34,12 +34,12 @@ func encodeState(st *State) ([]byte, error) {
 	out := make([]byte, 0, len(head)+stateMapsSize(st))
 	out = append(out, head[:i]...)
 	out = append(out, `,"serverChecksums":`...)
-	out = appendStringMap(out, st.ServerChecksums, sortedKeys(st.ServerChecksums, keys))
+	out = appendMap(out, st.ServerChecksums, sortedKeys(st.ServerChecksums, keys), appendJSONString)
 	out = append(out, `,"base":`...)
-	out = appendStringMap(out, st.Base, keys)
+	out = appendMap(out, st.Base, keys, appendJSONString)
 	out = append(out, head[i+len(nullMaps)-1:j]...) // from the comma after base
 	out = append(out, `,"index":`...)
-	out = appendIndex(out, st.Index, sortedKeys(st.Index, keys))
+	out = appendMap(out, st.Index, sortedKeys(st.Index, keys), appendIndexEntry)
 	return append(out, head[j+len(nullIndex):]...), nil
 }
 
@@ -74,9 +74,9 @@ func stateMapsSize(st *State) int {
 	return 120*(len(st.ServerChecksums)+len(st.Base)) + 200*len(st.Index)
 }
 
-// appendStringMap appends m, whose keys sorted are keys, as encoding/json
-// writes it: null for a nil map.
-func appendStringMap(b []byte, m map[string]string, keys []string) []byte {
+// appendMap appends m, whose keys sorted are keys, as encoding/json writes
+// it, each value with value: null for a nil map.
+func appendMap[V any](b []byte, m map[string]V, keys []string, value func([]byte, V) []byte) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
@@ -87,36 +87,23 @@ func appendStringMap(b []byte, m map[string]string, keys []string) []byte {
 		}
 		b = appendJSONString(b, k)
 		b = append(b, ':')
-		b = appendJSONString(b, m[k])
+		b = value(b, m[k])
 	}
 	return append(b, '}')
 }
 
-// appendIndex appends the index m, whose keys sorted are keys, as
-// encoding/json writes it.
-func appendIndex(b []byte, m map[string]IndexEntry, keys []string) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '{')
-	for n, k := range keys {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		e := m[k]
-		b = appendJSONString(b, k)
-		b = append(b, `:{"size":`...)
-		b = strconv.AppendInt(b, e.Size, 10)
-		b = append(b, `,"mtimeNs":`...)
-		b = strconv.AppendInt(b, e.MtimeNs, 10)
-		b = append(b, `,"inode":`...)
-		b = strconv.AppendUint(b, e.Inode, 10)
-		b = append(b, `,"hash":`...)
-		b = appendJSONString(b, e.Hash)
-		if e.Racy {
-			b = append(b, `,"racy":true`...)
-		}
-		b = append(b, '}')
+// appendIndexEntry appends e as encoding/json writes it.
+func appendIndexEntry(b []byte, e IndexEntry) []byte {
+	b = append(b, `{"size":`...)
+	b = strconv.AppendInt(b, e.Size, 10)
+	b = append(b, `,"mtimeNs":`...)
+	b = strconv.AppendInt(b, e.MtimeNs, 10)
+	b = append(b, `,"inode":`...)
+	b = strconv.AppendUint(b, e.Inode, 10)
+	b = append(b, `,"hash":`...)
+	b = appendJSONString(b, e.Hash)
+	if e.Racy {
+		b = append(b, `,"racy":true`...)
 	}
 	return append(b, '}')
 }

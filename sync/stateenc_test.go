@@ -45,8 +45,8 @@ func TestEncodeStateEveryField(t *testing.T) {
 	sameAsMarshal(t, &State{})
 }
 
-// appendIndex writes IndexEntry's fields by hand: a field added to it
-// must be added there too.
+// appendIndexEntry writes IndexEntry's fields by hand: a field added to
+// it must be added there too.
 func TestEncodeStateIndexFields(t *testing.T) {
 	want := []string{"size", "mtimeNs", "inode", "hash", "racy,omitempty"}
 	typ := reflect.TypeFor[IndexEntry]()
@@ -55,7 +55,7 @@ func TestEncodeStateIndexFields(t *testing.T) {
 		got = append(got, typ.Field(i).Tag.Get("json"))
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("IndexEntry's fields are %q, appendIndex writes %q: update it", got, want)
+		t.Errorf("IndexEntry's fields are %q, appendIndexEntry writes %q: update it", got, want)
 	}
 }
 
