@@ -9,8 +9,8 @@ import (
 	"strconv"
 )
 
-// encodeState is json.Marshal(st), byte for byte, in a fraction of its
-// time for a large repo. Three maps grow with the repo's notes and are
+// encodeState is json.Marshal(st), byte for byte, in about half its time
+// for a large repo. Three maps grow with the repo's notes and are
 // encoded again on every save: the server's checksums, the merge base and
 // the index. encodeState has encoding/json write the state without them
 // (nil maps write null) and writes them in those places itself. Every
@@ -22,8 +22,9 @@ func encodeState(st *State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each of these appears once: a nested map holds numbers, strings or
-	// objects, never null, and a string cannot hold an unescaped quote.
+	// Each of these appears once: the state's other maps and lists hold
+	// numbers, strings or objects, never null, and a string cannot hold an
+	// unescaped quote.
 	const nullMaps, nullIndex = `,"serverChecksums":null,"base":null,`, `,"index":null`
 	i := bytes.Index(head, []byte(nullMaps))
 	j := bytes.LastIndex(head, []byte(nullIndex))
