@@ -38,14 +38,10 @@ func (p pair) dirs() (string, string)      { return p.a.Dir, p.b.Dir }
 func (p pair) delay() time.Duration        { return p.debounce }
 func (p pair) check(context.Context) error { return p.alive() }
 
-// holds: the daemon's debounce starts again at each event, so every save
-// is held back the debounce after its last event.
+// holds: the daemon's debounce starts again at each event, so no save
+// finds its timer ticking.
 func (p pair) holds(_ string, starts []time.Time) ([]hold, error) {
-	out := make([]hold, len(starts))
-	for i := range out {
-		out[i] = hold{held: p.debounce}
-	}
-	return out, nil
+	return make([]hold, len(starts)), nil
 }
 
 // alive reports a process of the pair that exited.

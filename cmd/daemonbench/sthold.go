@@ -12,8 +12,8 @@ import (
 // sent it: from the moment it saw the save's file event to the moment it
 // handed the change on.
 type hold struct {
-	// held is that time. For a save that started the watcher's timer it is
-	// the configured delay.
+	// held is that time as the watcher's own record shows it; edits uses
+	// it only for a save that found the timer ticking.
 	held time.Duration
 	// ticking is set when the watcher's timer was already running when the
 	// save came: the save went out at the timer's next tick, not a full
