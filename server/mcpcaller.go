@@ -101,7 +101,7 @@ func (c *Caller) Write(ctx context.Context, repo string, req api.PutRequest, ifM
 	if err != nil {
 		return api.PutResponse{}, err
 	}
-	return c.s.write(ctx, p, repo, checked, ifMatch, c.client)
+	return c.s.write(ctx, p, repo, checked, ifMatch, origin{client: c.client})
 }
 
 // History lists key's revisions in repo, newest first, as the history

@@ -50,7 +50,11 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
 	if wait > 0 && inm != "" {
-		return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta}, wait)
+		instance, err := instanceOf(r)
+		if err != nil {
+			return err
+		}
+		return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, instance: instance}, wait)
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})
 }

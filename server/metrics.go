@@ -19,6 +19,9 @@ type metrics struct {
 	waiters  prometheus.Gauge
 	// waitRefusals counts change waits refused a slot, by reason.
 	waitRefusals *prometheus.CounterVec
+	// waitsCarried counts parked change waits carried to the checksum of
+	// their own client's write instead of answered with it.
+	waitsCarried prometheus.Counter
 	putBytes     prometheus.Counter
 	secrets      prometheus.Counter
 	// replicasDiffer is how many live replicas have other [[server.repo]]
@@ -61,6 +64,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Name: "teammemd_change_wait_refusals_total",
 			Help: "Change waits refused at once, by reason: the server's cap (server) or the subject's (subject).",
 		}, []string{"reason"}),
+		waitsCarried: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "teammemd_change_waits_carried_total",
+			Help: "Change waits carried to the checksum their own client's write made instead of answered with it.",
+		}),
 		putBytes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "teammemd_put_bytes_total",
 			Help: "Bytes of PUT bodies received.",
@@ -74,7 +81,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Help: "Live replicas of the shared store whose [[server.repo]] entries differ from this server's.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.putBytes, m.secrets, m.replicasDiffer} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.waitsCarried, m.putBytes, m.secrets, m.replicasDiffer} {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("register metrics: %w", err)
 		}

@@ -27,17 +27,18 @@ const parkWriteTimeout = 10 * time.Second
 // notice the client leave. One goroutine per repo answers its parked
 // waits when the repo changes; the answer closes the connection.
 type parkedWait struct {
-	conn    net.Conn
-	repo    string
-	inm     string
-	delta   bool // the client asked for the changes since inm alone
-	subject string
-	method  string
-	info    reqInfo // for the access log
-	start   time.Time
-	pr      *parkedRepo // set under parkLot.mu
-	timer   *time.Timer // set under parkLot.mu
-	ended   atomic.Bool
+	conn     net.Conn
+	repo     string
+	inm      string // under parkLot.mu once parked: carryOwnWaits moves it
+	delta    bool   // the client asked for the changes since inm alone
+	subject  string
+	instance string // the client instance that sent it, "" when unnamed
+	method   string
+	info     reqInfo // for the access log
+	start    time.Time
+	pr       *parkedRepo // set under parkLot.mu
+	timer    *time.Timer // set under parkLot.mu
+	ended    atomic.Bool
 }
 
 // parkedRepo is the parked waits of one repo and its goroutine's kick.
@@ -74,7 +75,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadlin
 	_ = conn.SetDeadline(time.Time{})
 	info := infoFrom(r.Context())
 	info.parked = true
-	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, subject: subject, method: r.Method, info: *info, start: info.start}
+	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, subject: subject, instance: a.instance, method: r.Method, info: *info, start: info.start}
 	if brw.Reader.Buffered() > 0 {
 		// The client sent more before the answer: end the wait at once.
 		s.endParked(pw, s.notModifiedBytes(inm))
@@ -94,11 +95,18 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadlin
 	}
 	pr.waits[pw] = struct{}{}
 	pw.pr = pr
-	pw.timer = time.AfterFunc(time.Until(deadline), func() { s.endParked(pw, s.notModifiedBytes(pw.inm)) })
+	pw.timer = time.AfterFunc(time.Until(deadline), func() { s.endParked(pw, s.notModifiedBytes(s.heldAt(pw))) })
 	s.lot.wg.Go(func() { s.watchParked(pw) })
 	s.lot.mu.Unlock()
 	kick(pr)
 	return true
+}
+
+// heldAt is the checksum pw waits from now.
+func (s *Server) heldAt(pw *parkedWait) string {
+	s.lot.mu.Lock()
+	defer s.lot.mu.Unlock()
+	return pw.inm
 }
 
 // kick has pr's goroutine look at its waits again.

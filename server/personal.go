@@ -141,7 +141,7 @@ func (s *Server) putLane(w http.ResponseWriter, r *http.Request, p auth.Principa
 	}
 	wr := store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: writeClient(p, r.Header),
 		Lane: &store.LaneWrite{KeyID: sent, Quota: s.quota}}
-	resp, err := s.commit(r.Context(), wr, req)
+	resp, err := s.commit(r.Context(), wr, req, "")
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,10 @@ import (
 // is held as a proposal instead.
 func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo string) error {
 	savetrace.Mark("server.put", "")
+	instance, err := instanceOf(r)
+	if err != nil {
+		return err
+	}
 	req, err := s.readPut(w, r)
 	if err != nil {
 		return err
@@ -29,7 +33,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if ifMatch == "*" {
 		ifMatch = ""
 	}
-	resp, err := s.write(r.Context(), p, repo, req, ifMatch, writeClient(p, r.Header))
+	resp, err := s.write(r.Context(), p, repo, req, ifMatch, origin{client: writeClient(p, r.Header), instance: instance})
 	if err != nil {
 		return err
 	}
@@ -41,10 +45,17 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	return nil
 }
 
+// origin is where a write comes from: the client description recorded
+// in history, and the client instance whose parked change waits the
+// write carries (see carryOwnWaits), "" for none.
+type origin struct {
+	client, instance string
+}
+
 // write is every write a client asks for to a team repo, through the
 // API's PUT, the MCP tools or the web view: access (403), the secret scan
 // (422), then on a repo under review a proposal, else commit.
-func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch, client string) (api.PutResponse, error) {
+func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch string, o origin) (api.PutResponse, error) {
 	if !p.Allows(repo, store.LevelWrite) {
 		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
 	}
@@ -54,18 +65,18 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 	if s.ReviewRequired(repo) {
 		return s.proposeWrite(ctx, p, repo, ifMatch, req)
 	}
-	return s.commit(ctx, store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: client}, req)
+	return s.commit(ctx, store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: o.client}, req, o.instance)
 }
 
 // commit stores req as wr, which names its repo, precondition and writer:
 // the store's precondition (412) and entry count (413), and for a personal
 // lane its key (409) and quota (413), atomically. Every write a client
 // asks for ends here: a team repo's after write's checks, a lane's after
-// putLane's.
-func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest) (api.PutResponse, error) {
+// putLane's. instance names the client instance whose waits it carries.
+func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest, instance string) (api.PutResponse, error) {
 	now := s.now().UTC()
 	wr.Entries, wr.Deletes, wr.Time = req.Entries, req.SoftDeleteKeys, now
-	res, err := s.apply(ctx, wr)
+	res, err := s.apply(ctx, wr, instance)
 	if err != nil {
 		return api.PutResponse{}, err
 	}
@@ -76,9 +87,11 @@ func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest)
 }
 
 // apply stores wr with the server's entry cap and deletion bound, and
-// wakes the change waits on its repo when it changed it. Every write the
-// server makes goes through it: a PUT's, and an approved proposal's.
-func (s *Server) apply(ctx context.Context, wr store.Write) (store.Result, error) {
+// wakes the change waits on its repo when it changed it, but for those of
+// the client instance that made it, which it carries to the new checksum
+// when wr's precondition was theirs. Every write the server makes goes
+// through it: a PUT's, and an approved proposal's.
+func (s *Server) apply(ctx context.Context, wr store.Write, instance string) (store.Result, error) {
 	wr.MaxEntries, wr.Deletions = s.limits.MaxEntries, s.deletions
 	res, err := s.store.Apply(ctx, wr)
 	if err != nil {
@@ -87,6 +100,7 @@ func (s *Server) apply(ctx context.Context, wr store.Write) (store.Result, error
 	savetrace.Mark("server.committed", "")
 	if len(res.Changed) > 0 {
 		s.values.put(wr.Repo, res.Checksum, wr.Entries)
+		s.carryOwnWaits(wr.Repo, wr.Subject, instance, wr.IfMatch, res.Checksum)
 		s.waker.Publish(wr.Repo)
 	}
 	return res, nil

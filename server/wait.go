@@ -17,10 +17,12 @@ import (
 const waitersRetryAfter = 5 * time.Second
 
 // waitAsk is a change wait: whose, on which repo, the checksum the client
-// holds, and whether it asked for the changes since alone (delta).
+// holds, whether it asked for the changes since alone (delta), and the
+// client instance that sent it (see carryOwnWaits).
 type waitAsk struct {
 	subject, repo, inm string
 	delta              bool
+	instance           string
 }
 
 // waitChange holds a hash probe while the repo's checksum still equals

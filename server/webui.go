@@ -68,7 +68,7 @@ func (b uiBackend) Write(ctx context.Context, p auth.Principal, repo, key, value
 			"the content is over the server's limit for one entry")
 	}
 	resp, err := s.write(ctx, p, repo, api.PutRequest{Entries: map[string]string{key: value}}, "",
-		api.DescribeClient(credential(p), webViewAgent, ""))
+		origin{client: api.DescribeClient(credential(p), webViewAgent, "")})
 	if err != nil || resp.Review != nil {
 		var id int64
 		if resp.Review != nil {

@@ -71,15 +71,24 @@ func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 
 // WaitChanges is Wait for a client that holds held, the whole hashes at
 // held.Checksum: it asks for the keys changed since alone (PROTOCOL.md
-// section 18) and returns the whole hashes they make of held. When they
-// do not make the answer's checksum, it returns the whole hashes of a
-// probe instead.
-func (c *Client) WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration) (api.HashesResponse, bool, error) {
+// section 18) and returns the whole hashes they make of held. An answer
+// relative to another checksum, one this client's own write made (section
+// 19), is applied to what heldAt returns for it, when it returns any.
+// When they do not make the answer's checksum, it returns the whole
+// hashes of a probe instead.
+func (c *Client) WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration, heldAt HeldAt) (api.HashesResponse, bool, error) {
 	h, changed, err := c.wait(ctx, repo, held.Checksum, wait, true)
 	if err != nil || !changed {
 		return h, changed, err
 	}
-	whole, err := h.Apply(held)
+	base := held
+	if h.ChangedSince != "" && h.ChangedSince != held.Checksum && heldAt != nil {
+		// The wait was carried past a write of this client's (WithInstance).
+		if at, ok := heldAt(h.ChangedSince); ok {
+			base = at
+		}
+	}
+	whole, err := h.Apply(base)
 	if err == nil {
 		return whole, true, nil
 	}
@@ -88,6 +97,10 @@ func (c *Client) WaitChanges(ctx context.Context, repo string, held api.HashesRe
 	}
 	return whole, whole.Checksum != held.Checksum, nil
 }
+
+// HeldAt returns the whole hashes at checksum the caller knows, and
+// whether it knows them.
+type HeldAt func(checksum string) (api.HashesResponse, bool)
 
 // wait sends one change wait, asking for the changes since ifNoneMatch
 // alone when delta.
@@ -260,6 +273,9 @@ func (c *Client) authorize(ctx context.Context, req *retryablehttp.Request) erro
 	req.Header.Set("User-Agent", c.userAgent)
 	if c.machine != "" {
 		req.Header.Set(api.HeaderClient, c.machine)
+	}
+	if c.instance != "" {
+		req.Header.Set(api.HeaderInstance, c.instance)
 	}
 	req.Header.Set("Accept", "application/json")
 	return nil

@@ -129,6 +129,9 @@ type Engine struct {
 	mu       sync.Mutex
 	checksum atomic.Pointer[string]
 	storeID  atomic.Pointer[string] // the state's StoreID, as checksum
+	// synced is the state as the last run saved it, never modified, for
+	// HashesFrom; nil when none is kept.
+	synced atomic.Pointer[State]
 	// secretNames are the keys seen whose name holds a secret, to redact
 	// them in errors; cleanNames those whose name holds none (nameRules);
 	// both guarded by namesMu.

@@ -1,6 +1,8 @@
 package memsync
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +23,7 @@ type Client struct {
 	ts        oauth2.TokenSource
 	userAgent string
 	machine   string
+	instance  string // the Teammemd-Instance header, "" for none
 	log       *slog.Logger
 	transport http.RoundTripper
 	retryMax  int
@@ -47,6 +50,20 @@ func WithUserAgent(product string) ClientOption {
 // which the server records in history (default: this machine's host name
 // up to its first dot); an empty name sends no header.
 func WithMachine(name string) ClientOption { return func(c *Client) { c.machine = machineName(name) } }
+
+// WithInstance has the client name itself in every request with an
+// instance of its own, chosen at random (PROTOCOL.md section 19): a
+// change wait it holds is then carried past its own PUTs instead of
+// answered with them. Give it to the client of one engine alone, whose
+// pushes and change waits it makes: a write through it that the engine
+// never learns of would go unseen until the wait ends.
+func WithInstance() ClientOption {
+	return func(c *Client) {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b) // crypto/rand.Read never fails
+		c.instance = base64.RawURLEncoding.EncodeToString(b)
+	}
+}
 
 // WithLogger sets the logger used to report retries. Each line names the
 // repo itself, so l should not carry a repo attribute.

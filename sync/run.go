@@ -93,6 +93,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 		return rep, e.shownErr(cmp.Or(err, serr))
 	}
 	e.keepScan(s)
+	e.synced.Store(e.state.saved())
 	e.setChecksum(st.LastKnownChecksum)
 	e.storeID.Store(&st.StoreID)
 	rep.Checksum = st.LastKnownChecksum

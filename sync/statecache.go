@@ -69,6 +69,10 @@ func (s *stateStore) memo() *scanMemo {
 	return s.cache.memo
 }
 
+// saved returns the state the store last saved or read, which no one
+// modifies (the cache hands out copies), nil when it keeps none.
+func (s *stateStore) saved() *State { return s.cache.st }
+
 // keepMemo records m as the scan memo of the state last saved.
 func (s *stateStore) keepMemo(m *scanMemo) {
 	if s.cache.st != nil {

@@ -66,7 +66,7 @@ func TestWaitChangesComesBackWhole(t *testing.T) {
 			}
 			got := make(chan answer, 1)
 			go func() {
-				h, changed, err := c.WaitChanges(ctx, testRepo, held, 20*time.Second)
+				h, changed, err := c.WaitChanges(ctx, testRepo, held, 20*time.Second, nil)
 				got <- answer{h, changed, err}
 			}()
 			awaitParked(t, srv)

@@ -73,7 +73,7 @@ func waitForPush(t *testing.T, srv *servertest.Server, c *Client, a *peer, write
 	}
 	got := make(chan answer, 1)
 	go func() {
-		h, _, err := c.WaitChanges(ctx, testRepo, held, 20*time.Second)
+		h, _, err := c.WaitChanges(ctx, testRepo, held, 20*time.Second, nil)
 		got <- answer{h, err}
 	}()
 	awaitParked(t, srv)

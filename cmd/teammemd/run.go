@@ -289,7 +289,13 @@ func engineOpener(stateDir string, shareUserNotes bool, sc *scan.Scanner, rules 
 		if err != nil {
 			return nil, nil, err
 		}
-		client, err := memsync.NewClient(s.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
+		opts := []memsync.ClientOption{memsync.WithLogger(log), memsync.WithUserAgent("teammemd/" + version)}
+		if s.Lane != daemon.LanePersonal {
+			// The client is this engine's alone: its change wait may be
+			// carried past its pushes (PROTOCOL.md section 19).
+			opts = append(opts, memsync.WithInstance())
+		}
+		client, err := memsync.NewClient(s.Server, ts, opts...)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,7 +22,8 @@ func (r *repo) live(ctx context.Context) error {
 			return nil
 		}
 		cur := r.checksum()
-		h, changed, err := r.wait(ctx, cur, held)
+		held = r.catchUp(held, cur)
+		h, from, changed, err := r.wait(ctx, cur, held)
 		savetrace.Mark("wait.answered", "")
 		if err == nil && changed {
 			held = h
@@ -67,7 +68,7 @@ func (r *repo) live(ctx context.Context) error {
 			bo.reset()
 			continue
 		}
-		if err := r.requestPull(ctx, waitAnswer{armed: cur, checksum: h.Checksum, hashes: h}); err != nil || r.checksum() == cur {
+		if err := r.requestPull(ctx, waitAnswer{armed: from, checksum: h.Checksum, hashes: h}); err != nil || r.checksum() == cur {
 			// A failed pull, or one that did not move the checksum, must
 			// not turn into a tight loop of immediate answers.
 			if !pause.For(ctx, bo.next()) {
@@ -80,14 +81,43 @@ func (r *repo) live(ctx context.Context) error {
 }
 
 // wait holds one change wait from cur, the engine's checksum, asking for
-// the changes since alone when the waiter can and held, the hashes the
-// last wait answered, are at cur.
-func (r *repo) wait(ctx context.Context, cur string, held api.HashesResponse) (api.HashesResponse, bool, error) {
+// the changes since alone when held is whole at cur. It returns the
+// answer, made whole, and the checksum the answer is relative to: cur, or
+// the one the server carried the wait to past this repo's own pushes
+// (PROTOCOL.md section 19), which the engine has synced to by then.
+func (r *repo) wait(ctx context.Context, cur string, held api.HashesResponse) (api.HashesResponse, string, bool, error) {
 	ctx = r.traced(ctx, retryWait)
+	from := cur
 	if cw, ok := r.waiter.(ChangesWaiter); ok && held.Checksum == cur && held.EntryChecksums != nil {
-		return cw.WaitChanges(ctx, r.spec.Repo, held, r.opts.WaitTimeout)
+		h, changed, err := cw.WaitChanges(ctx, r.spec.Repo, held, r.opts.WaitTimeout, func(at string) (api.HashesResponse, bool) {
+			h := r.catchUp(held, at)
+			if h.Checksum != at {
+				return h, false
+			}
+			from = at
+			return h, true
+		})
+		return h, from, changed, err
 	}
-	return r.waiter.Wait(ctx, r.spec.Repo, cur, r.opts.WaitTimeout)
+	h, changed, err := r.waiter.Wait(ctx, r.spec.Repo, cur, r.opts.WaitTimeout)
+	return h, from, changed, err
+}
+
+// catchUp returns the whole hashes at cur, the checksum the engine synced
+// to, from held, those of the last change wait that answered (none
+// before the first), when held is at another checksum and the engine can
+// make them (HashesFolder): its own pushes moved it, which the server
+// does not answer its change wait with (PROTOCOL.md section 19), or its
+// pulls. Otherwise it returns held.
+func (r *repo) catchUp(held api.HashesResponse, cur string) api.HashesResponse {
+	f, ok := r.eng.(HashesFolder)
+	if !ok || held.Checksum == cur && held.EntryChecksums != nil {
+		return held
+	}
+	if h, ok := f.HashesFrom(held); ok && h.Checksum == cur {
+		return h
+	}
+	return held
 }
 
 // checksum is the engine's checksum, or the empty repo's.

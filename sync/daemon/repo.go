@@ -47,10 +47,24 @@ type Waiter interface {
 
 // ChangesWaiter is a Waiter that can hold a change wait for a client
 // that holds the whole hashes held: the answer names the keys changed
-// since alone (PROTOCOL.md section 18) and comes back whole.
+// since alone (PROTOCOL.md section 18) and comes back whole, made from
+// what heldAt returns when it is relative to a checksum the repo's own
+// push made (section 19).
 type ChangesWaiter interface {
-	WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration) (api.HashesResponse, bool, error)
+	WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration, heldAt memsync.HeldAt) (api.HashesResponse, bool, error)
 }
+
+var _ ChangesWaiter = (*memsync.Client)(nil)
+
+// HashesFolder is an Engine that can make the server's whole hashes at
+// the checksum it synced to from those at an earlier one (see
+// memsync.Engine.HashesFrom), so that a change wait carried past its
+// own pushes still asks for, and applies, the changes since alone.
+type HashesFolder interface {
+	HashesFrom(held api.HashesResponse) (api.HashesResponse, bool)
+}
+
+var _ HashesFolder = (*memsync.Engine)(nil)
 
 // Spec names one repo for the daemon to keep in sync.
 type Spec struct {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // heldWaiter records which kind of change wait the live loop holds.
@@ -19,7 +20,7 @@ func (w *heldWaiter) Wait(_ context.Context, _, inm string, _ time.Duration) (ap
 	return api.HashesResponse{}, false, nil
 }
 
-func (w *heldWaiter) WaitChanges(_ context.Context, _ string, held api.HashesResponse, _ time.Duration) (api.HashesResponse, bool, error) {
+func (w *heldWaiter) WaitChanges(_ context.Context, _ string, held api.HashesResponse, _ time.Duration, _ memsync.HeldAt) (api.HashesResponse, bool, error) {
 	w.since = append(w.since, held)
 	return api.HashesResponse{}, false, nil
 }
@@ -31,13 +32,13 @@ func TestWaitAsksForTheChangesSinceWhatItHolds(t *testing.T) {
 	r := newRepo(Spec{Repo: slug, Dir: t.TempDir()}, &scriptEngine{}, w, nil, opts)
 	at := api.HashesResponse{Checksum: "sha256:x", EntryChecksums: map[string]string{"a.md": api.EntryChecksum("a")}, DeletedEntries: map[string]int64{}}
 	ctx := t.Context()
-	if _, _, err := r.wait(ctx, "sha256:x", at); err != nil {
+	if _, _, _, err := r.wait(ctx, "sha256:x", at); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := r.wait(ctx, "sha256:y", at); err != nil {
+	if _, _, _, err := r.wait(ctx, "sha256:y", at); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := r.wait(ctx, "sha256:x", api.HashesResponse{}); err != nil {
+	if _, _, _, err := r.wait(ctx, "sha256:x", api.HashesResponse{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.since) != 1 || w.since[0].Checksum != "sha256:x" || len(w.whole) != 2 || w.whole[0] != "sha256:y" || w.whole[1] != "sha256:x" {

@@ -1,0 +1,161 @@
+package server_test
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
+)
+
+// startOwnWait issues a change wait of secs seconds for the changes since
+// inm, as the client instance instance with token.
+func startOwnWait(t *testing.T, s *servertest.Server, token, instance, inm string, secs string) <-chan reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	out := make(chan reply, 1)
+	go func() {
+		out <- doCtx(t, ctx, s.URL, req{query: memQuery(repo, "view", "hashes", "wait", secs, "delta", "1"), token: token,
+			headers: map[string]string{"If-None-Match": `"` + inm + `"`, api.HeaderInstance: instance}})
+	}()
+	return out
+}
+
+// putOwn writes entries to repo as instance with token, If-Match ifMatch
+// when not empty, and fails the test unless it answers 200.
+func putOwn(t *testing.T, s *servertest.Server, token, instance, ifMatch string, entries map[string]string) api.PutResponse {
+	t.Helper()
+	h := map[string]string{api.HeaderInstance: instance}
+	if ifMatch != "" {
+		h["If-Match"] = `"` + ifMatch + `"`
+	}
+	r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: token, body: putBody(t, entries), headers: h})
+	if r.status != http.StatusOK {
+		t.Fatalf("PUT as %s = %d %s, want 200", instance, r.status, r.body)
+	}
+	var pr api.PutResponse
+	decode(t, r, &pr)
+	return pr
+}
+
+// carriedWaits reads teammemd_change_waits_carried_total.
+func carriedWaits(t *testing.T, s *servertest.Server) string {
+	t.Helper()
+	r := do(t, s.URL, req{path: "/metrics"})
+	for line := range strings.Lines(string(r.body)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "teammemd_change_waits_carried_total "); ok {
+			return v
+		}
+	}
+	t.Fatal("no teammemd_change_waits_carried_total in /metrics")
+	return ""
+}
+
+// A PUT of the instance whose wait is parked at the checksum it writes
+// from carries the wait to the checksum it made: a teammate's write then
+// answers it with the changes since that checksum, without the
+// instance's own.
+func TestOwnWriteCarriesItsWait(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	got := startOwnWait(t, s, s.Token, "daemon-1", first.Checksum, "30")
+	awaitWaiters(t, s, 1)
+	own := putOwn(t, s, s.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
+	if n := carriedWaits(t, s); n != "1" {
+		t.Fatalf("waits carried = %s, want 1", n)
+	}
+	held := getHashes(t, s, repo) // what the writer holds after its PUT
+	theirs := put(t, s, repo, map[string]string{"b.md": "theirs"})
+	r := <-got
+	var h api.HashesResponse
+	decode(t, r, &h)
+	want := map[string]string{"b.md": api.EntryChecksum("theirs")}
+	if r.status != http.StatusOK || h.ChangedSince != own.Checksum || h.Checksum != theirs.Checksum || !maps.Equal(h.EntryChecksums, want) {
+		t.Fatalf("answer = %d, since %q at %q, %v; want the teammate's change alone since %q", r.status, h.ChangedSince, h.Checksum, h.EntryChecksums, own.Checksum)
+	}
+	whole, err := h.Apply(held)
+	if err != nil {
+		t.Fatalf("apply the answer to the hashes the writer holds: %v", err)
+	}
+	if whole.Checksum != theirs.Checksum {
+		t.Errorf("applied = %s, want %s", whole.Checksum, theirs.Checksum)
+	}
+}
+
+// A wait is carried only by a write of its own instance and subject that
+// found the repo at the wait's checksum; any other write answers it.
+func TestOtherWritesAnswerTheWait(t *testing.T) {
+	for name, write := range map[string]func(s *servertest.Server, first string) api.PutResponse{
+		"another instance": func(s *servertest.Server, first string) api.PutResponse {
+			return putOwn(t, s, s.Token, "daemon-2", first, map[string]string{"a.md": "a2"})
+		},
+		"no If-Match": func(s *servertest.Server, _ string) api.PutResponse {
+			return putOwn(t, s, s.Token, "daemon-1", "", map[string]string{"a.md": "a2"})
+		},
+		"another subject": func(s *servertest.Server, first string) api.PutResponse {
+			other := s.CreateToken(t, "someone-else", store.Grant{Pattern: "**", Level: store.LevelWrite})
+			return putOwn(t, s, other, "daemon-1", first, map[string]string{"a.md": "a2"})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := servertest.Start(t)
+			first := put(t, s, repo, map[string]string{"a.md": "a"})
+			got := startOwnWait(t, s, s.Token, "daemon-1", first.Checksum, "30")
+			awaitWaiters(t, s, 1)
+			second := write(s, first.Checksum)
+			r := <-got
+			var h api.HashesResponse
+			decode(t, r, &h)
+			if r.status != http.StatusOK || h.ChangedSince != first.Checksum || h.Checksum != second.Checksum {
+				t.Errorf("answer = %d, since %q at %q; want the write since %q", r.status, h.ChangedSince, h.Checksum, first.Checksum)
+			}
+			if n := carriedWaits(t, s); n != "0" {
+				t.Errorf("waits carried = %s, want 0", n)
+			}
+		})
+	}
+}
+
+// A carried wait that times out answers 304 at the checksum it was
+// carried to.
+func TestCarriedWaitTimesOutAtItsNewChecksum(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	got := startOwnWait(t, s, s.Token, "daemon-1", first.Checksum, "1")
+	awaitWaiters(t, s, 1)
+	own := putOwn(t, s, s.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
+	r := <-got
+	if r.status != http.StatusNotModified || r.header.Get("ETag") != api.ETag(own.Checksum) {
+		t.Errorf("timed-out carried wait = %d, ETag %s; want 304 with %s", r.status, r.header.Get("ETag"), api.ETag(own.Checksum))
+	}
+}
+
+func TestInstanceHeaderRefused(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	for name, v := range map[string]string{
+		"empty":     "",
+		"too long":  strings.Repeat("x", api.MaxInstanceBytes+1),
+		"bad bytes": "daemon 1",
+	} {
+		h := map[string]string{api.HeaderInstance: v}
+		r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: s.Token, body: putBody(t, map[string]string{"a.md": "b"}), headers: h})
+		if r.status != http.StatusBadRequest || r.errorCode() != api.CodeInvalidRequest {
+			t.Errorf("PUT, %s: %d %s, want 400 invalid_request", name, r.status, r.body)
+		}
+		h["If-None-Match"] = `"` + first.Checksum + `"`
+		r = do(t, s.URL, req{query: memQuery(repo, "view", "hashes", "wait", "5"), token: s.Token, headers: h})
+		if r.status != http.StatusBadRequest {
+			t.Errorf("wait, %s: %d %s, want 400", name, r.status, r.body)
+		}
+	}
+	if now := getHashes(t, s, repo); now.Checksum != first.Checksum {
+		t.Errorf("a refused PUT wrote: %s, want %s", now.Checksum, first.Checksum)
+	}
+}
