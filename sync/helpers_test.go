@@ -24,30 +24,30 @@ type peer struct {
 	eng        *Engine
 }
 
-func testClient(t testing.TB, url, token string) *Client {
+func testClient(t testing.TB, url, token string, opts ...ClientOption) *Client {
 	t.Helper()
 	c, err := NewClient(url, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		WithRetry(1, time.Millisecond, 5*time.Millisecond))
+		append([]ClientOption{WithRetry(1, time.Millisecond, 5*time.Millisecond)}, opts...)...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
 	return c
 }
 
-func newPeer(t testing.TB, url, token string, scanner SecretScanner) *peer {
+func newPeer(t testing.TB, url, token string, scanner SecretScanner, opts ...ClientOption) *peer {
 	t.Helper()
 	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p.eng = newTestEngine(t, url, token, p.dir, p.state, scanner)
+	p.eng = newTestEngine(t, url, token, p.dir, p.state, scanner, opts...)
 	return p
 }
 
-func newTestEngine(t testing.TB, url, token, dir, state string, scanner SecretScanner) *Engine {
+func newTestEngine(t testing.TB, url, token, dir, state string, scanner SecretScanner, opts ...ClientOption) *Engine {
 	t.Helper()
 	e, err := New(Config{Dir: dir, Repo: testRepo, Server: url, StateDir: state},
-		Options{Client: testClient(t, url, token), Scanner: scanner})
+		Options{Client: testClient(t, url, token, opts...), Scanner: scanner})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -9,29 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/oauth2"
-
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
 // instancePeer is a peer whose engine's client names its instance, as
-// the daemon's does.
+// the daemon's does, and that client.
 func instancePeer(t *testing.T, srv *servertest.Server) (*peer, *Client) {
 	t.Helper()
-	c, err := NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: srv.Token}),
-		WithRetry(1, time.Millisecond, 5*time.Millisecond), WithInstance())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if p.eng, err = New(Config{Dir: p.dir, Repo: testRepo, Server: srv.URL, StateDir: p.state}, Options{Client: c}); err != nil {
-		t.Fatal(err)
-	}
-	return p, c
+	p := newPeer(t, srv.URL, srv.Token, nil, WithInstance())
+	return p, p.eng.client
 }
 
 // The engine's push carries its own change wait (PROTOCOL.md section
