@@ -11,31 +11,33 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 )
 
 // startOwnWait issues a change wait of secs seconds for the changes since
-// inm, as the client instance instance with token.
-func startOwnWait(t *testing.T, s *servertest.Server, token, instance, inm string, secs string) <-chan reply {
+// inm, as the client instance instance with token, to the server at base.
+func startOwnWait(t *testing.T, base, token, instance, inm string, secs string) <-chan reply {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	out := make(chan reply, 1)
 	go func() {
-		out <- doCtx(t, ctx, s.URL, req{query: memQuery(repo, "view", "hashes", "wait", secs, "delta", "1"), token: token,
+		out <- doCtx(t, ctx, base, req{query: memQuery(repo, "view", "hashes", "wait", secs, "delta", "1"), token: token,
 			headers: map[string]string{"If-None-Match": `"` + inm + `"`, api.HeaderInstance: instance}})
 	}()
 	return out
 }
 
-// putOwn writes entries to repo as instance with token, If-Match ifMatch
-// when not empty, and fails the test unless it answers 200.
-func putOwn(t *testing.T, s *servertest.Server, token, instance, ifMatch string, entries map[string]string) api.PutResponse {
+// putOwn writes entries to repo through the server at base as instance
+// with token, If-Match ifMatch when not empty, and fails the test unless
+// it answers 200.
+func putOwn(t *testing.T, base, token, instance, ifMatch string, entries map[string]string) api.PutResponse {
 	t.Helper()
 	h := map[string]string{api.HeaderInstance: instance}
 	if ifMatch != "" {
 		h["If-Match"] = `"` + ifMatch + `"`
 	}
-	r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: token, body: putBody(t, entries), headers: h})
+	r := do(t, base, req{method: http.MethodPut, repo: repo, token: token, body: putBody(t, entries), headers: h})
 	if r.status != http.StatusOK {
 		t.Fatalf("PUT as %s = %d %s, want 200", instance, r.status, r.body)
 	}
@@ -44,10 +46,11 @@ func putOwn(t *testing.T, s *servertest.Server, token, instance, ifMatch string,
 	return pr
 }
 
-// carriedWaits reads teammemd_change_waits_carried_total.
-func carriedWaits(t *testing.T, s *servertest.Server) string {
+// carriedWaits reads teammemd_change_waits_carried_total of the server
+// at base.
+func carriedWaits(t *testing.T, base string) string {
 	t.Helper()
-	r := do(t, s.URL, req{path: "/metrics"})
+	r := do(t, base, req{path: "/metrics"})
 	for line := range strings.Lines(string(r.body)) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "teammemd_change_waits_carried_total "); ok {
 			return v
@@ -64,10 +67,10 @@ func carriedWaits(t *testing.T, s *servertest.Server) string {
 func TestOwnWriteCarriesItsWait(t *testing.T) {
 	s := servertest.Start(t)
 	first := put(t, s, repo, map[string]string{"a.md": "a"})
-	got := startOwnWait(t, s, s.Token, "daemon-1", first.Checksum, "30")
+	got := startOwnWait(t, s.URL, s.Token, "daemon-1", first.Checksum, "30")
 	awaitWaiters(t, s, 1)
-	own := putOwn(t, s, s.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
-	if n := carriedWaits(t, s); n != "1" {
+	own := putOwn(t, s.URL, s.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
+	if n := carriedWaits(t, s.URL); n != "1" {
 		t.Fatalf("waits carried = %s, want 1", n)
 	}
 	held := getHashes(t, s, repo) // what the writer holds after its PUT
@@ -93,20 +96,20 @@ func TestOwnWriteCarriesItsWait(t *testing.T) {
 func TestOtherWritesAnswerTheWait(t *testing.T) {
 	for name, write := range map[string]func(s *servertest.Server, first string) api.PutResponse{
 		"another instance": func(s *servertest.Server, first string) api.PutResponse {
-			return putOwn(t, s, s.Token, "daemon-2", first, map[string]string{"a.md": "a2"})
+			return putOwn(t, s.URL, s.Token, "daemon-2", first, map[string]string{"a.md": "a2"})
 		},
 		"no If-Match": func(s *servertest.Server, _ string) api.PutResponse {
-			return putOwn(t, s, s.Token, "daemon-1", "", map[string]string{"a.md": "a2"})
+			return putOwn(t, s.URL, s.Token, "daemon-1", "", map[string]string{"a.md": "a2"})
 		},
 		"another subject": func(s *servertest.Server, first string) api.PutResponse {
 			other := s.CreateToken(t, "someone-else", store.Grant{Pattern: "**", Level: store.LevelWrite})
-			return putOwn(t, s, other, "daemon-1", first, map[string]string{"a.md": "a2"})
+			return putOwn(t, s.URL, other, "daemon-1", first, map[string]string{"a.md": "a2"})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := servertest.Start(t)
 			first := put(t, s, repo, map[string]string{"a.md": "a"})
-			got := startOwnWait(t, s, s.Token, "daemon-1", first.Checksum, "30")
+			got := startOwnWait(t, s.URL, s.Token, "daemon-1", first.Checksum, "30")
 			awaitWaiters(t, s, 1)
 			second := write(s, first.Checksum)
 			r := <-got
@@ -115,7 +118,7 @@ func TestOtherWritesAnswerTheWait(t *testing.T) {
 			if r.status != http.StatusOK || h.ChangedSince != first.Checksum || h.Checksum != second.Checksum {
 				t.Errorf("answer = %d, since %q at %q; want the write since %q", r.status, h.ChangedSince, h.Checksum, first.Checksum)
 			}
-			if n := carriedWaits(t, s); n != "0" {
+			if n := carriedWaits(t, s.URL); n != "0" {
 				t.Errorf("waits carried = %s, want 0", n)
 			}
 		})
@@ -127,9 +130,9 @@ func TestOtherWritesAnswerTheWait(t *testing.T) {
 func TestCarriedWaitTimesOutAtItsNewChecksum(t *testing.T) {
 	s := servertest.Start(t)
 	first := put(t, s, repo, map[string]string{"a.md": "a"})
-	got := startOwnWait(t, s, s.Token, "daemon-1", first.Checksum, "1")
+	got := startOwnWait(t, s.URL, s.Token, "daemon-1", first.Checksum, "1")
 	awaitWaiters(t, s, 1)
-	own := putOwn(t, s, s.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
+	own := putOwn(t, s.URL, s.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
 	r := <-got
 	if r.status != http.StatusNotModified || r.header.Get("ETag") != api.ETag(own.Checksum) {
 		t.Errorf("timed-out carried wait = %d, ETag %s; want 304 with %s", r.status, r.header.Get("ETag"), api.ETag(own.Checksum))
@@ -157,5 +160,39 @@ func TestInstanceHeaderRefused(t *testing.T) {
 	}
 	if now := getHashes(t, s, repo); now.Checksum != first.Checksum {
 		t.Errorf("a refused PUT wrote: %s, want %s", now.Checksum, first.Checksum)
+	}
+}
+
+// On PostgreSQL with two replicas: a PUT through the replica that holds
+// the wait carries it, and a teammate's write through the other answers
+// it relative to the carried checksum; a PUT through the other replica
+// cannot carry it, and answers it as before.
+func TestOwnWriteCarriesItsWaitOnPostgres(t *testing.T) {
+	db := pgtest.Schema(t)
+	a, b := startPGReplica(t, db), startPGReplica(t, db)
+	first := putOwn(t, a.URL, a.Token, "daemon-2", "", map[string]string{"a.md": "a"})
+
+	got := startOwnWait(t, a.URL, a.Token, "daemon-1", first.Checksum, "30")
+	awaitWaitersAt(t, a.URL)
+	own := putOwn(t, a.URL, a.Token, "daemon-1", first.Checksum, map[string]string{"a.md": "mine"})
+	theirs := putOwn(t, b.URL, b.Token, "daemon-2", own.Checksum, map[string]string{"b.md": "theirs"})
+	var h api.HashesResponse
+	r := <-got
+	decode(t, r, &h)
+	if r.status != http.StatusOK || h.ChangedSince != own.Checksum || h.Checksum != theirs.Checksum {
+		t.Errorf("answer = %d, since %q at %q; want the teammate's change since the carried %q", r.status, h.ChangedSince, h.Checksum, own.Checksum)
+	}
+
+	got = startOwnWait(t, a.URL, a.Token, "daemon-1", theirs.Checksum, "30")
+	awaitWaitersAt(t, a.URL)
+	elsewhere := putOwn(t, b.URL, b.Token, "daemon-1", theirs.Checksum, map[string]string{"a.md": "mine again"})
+	r = <-got
+	h = api.HashesResponse{}
+	decode(t, r, &h)
+	if r.status != http.StatusOK || h.Checksum != elsewhere.Checksum {
+		t.Errorf("wait on the other replica = %d at %q; want it answered with %q", r.status, h.Checksum, elsewhere.Checksum)
+	}
+	if n := carriedWaits(t, a.URL); n != "1" {
+		t.Errorf("waits carried on the replica that held them = %s, want 1", n)
 	}
 }
