@@ -106,6 +106,7 @@ func TestWakerAfterDroppedConnection(t *testing.T) {
 	db := pgtest.Database(t)
 	one, two := openURL(t, db), openURL(t, db)
 	write(t, one, "acme/app", "a.md", "a")
+	notified(t, one) // a late notification of this write would wake the wait below
 	w := two.NewWaker(WakerOptions{CheckEvery: time.Hour})
 	var attempts atomic.Int32
 	reconnecting := make(chan struct{})
