@@ -22,21 +22,18 @@ func (e *Engine) HashesFrom(held api.HashesResponse) (api.HashesResponse, bool) 
 	if st == nil || st.LastKnownChecksum == "" {
 		return api.HashesResponse{}, false
 	}
-	if held.EntryChecksums == nil {
-		held = api.HashesResponse{}
-	} else if held.Checksum == st.LastKnownChecksum {
-		return held, true
+	var sums map[string]string
+	var dead map[string]int64
+	if held.EntryChecksums != nil {
+		if held.Checksum == st.LastKnownChecksum {
+			return held, true
+		}
+		sums, dead = maps.Clone(held.EntryChecksums), maps.Clone(held.DeletedEntries)
+	} else {
+		sums, dead = make(map[string]string, len(st.ServerChecksums)), maps.Clone(st.Tombstones)
 	}
-	sums := maps.Clone(held.EntryChecksums)
-	if sums == nil {
-		sums = make(map[string]string, len(st.ServerChecksums))
-	}
-	dead := maps.Clone(held.DeletedEntries)
 	if dead == nil {
 		dead = map[string]int64{}
-	}
-	if held.EntryChecksums == nil {
-		maps.Copy(dead, st.Tombstones)
 	}
 	for k, sum := range st.ServerChecksums {
 		if sums[k] != sum {
