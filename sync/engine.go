@@ -152,6 +152,8 @@ type Engine struct {
 	provenance string
 	// track is what a watcher told of the directory (NoteChanges).
 	track changeTrack
+	// warm is what Warm read ahead for the next push.
+	warm warmCache
 }
 
 // New returns an engine for cfg.
@@ -267,4 +269,7 @@ type session struct {
 	memo    *scanMemo
 	// scannedWhole and scannedNamed say which scans the session made.
 	scannedWhole, scannedNamed bool
+	// warmFiles is what Warm read ahead, taken once (warmTaken).
+	warmFiles map[string]warmFile
+	warmTaken bool
 }

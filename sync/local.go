@@ -59,7 +59,7 @@ func (t *teamDir) indexAll(found []localFile, idx map[string]IndexEntry, now tim
 	g.SetLimit(scanWorkers)
 	for i, f := range found {
 		g.Go(func() error {
-			e, reason, err := t.indexFile(f.key, f.d, idx[f.key], now)
+			e, reason, err := t.indexFile(f.key, f.d, idx[f.key], t.warm[f.key].entry, now)
 			if errors.Is(err, fs.ErrPermission) {
 				out[i] = indexed{held: unreadableFile}
 				return nil
@@ -115,6 +115,7 @@ func (s *session) scan() (map[string]IndexEntry, []Skipped, error) {
 // when that scan's findings are at hand, else the whole directory.
 func (s *session) scanFiles() (localScan, error) {
 	now := s.now()
+	s.td.warm = s.warmed()
 	if s.tracked.named && s.memo != nil {
 		prev := localScan{files: s.st.Index, skipped: s.memo.skipped, held: s.memo.held}
 		sc, err := s.td.scanNamed(prev, s.tracked.names, now)
@@ -275,9 +276,10 @@ func localProblem(key string, d fs.DirEntry) string {
 	return ""
 }
 
-// indexFile returns the index entry of one file, hashing it only when the
-// cached entry does not match its size, mtime and inode.
-func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now time.Time) (IndexEntry, string, error) {
+// indexFile returns the index entry of one file, hashing it only when
+// neither the cached entry nor the one read ahead (warm) matches its
+// size, mtime and inode.
+func (t *teamDir) indexFile(key string, d fs.DirEntry, cached, warm IndexEntry, now time.Time) (IndexEntry, string, error) {
 	fi, err := d.Info()
 	if errors.Is(err, fs.ErrNotExist) {
 		return IndexEntry{}, "removed while scanning", nil
@@ -291,6 +293,9 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached IndexEntry, now ti
 	e := statEntry(fi)
 	if cached.fresh(e) {
 		return cached, "", nil
+	}
+	if warm.fresh(e) {
+		return warm, "", nil
 	}
 	data, err := t.read(key)
 	if errors.Is(err, fs.ErrNotExist) {

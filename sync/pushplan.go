@@ -94,23 +94,28 @@ func (s *session) changed(k string, le IndexEntry) bool {
 // checkedFile is one changed file, read and scanned.
 type checkedFile struct {
 	data       []byte
+	sum        string // the entry checksum of data, when known
 	text       bool // valid UTF-8
 	named      bool // the name holds a secret
 	findings   []scan.Finding
 	unreadable error // why it cannot be read, when it cannot
 }
 
-// checkFile reads one file and, when it is text, scans its name and its
-// content for secrets.
-func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) {
-	data, err := s.td.read(k)
-	if errors.Is(err, fs.ErrPermission) {
-		return checkedFile{unreadable: err}, nil
+// checkFile reads one file, unless it was read ahead, and, when it is
+// text, scans its name and its content for secrets.
+func (s *session) checkFile(ctx context.Context, k string, ahead warmFile) (checkedFile, error) {
+	c := checkedFile{data: ahead.data, sum: ahead.entry.Hash}
+	if c.data == nil {
+		data, err := s.td.read(k)
+		if errors.Is(err, fs.ErrPermission) {
+			return checkedFile{unreadable: err}, nil
+		}
+		if err != nil {
+			return checkedFile{}, err
+		}
+		c = checkedFile{data: data}
 	}
-	if err != nil {
-		return checkedFile{}, err
-	}
-	c := checkedFile{data: data, text: utf8.Valid(data)}
+	c.text = utf8.Valid(c.data)
 	if !c.text || s.scanner == nil {
 		return c, nil
 	}
@@ -119,12 +124,18 @@ func (s *session) checkFile(ctx context.Context, k string) (checkedFile, error) 
 		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
 	}
 	c.named = len(named) > 0
-	c.findings, err = s.scanner.File(ctx, filepath.Join(s.cfg.Dir, filepath.FromSlash(k)), data)
+	c.findings, err = s.scanner.File(ctx, s.scanPath(k), c.data)
 	if err != nil {
 		return checkedFile{}, fmt.Errorf("scan %s for secrets: %w", s.Show(k), err)
 	}
 	c.findings = append(named, c.findings...)
 	return c, nil
+}
+
+// scanPath is the path the scanner is given for key: its rules on paths
+// see it, and its verdicts are cached under it.
+func (e *Engine) scanPath(key string) string {
+	return filepath.Join(e.cfg.Dir, filepath.FromSlash(key))
 }
 
 // verdict turns one checked file into an upload, or reports why not: not
@@ -144,7 +155,10 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 	}
 	s.forgetSecret(k)
 	v := string(c.data)
-	sum := entryStringSum(v)
+	sum := c.sum
+	if sum == "" {
+		sum = entryStringSum(v)
+	}
 	if s.holdPersonal(k, sum, c.data) {
 		return upload{}, false
 	}

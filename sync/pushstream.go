@@ -21,9 +21,9 @@ type fileChecks struct {
 	ended  chan struct{} // closed when every worker has returned
 }
 
-// startChecks starts checking keys. Its workers touch no session state.
-// The caller must call stop.
-func (s *session) startChecks(ctx context.Context, keys []string) *fileChecks {
+// startChecks starts checking keys, taking from ahead the files read
+// ahead. Its workers touch no session state. The caller must call stop.
+func (s *session) startChecks(ctx context.Context, keys []string, ahead map[string]warmFile) *fileChecks {
 	ctx, cancel := context.WithCancel(ctx)
 	c := &fileChecks{
 		out:    make([]checkedFile, len(keys)),
@@ -46,7 +46,7 @@ func (s *session) startChecks(ctx context.Context, keys []string) *fileChecks {
 				continue
 			}
 			g.Go(func() error {
-				c.out[i], c.errs[i] = s.checkFile(ctx, k)
+				c.out[i], c.errs[i] = s.checkFile(ctx, k, ahead[k])
 				close(c.done[i])
 				return nil
 			})
@@ -79,7 +79,7 @@ func (c *fileChecks) stop() {
 // were scanned before the first batch.
 func (s *session) sendChanged(ctx context.Context, local map[string]IndexEntry, deletes []string) error {
 	keys := s.pushKeys(local)
-	checks := s.startChecks(ctx, keys)
+	checks := s.startChecks(ctx, keys, s.aheadOf(local, keys))
 	defer checks.stop()
 	room := s.newCapRoom(len(deletes))
 	pk := newPacker(api.BatchMaxBytes)

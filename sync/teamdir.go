@@ -52,6 +52,9 @@ type teamDir struct {
 	// lane is set for a personal lane's directory: only the files it
 	// holds are the engine's.
 	lane *LaneFiles
+	// warm is what Warm read ahead, which a scan trusts as it trusts the
+	// index (see indexFile); set by the session.
+	warm map[string]warmFile
 }
 
 // openTeamDir opens the team directory, which must exist. Whether its

@@ -36,10 +36,20 @@ type aggregator struct {
 	rescan  bool
 	first   time.Time // arrival of the oldest pending event
 	last    time.Time // arrival of the newest pending event
+
+	hints  *settler        // the hints ahead of the batch (settle.go)
+	hinted chan<- []string // where hints go; nil without them
 }
 
 func newAggregator(debounce, maxWait time.Duration) *aggregator {
-	return &aggregator{debounce: debounce, maxWait: maxWait, pending: map[string]struct{}{}}
+	return &aggregator{debounce: debounce, maxWait: maxWait, pending: map[string]struct{}{}, hints: newSettler(0, debounce)}
+}
+
+// withHints has the aggregator offer, on out, the paths changed once the
+// directory has been quiet for settle (see settler).
+func (a *aggregator) withHints(settle time.Duration, out chan<- []string) *aggregator {
+	a.hints, a.hinted = newSettler(settle, a.debounce), out
+	return a
 }
 
 // run reads events from in until ctx is done or in is closed, and sends
@@ -49,6 +59,7 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	defer a.hints.stop()
 	var ready *Batch
 	for {
 		var send chan<- Batch
@@ -56,6 +67,7 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 		if ready != nil {
 			send, head = out, *ready
 		}
+		hint, hintPaths := a.hints.offer(a.hinted)
 		select {
 		case <-ctx.Done():
 			return
@@ -69,6 +81,10 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 			ready = a.flush(ready)
 		case send <- head:
 			ready = nil
+		case <-a.hints.due():
+			a.hints.fire()
+		case hint <- hintPaths:
+			a.hints.taken()
 		}
 	}
 }
@@ -87,6 +103,7 @@ func (a *aggregator) add(ev event, now time.Time) {
 	}
 	a.last = now
 	a.pending[ev.path] = struct{}{}
+	a.hints.add(ev.path)
 }
 
 func (a *aggregator) empty() bool { return len(a.pending) == 0 && !a.rescan }
@@ -119,6 +136,7 @@ func (a *aggregator) flush(ready *Batch) *Batch {
 	b.Paths = slices.Compact(b.Paths)
 	clear(a.pending)
 	a.rescan = false
+	a.hints.drop()
 	savetrace.Mark("watch.batch", "")
 	return b
 }

@@ -40,7 +40,12 @@ type Options struct {
 	MaxWait        time.Duration // longest a change waits while edits continue
 	Rescan         time.Duration // safety rescan interval
 	FallbackRescan time.Duration // rescan interval without notification
-	Logger         *slog.Logger
+	// Settle, when set and shorter than Debounce, has the watcher offer
+	// on Settled the paths changed once the directory has been quiet this
+	// long (DefaultSettle is a good value): a head start for a reader
+	// that reads the files while the debounce runs.
+	Settle time.Duration
+	Logger *slog.Logger
 	// Notify, when set, replaces fsnotify as the source of notifications:
 	// each Run calls it once and closes what it returns. Tests use it to
 	// watch without the kernel's notification (see package watchtest).
@@ -114,6 +119,7 @@ type Watcher struct {
 	opts    Options
 	log     *slog.Logger
 	batches chan Batch
+	settled chan []string
 	recheck chan struct{}
 	// attached is closed once Run watches (or polls) the directory.
 	attached     chan struct{}
@@ -128,7 +134,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
 	opts = opts.withDefaults()
-	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), recheck: make(chan struct{}, 1), attached: make(chan struct{})}, nil
+	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), settled: make(chan []string), recheck: make(chan struct{}, 1), attached: make(chan struct{})}, nil
 }
 
 // Recheck asks the watcher to look at the watched directory itself again,
@@ -145,6 +151,12 @@ func (w *Watcher) Recheck() {
 // Batches delivers the debounced changes. It is never closed; stop reading
 // when Run returns.
 func (w *Watcher) Batches() <-chan Batch { return w.batches }
+
+// Settled delivers, when Options.Settle is set, the paths changed since
+// the last delivery once the directory has been quiet for Settle: a hint
+// ahead of the batch, which still names them. Hints not taken merge; a
+// batch drops those it covers. It is never closed.
+func (w *Watcher) Settled() <-chan []string { return w.settled }
 
 // Attached is closed once Run watches the directory, or polls it where
 // notification is unavailable: from then on, every change to the tree is
@@ -166,7 +178,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		newAggregator(w.opts.Debounce, w.opts.MaxWait).run(ctx, events, w.batches)
+		newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).run(ctx, events, w.batches)
 	}()
 	defer func() { <-done }()
 

@@ -255,7 +255,7 @@ func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := watch.New(s.Dir, d.watch)
+	w, err := watch.New(s.Dir, d.watchOptions(s, eng))
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +277,16 @@ func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
 		}
 	}()
 	return run, nil
+}
+
+// watchOptions is the daemon's watcher timing for spec, with hints ahead
+// of each batch when the repo reads ahead (see repo.readsAhead).
+func (d *Daemon) watchOptions(s Spec, eng Engine) watch.Options {
+	o := d.watch
+	if _, ok := eng.(Warmer); ok && s.lane() == LaneTeam {
+		o.Settle = watch.DefaultSettle
+	}
+	return o
 }
 
 // Status reports the daemon and every running repo.

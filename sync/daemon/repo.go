@@ -125,6 +125,7 @@ type repo struct {
 	pullReq chan waitAnswer // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
 	own     *ownWrites      // what pulls wrote; the worker's alone
+	warming warmStop        // the read ahead under way (warm.go)
 	// restart has the daemon open the repo again, reading its token anew.
 	restart func(ctx context.Context)
 }
@@ -150,6 +151,9 @@ func (r *repo) Run(ctx context.Context) error {
 	g.Go(func() error { return r.live(gctx) })
 	g.Go(func() error { return r.work(gctx) })
 	g.Go(func() error { return r.watchCredential(gctx) })
+	if w, ok := readsAhead(r.spec, r.eng); ok {
+		g.Go(func() error { return r.readAhead(gctx, w) })
+	}
 	err := g.Wait()
 	r.flush(ctx)
 	return err

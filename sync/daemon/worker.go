@@ -67,6 +67,7 @@ func (r *repo) work(ctx context.Context) error {
 			attached = nil
 			r.tellEngine(watch.Batch{Rescan: true})
 		case b := <-r.watcher.Batches():
+			r.warming.stop()
 			if b = r.relevant(b); !b.Rescan && len(b.Paths) == 0 {
 				continue
 			}
