@@ -95,8 +95,8 @@ func (s *session) changed(k string, le IndexEntry) bool {
 type checkedFile struct {
 	data       []byte
 	sum        string // the entry checksum of data, when known
-	text       bool // valid UTF-8
-	named      bool // the name holds a secret
+	text       bool   // valid UTF-8
+	named      bool   // the name holds a secret
 	findings   []scan.Finding
 	unreadable error // why it cannot be read, when it cannot
 }
