@@ -20,7 +20,9 @@ import (
 // mtime and inode as it finds an unchanged file's, their content in
 // memory and the scanner's verdict in its cache: the push itself reads,
 // hashes and scans nothing it was told of in time, and a burst of saves
-// leaves the CPU to the push and to the teammates' pulls.
+// leaves the CPU to the push and to the teammates' pulls. The same hint
+// after a pull's writes lets Warm hash them once more, out of the way, as
+// the next run would have to before it trusts them.
 
 // The bounds of what Warm keeps until a push takes it: the files beyond
 // warmMaxFiles are not read ahead, and the content beyond warmMaxBytes is
@@ -86,7 +88,8 @@ func (w *warmCache) keep(key string, f warmFile) {
 // directory as a watcher names them: each regular file that syncs, whose
 // stat differs from the index of the last run and that was last modified
 // longer ago than its file system's racy window, is read, hashed and
-// judged by the scanner, and kept for the next push. It changes nothing on
+// judged by the scanner, and kept for the next push; one the last run
+// indexed without trusting its hash is hashed again (see warmOne). It changes nothing on
 // disk or in the state, takes no lock a run holds, and stops when ctx is
 // done. A personal lane reads nothing ahead.
 func (e *Engine) Warm(ctx context.Context, keys []string) {
@@ -117,9 +120,11 @@ func (e *Engine) Warm(ctx context.Context, keys []string) {
 	g.Wait()
 }
 
-// warmOne reads key ahead unless it cannot sync, is as the last run
-// indexed it or as Warm already read it, or is too recently modified to
-// be trusted by its stat.
+// warmOne reads key ahead unless it cannot sync, was read ahead as it is,
+// or is too recently modified to be trusted by its stat. A file as the
+// last run indexed it is read only when that run could not trust its hash
+// (a racy entry, as a pull's writes are): it is hashed again, and the
+// next run trusts it by its stat instead of hashing it on its way.
 func (e *Engine) warmOne(ctx context.Context, td *teamDir, key string, indexed IndexEntry) {
 	if !api.IsSyncableKey(key) || api.ValidateKey(key, api.Limits{}) != nil {
 		return
@@ -130,11 +135,17 @@ func (e *Engine) warmOne(ctx context.Context, td *teamDir, key string, indexed I
 		return
 	}
 	st := statEntry(fi)
-	if indexed.sameFile(st) || e.warm.has(key, st) || now.Sub(fi.ModTime()) < td.racyWindow() {
+	settle := indexed.sameFile(st)
+	if settle && !indexed.Racy || e.warm.has(key, st) || now.Sub(fi.ModTime()) < td.racyWindow() {
 		return
 	}
 	data, err := td.read(key)
 	if err != nil || int64(len(data)) != st.Size {
+		return
+	}
+	st.Hash = entrySum(data)
+	if settle && st.Hash == indexed.Hash {
+		e.warm.keep(key, warmFile{entry: st}) // no push sends it: no content kept
 		return
 	}
 	if e.scanner != nil && utf8.Valid(data) {
@@ -142,7 +153,6 @@ func (e *Engine) warmOne(ctx context.Context, td *teamDir, key string, indexed I
 			return
 		}
 	}
-	st.Hash = entrySum(data)
 	e.warm.keep(key, warmFile{entry: st, data: data})
 }
 

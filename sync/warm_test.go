@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/fsio"
 	"github.com/teammemd/teammemd/sync/internal/fault"
 	"github.com/teammemd/teammemd/sync/internal/hashcount"
 )
@@ -150,5 +151,35 @@ func TestWarmStops(t *testing.T) {
 	p.eng.Warm(ctx, keys)
 	if got, _ := warmKeys(p.eng); len(got) != 0 {
 		t.Errorf("a cancelled Warm kept %v, want nothing", got)
+	}
+}
+
+// TestWarmSettlesAPullsWrites: a note a pull wrote is indexed without its
+// hash trusted; read ahead once past the racy window, it is hashed there,
+// and the next run trusts it by its stat without hashing it again.
+func TestWarmSettlesAPullsWrites(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, realScanner(t))
+	b := newPeer(t, srv.URL, srv.Token, realScanner(t))
+	const note = "from a teammate\n"
+	a.write(t, "pulled.md", note)
+	a.sync(t)
+	b.sync(t)
+	if e := b.eng.synced.Load().Index["pulled.md"]; !e.Racy {
+		t.Fatalf("the pull's index entry = %+v, want it racy", e)
+	}
+	root, err := os.OpenRoot(b.dir)
+	must(t, err)
+	defer root.Close()
+	time.Sleep(fsio.RacyWindow(root) + 10*time.Millisecond)
+	hashes := hashcount.Count(t, func(v []byte) bool { return string(v) == note })
+	b.eng.Warm(context.Background(), []string{"pulled.md"})
+	if keys, withData := warmKeys(b.eng); !slices.Equal(keys, []string{"pulled.md"}) || withData != 0 || hashes.Load() != 1 {
+		t.Fatalf("Warm kept %v (%d with content) after %d hashes, want pulled.md without content after 1", keys, withData, hashes.Load())
+	}
+	hashes.Store(0)
+	b.sync(t)
+	if e := b.eng.synced.Load().Index["pulled.md"]; e.Racy || hashes.Load() != 0 {
+		t.Errorf("after the read ahead the run hashed the note %d times and indexed it %+v; want no hash and a trusted entry", hashes.Load(), e)
 	}
 }
