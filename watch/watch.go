@@ -1,8 +1,9 @@
 // Package watch watches a directory tree for changes and reports them in
 // debounced batches: recursive fsnotify watches that follow new and removed
 // subdirectories, editor and hidden files ignored, a trailing debounce with a
-// maximum wait, and periodic safety rescans, falling back to rescans alone
-// when the system runs out of notification watches. The watched directory
+// maximum wait, hints of the changed paths once they settle, ahead of their
+// batch, when asked, and periodic safety rescans, falling back to rescans
+// alone when the system runs out of notification watches. The watched directory
 // itself may be missing, removed, moved away or replaced, by a symlink to
 // another directory for one: its parent is watched too, a missing directory
 // is polled for, and the tree is watched afresh, following the symlink,
