@@ -116,6 +116,7 @@ func (s *session) scan() (map[string]IndexEntry, []Skipped, error) {
 func (s *session) scanFiles() (localScan, error) {
 	now := s.now()
 	s.td.warm = s.warmed()
+	s.settleRacy()
 	if s.tracked.named && s.memo != nil {
 		prev := localScan{files: s.st.Index, skipped: s.memo.skipped, held: s.memo.held}
 		sc, err := s.td.scanNamed(prev, s.tracked.names, now)

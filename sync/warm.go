@@ -172,6 +172,19 @@ func (s *session) warmed() map[string]warmFile {
 	return s.warmFiles
 }
 
+// settleRacy replaces each racy entry of the index (a pull's write, a
+// file hashed too soon after its save) with the entry read ahead of the
+// same file version: read past the racy window, its hash holds for that
+// stat, and the scan trusts it as it trusts any entry the watcher named
+// no change of since, instead of looking at the file again.
+func (s *session) settleRacy() {
+	for k, f := range s.td.warm {
+		if e, ok := s.st.Index[k]; ok && e.Racy && e.sameFile(f.entry) {
+			s.st.Index[k] = f.entry
+		}
+	}
+}
+
 // aheadOf returns, for each of keys, the file read ahead when its content
 // was kept and the scan's entry for it is the one it was read as: the
 // file has not changed since.

@@ -183,3 +183,41 @@ func TestWarmSettlesAPullsWrites(t *testing.T) {
 		t.Errorf("after the read ahead the run hashed the note %d times and indexed it %+v; want no hash and a trusted entry", hashes.Load(), e)
 	}
 }
+
+// TestWarmSettledWritesNeedNoLook: once read ahead past the racy window, a
+// pull's writes are trusted as any file the watcher named no change of:
+// the next push looks only at what the watcher named, so an edit it was
+// not told of waits for the rescan, which sends it, as for any other file
+// (TestPushScansOnlyNamedPaths). Left racy, every one of them would be
+// looked at again.
+func TestWarmSettledWritesNeedNoLook(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b := newPeer(t, srv.URL, srv.Token, nil)
+	var keys []string
+	for i := range 10 {
+		k := fmt.Sprintf("n%d.md", i)
+		a.write(t, k, "one")
+		keys = append(keys, k)
+	}
+	a.sync(t)
+	b.eng.NoteChanges(nil, true)
+	b.sync(t)
+	root, err := os.OpenRoot(b.dir)
+	must(t, err)
+	defer root.Close()
+	time.Sleep(fsio.RacyWindow(root) + 10*time.Millisecond)
+	b.eng.Warm(context.Background(), keys)
+
+	b.write(t, "n3.md", "not named")
+	backdate(t, b.dir, "n3.md")
+	ctx := context.Background()
+	b.eng.NoteChanges(nil, false)
+	if rep, err := b.eng.Push(ctx); err != nil || len(rep.Pushed) != 0 {
+		t.Fatalf("Push = pushed %v, %v; want nothing: no path named", rep.Pushed, err)
+	}
+	b.eng.NoteChanges(nil, true)
+	if rep, err := b.eng.Push(ctx); err != nil || !slices.Equal(rep.Pushed, []string{"n3.md"}) {
+		t.Fatalf("Push after a rescan = pushed %v, %v; want n3.md", rep.Pushed, err)
+	}
+}
