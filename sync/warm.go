@@ -56,12 +56,13 @@ func (w *warmCache) take() map[string]warmFile {
 	return files
 }
 
-// has reports whether key was read ahead as the stat e shows it.
-func (w *warmCache) has(key string, e IndexEntry) bool {
+// wants reports whether key, as the stat e shows it, is worth reading
+// ahead: not read ahead as it is, and room left for it.
+func (w *warmCache) wants(key string, e IndexEntry) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	f, ok := w.files[key]
-	return ok && f.entry.sameFile(e)
+	return ok && !f.entry.sameFile(e) || !ok && len(w.files) < warmMaxFiles
 }
 
 // keep records f for key, dropping its content when over the byte bound,
@@ -136,7 +137,7 @@ func (e *Engine) warmOne(ctx context.Context, td *teamDir, key string, indexed I
 	}
 	st := statEntry(fi)
 	settle := indexed.sameFile(st)
-	if settle && !indexed.Racy || e.warm.has(key, st) || now.Sub(fi.ModTime()) < td.racyWindow() {
+	if settle && !indexed.Racy || !e.warm.wants(key, st) || now.Sub(fi.ModTime()) < td.racyWindow() {
 		return
 	}
 	data, err := td.read(key)
