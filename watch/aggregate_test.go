@@ -112,19 +112,32 @@ func everySecond(path string, n int) []step {
 // records every batch with its arrival time, until horizon.
 func runScript(t *testing.T, debounce, maxWait time.Duration, steps []step, horizon time.Duration) []batchAt {
 	t.Helper()
+	batches, _ := record(t, newAggregator(debounce, maxWait), 0, steps, horizon)
+	return batches
+}
+
+// record feeds steps to a, with hints after settle (none when zero), and
+// records every batch and every hint with its arrival time, measured from
+// the start, until horizon.
+func record(t *testing.T, a *aggregator, settle time.Duration, steps []step, horizon time.Duration) ([]batchAt, []hintAt) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	in := make(chan event)
 	out := make(chan Batch)
+	hints := make(chan []string)
 	start := time.Now()
-	go newAggregator(debounce, maxWait).run(ctx, in, out)
-	var got []batchAt
+	go a.withHints(settle, hints).run(ctx, in, out)
+	var batches []batchAt
+	var hinted []hintAt
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
 		for {
 			select {
 			case b := <-out:
-				got = append(got, batchAt{time.Since(start), b})
+				batches = append(batches, batchAt{time.Since(start), b})
+			case h := <-hints:
+				hinted = append(hinted, hintAt{time.Since(start), h})
 			case <-ctx.Done():
 				return
 			}
@@ -137,7 +150,7 @@ func runScript(t *testing.T, debounce, maxWait time.Duration, steps []step, hori
 	time.Sleep(horizon - time.Since(start))
 	cancel()
 	<-collected
-	return got
+	return batches, hinted
 }
 
 func equalBatches(a, b []batchAt) bool {

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -106,38 +105,11 @@ func TestAggregatorNoHints(t *testing.T) {
 	}
 }
 
-// runHintScript feeds steps to a, with hints after settle, and records
-// every hint with its arrival time until horizon, taking the batches.
+// runHintScript is record's hints, taking the batches.
 func runHintScript(t *testing.T, a *aggregator, settle time.Duration, steps []step, horizon time.Duration) []hintAt {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	in := make(chan event)
-	out := make(chan Batch)
-	hints := make(chan []string)
-	start := time.Now()
-	go a.withHints(settle, hints).run(ctx, in, out)
-	var got []hintAt
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for {
-			select {
-			case h := <-hints:
-				got = append(got, hintAt{time.Since(start), h})
-			case <-out:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for _, s := range steps {
-		time.Sleep(s.after)
-		in <- s.ev
-	}
-	time.Sleep(horizon - time.Since(start))
-	cancel()
-	<-collected
-	return got
+	_, hints := record(t, a, settle, steps, horizon)
+	return hints
 }
 
 func equalHints(a, b []hintAt) bool {
