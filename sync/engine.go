@@ -269,7 +269,4 @@ type session struct {
 	memo    *scanMemo
 	// scannedWhole and scannedNamed say which scans the session made.
 	scannedWhole, scannedNamed bool
-	// warmFiles is what Warm read ahead, taken once (warmTaken).
-	warmFiles map[string]warmFile
-	warmTaken bool
 }

@@ -115,7 +115,9 @@ func (s *session) scan() (map[string]IndexEntry, []Skipped, error) {
 // when that scan's findings are at hand, else the whole directory.
 func (s *session) scanFiles() (localScan, error) {
 	now := s.now()
-	s.td.warm = s.warmed()
+	if s.td.warm == nil {
+		s.td.warm = s.warm.take()
+	}
 	s.settleRacy()
 	if s.tracked.named && s.memo != nil {
 		prev := localScan{files: s.st.Index, skipped: s.memo.skipped, held: s.memo.held}
@@ -310,7 +312,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached, warm IndexEntry, 
 	}
 	e.Size = int64(len(data))
 	e.Hash = entrySum(data)
-	e.Racy = now.Sub(fi.ModTime()) < t.racyWindow()
+	e.Racy = t.racyAt(fi.ModTime(), now)
 	return e, "", nil
 }
 

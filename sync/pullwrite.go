@@ -145,7 +145,7 @@ func (s *session) writeEntry(w entryWrite, dir openedDir, now time.Time) writeOu
 	}
 	if o.err == nil && o.skip == "" {
 		afterReplace(w.key)
-		o.pin, o.pinned = pinWrite(dir.root, path.Base(w.key), int64(len(w.value)), w.sum, now, s.td.racyWindow())
+		o.pin, o.pinned = pinWrite(dir.root, path.Base(w.key), int64(len(w.value)), w.sum, now, s.td)
 	}
 	return o
 }
@@ -239,11 +239,11 @@ type writtenFile struct {
 // after its modification time (see teamDir.racyWindow): a save of the same size
 // in the same clock tick as the write keeps every field the stat sees, so
 // the next scan hashes the file once more to be sure.
-func pinWrite(dir *os.Root, name string, size int64, sum string, now time.Time, racy time.Duration) (writtenFile, bool) {
+func pinWrite(dir *os.Root, name string, size int64, sum string, now time.Time, td *teamDir) (writtenFile, bool) {
 	fi, err := dir.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
 		return writtenFile{}, false
 	}
-	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: sum, Racy: now.Sub(fi.ModTime()) < racy}
+	e := IndexEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Inode: fsio.Inode(fi), Hash: sum, Racy: td.racyAt(fi.ModTime(), now)}
 	return writtenFile{index: e, id: fileID(fi)}, true
 }

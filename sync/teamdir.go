@@ -53,7 +53,8 @@ type teamDir struct {
 	// holds are the engine's.
 	lane *LaneFiles
 	// warm is what Warm read ahead, which a scan trusts as it trusts the
-	// index (see indexFile); set by the session.
+	// index (see indexFile): taken by the session's first scan, and what
+	// its push's checks take their content from.
 	warm map[string]warmFile
 }
 
@@ -78,6 +79,10 @@ func (t *teamDir) racyWindow() time.Duration {
 	}
 	return fsio.SlowRacyWindow
 }
+
+// racyAt reports whether a hash taken at now of a file last modified at
+// mtime is too close to mtime to be trusted by the file's stat.
+func (t *teamDir) racyAt(mtime, now time.Time) bool { return now.Sub(mtime) < t.racyWindow() }
 
 // skips reports whether the walk of t passes over p: in a personal
 // lane's directory, what its LaneFiles leave out.

@@ -90,9 +90,9 @@ func (w *warmCache) keep(key string, f warmFile) {
 // stat differs from the index of the last run and that was last modified
 // longer ago than its file system's racy window, is read, hashed and
 // judged by the scanner, and kept for the next push; one the last run
-// indexed without trusting its hash is hashed again (see warmOne). It changes nothing on
-// disk or in the state, takes no lock a run holds, and stops when ctx is
-// done. A personal lane reads nothing ahead.
+// indexed without trusting its hash is hashed again (see warmOne). It
+// changes nothing on disk or in the state, takes no lock a run holds, and
+// stops when ctx is done. A personal lane reads nothing ahead.
 func (e *Engine) Warm(ctx context.Context, keys []string) {
 	if e.cfg.Lane != "" || len(keys) == 0 {
 		return
@@ -137,7 +137,7 @@ func (e *Engine) warmOne(ctx context.Context, td *teamDir, key string, indexed I
 	}
 	st := statEntry(fi)
 	settle := indexed.sameFile(st)
-	if settle && !indexed.Racy || !e.warm.wants(key, st) || now.Sub(fi.ModTime()) < td.racyWindow() {
+	if settle && !indexed.Racy || !e.warm.wants(key, st) || td.racyAt(fi.ModTime(), now) {
 		return
 	}
 	data, err := td.read(key)
@@ -163,16 +163,6 @@ func (e IndexEntry) sameFile(o IndexEntry) bool {
 	return e.Size == o.Size && e.MtimeNs == o.MtimeNs && e.Inode == o.Inode
 }
 
-// warmed returns what was read ahead, taken once per session: a push
-// trusts a file's warm entry as it trusts the index, by its stat.
-func (s *session) warmed() map[string]warmFile {
-	if !s.warmTaken {
-		s.warmTaken = true
-		s.warmFiles = s.warm.take()
-	}
-	return s.warmFiles
-}
-
 // settleRacy replaces each racy entry of the index (a pull's write, a
 // file hashed too soon after its save) with the entry read ahead of the
 // same file version: read past the racy window, its hash holds for that
@@ -190,7 +180,7 @@ func (s *session) settleRacy() {
 // was kept and the scan's entry for it is the one it was read as: the
 // file has not changed since.
 func (s *session) aheadOf(local map[string]IndexEntry, keys []string) map[string]warmFile {
-	files := s.warmed()
+	files := s.td.warm // taken by the scan that made local
 	if len(files) == 0 {
 		return nil
 	}
