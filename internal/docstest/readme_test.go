@@ -28,8 +28,8 @@ func TestReadmeGivesTheCITestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if readme := readFile(t, root, "README.md"); !strings.Contains(readme, "\n    "+command+"\n") {
-		t.Errorf("README.md does not give .ci/run's test command as a code line:\n%s", command)
+	if readme := readFile(t, root, "README.md"); !strings.Contains(readme, "\n```sh\n"+command+"\n```\n") {
+		t.Errorf("README.md does not give .ci/run's test command as a fenced sh code block:\n%s", command)
 	}
 }
 
