@@ -37,6 +37,9 @@ func (p pair) name() string                { return "teammemd" }
 func (p pair) dirs() (string, string)      { return p.a.Dir, p.b.Dir }
 func (p pair) delay() time.Duration        { return p.debounce }
 func (p pair) check(context.Context) error { return p.alive() }
+func (p pair) pids() []int {
+	return []int{p.a.Proc().Pid(), p.b.Proc().Pid(), p.server.Proc().Pid()}
+}
 
 // holds: the daemon's debounce starts again at each event, so no save
 // finds its timer ticking.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/proclab"
 )
 
 // saveLimit bounds the wait for one save to reach the teammate.
@@ -31,6 +33,22 @@ type peer interface {
 	// holds tells how long the saving side held back each save of rel
 	// written at starts before it sent it.
 	holds(rel string, starts []time.Time) ([]hold, error)
+	// pids are the peer's processes: both sides, and a server if any.
+	pids() []int
+}
+
+// cpuTime is the CPU time, user and system, the peer's processes have
+// used so far.
+func cpuTime(p peer) (time.Duration, error) {
+	var sum time.Duration
+	for _, pid := range p.pids() {
+		t, err := proclab.CPUTime(pid)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", p.name(), err)
+		}
+		sum += t
+	}
+	return sum, nil
 }
 
 // rig times saves on a peer's A as they land on its B.
@@ -81,7 +99,12 @@ func (r *rig) warmUp(ctx context.Context) error {
 type editResult struct {
 	overheads []time.Duration // sorted
 	ticking   int             // saves sent at a tick of a timer already running
+	cpu       time.Duration   // the peer's processes' CPU time over the edits
 }
+
+// cpuPerSave is the peer's CPU time over the edits, pauses included,
+// divided by the number of saves.
+func (e editResult) cpuPerSave() time.Duration { return e.cpu / time.Duration(len(e.overheads)) }
 
 func (e editResult) median() time.Duration { return e.overheads[len(e.overheads)/2] }
 func (e editResult) p95() time.Duration {
@@ -108,6 +131,10 @@ func (e editResult) max() time.Duration { return e.overheads[len(e.overheads)-1]
 func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, error) {
 	const rel = "MEMORY.md"
 	var starts, landings []time.Time
+	cpu0, err := cpuTime(r.p)
+	if err != nil {
+		return editResult{}, err
+	}
 	for i := range n {
 		if err := pause(ctx, gap); err != nil {
 			return editResult{}, err
@@ -119,11 +146,15 @@ func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, 
 		}
 		starts, landings = append(starts, start), append(landings, landed)
 	}
+	cpu1, err := cpuTime(r.p)
+	if err != nil {
+		return editResult{}, err
+	}
 	holds, err := r.p.holds(rel, starts)
 	if err != nil {
 		return editResult{}, err
 	}
-	var res editResult
+	res := editResult{cpu: cpu1 - cpu0}
 	for i, h := range holds {
 		held := r.p.delay()
 		if h.ticking {
@@ -142,6 +173,7 @@ type burstResult struct {
 	write     time.Duration // writing them on A
 	lastFile  time.Duration // from the first write until the last file is on B
 	afterLast time.Duration // from the last write until the last file is on B, minus the delay
+	cpu       time.Duration // the peer's processes' CPU time from the first write until the last file is on B
 }
 
 // burst writes files of size bytes on A as fast as it can and waits until
@@ -155,6 +187,10 @@ func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, e
 	want := make(map[string][32]byte, files)
 	if err := os.MkdirAll(filepath.Join(r.a, "burst"), 0o755); err != nil {
 		return burstResult{}, fmt.Errorf("create burst directory: %w", err)
+	}
+	cpu0, err := cpuTime(r.p)
+	if err != nil {
+		return burstResult{}, err
 	}
 	start := time.Now()
 	for i := range files {
@@ -170,6 +206,10 @@ func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, e
 	if err != nil {
 		return burstResult{}, fmt.Errorf("%s: %w", r.p.name(), err)
 	}
+	cpu1, err := cpuTime(r.p)
+	if err != nil {
+		return burstResult{}, err
+	}
 	return burstResult{files: files, write: written.Sub(start), lastFile: done.Sub(start),
-		afterLast: done.Sub(written) - r.p.delay()}, nil
+		afterLast: done.Sub(written) - r.p.delay(), cpu: cpu1 - cpu0}, nil
 }

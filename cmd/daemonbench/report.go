@@ -27,13 +27,15 @@ func (r results) print(w io.Writer, o options) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Each figure minus the delay (%s): from the write on A to the file with that SHA-256 on B; saves %s apart.\n", r.debounce, o.gap)
 	fmt.Fprintf(tw, "A save that found the watcher's timer already running, sent at its next tick: minus the time it was held back instead.\n\n")
-	fmt.Fprintf(tw, "round\tdaemon\tsave median\tsave p95\tsave max\tsaves sent at a running tick\tburst: write on A\tburst: last file on B after last write\n")
+	fmt.Fprintf(tw, "CPU: user and system time of every process of the daemon (both sides, and teammemd's server), over the edits with their pauses, or over the burst.\n\n")
+	fmt.Fprintf(tw, "round\tdaemon\tsave median\tsave p95\tsave max\tsaves sent at a running tick\tCPU a save\tburst: write on A\tburst: last file on B after last write\tburst CPU\n")
 	for _, x := range r.rounds {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d of %d\t%s\t%s\n", x.round, x.peer, ms(x.edits.median()), ms(x.edits.p95()),
-			ms(x.edits.max()), x.edits.ticking, len(x.edits.overheads), ms(x.burst.write), ms(x.burst.afterLast))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d of %d\t%s\t%s\t%s\t%s\n", x.round, x.peer, ms(x.edits.median()), ms(x.edits.p95()),
+			ms(x.edits.max()), x.edits.ticking, len(x.edits.overheads), ms(x.edits.cpuPerSave()),
+			ms(x.burst.write), ms(x.burst.afterLast), ms(x.burst.cpu))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "daemon\tsave median (%d edits)\tsave p95\tburst median of %d rounds\tburst goal\n", o.edits*o.rounds, o.rounds)
+	fmt.Fprintf(tw, "daemon\tsave median (%d edits)\tsave p95\tCPU a save\tburst median of %d rounds\tburst goal\tburst CPU, median\n", o.edits*o.rounds, o.rounds)
 	sums := map[string]summary{}
 	var names []string
 	for _, x := range r.rounds {
@@ -43,15 +45,18 @@ func (r results) print(w io.Writer, o options) error {
 		s := sums[x.peer]
 		s.edits = append(s.edits, x.edits.overheads...)
 		s.bursts = append(s.bursts, x.burst.afterLast)
+		s.editCPU += x.edits.cpu
+		s.burstCPU = append(s.burstCPU, x.burst.cpu)
 		sums[x.peer] = s
 	}
 	for _, n := range names {
 		s := sums[n]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t<= %s\n", n, ms(s.median()), ms(s.p95()), ms(s.burst()), ms(burstGoal))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t<= %s\t%s\n", n, ms(s.median()), ms(s.p95()), ms(s.cpuPerSave()), ms(s.burst()), ms(burstGoal), ms(quantile(s.burstCPU, 50)))
 	}
 	if len(names) == 2 {
 		a, b := sums[names[0]], sums[names[1]]
-		fmt.Fprintf(tw, "%s - %s\t%s\t%s\t%s\t\n", names[0], names[1], ms(a.median()-b.median()), ms(a.p95()-b.p95()), ms(a.burst()-b.burst()))
+		fmt.Fprintf(tw, "%s - %s\t%s\t%s\t%s\t%s\t\t%s\n", names[0], names[1], ms(a.median()-b.median()), ms(a.p95()-b.p95()),
+			ms(a.cpuPerSave()-b.cpuPerSave()), ms(a.burst()-b.burst()), ms(quantile(a.burstCPU, 50)-quantile(b.burstCPU, 50)))
 	}
 	if r.idle.window > 0 {
 		fmt.Fprintln(tw)
@@ -76,7 +81,12 @@ func (r results) print(w io.Writer, o options) error {
 // summary pools one daemon's rounds.
 type summary struct {
 	edits, bursts []time.Duration
+	editCPU       time.Duration // over every edit
+	burstCPU      []time.Duration
 }
+
+// cpuPerSave is the CPU time of every edit of every round over their number.
+func (s summary) cpuPerSave() time.Duration { return s.editCPU / time.Duration(len(s.edits)) }
 
 func (s summary) median() time.Duration { return quantile(s.edits, 50) }
 func (s summary) p95() time.Duration    { return quantile(s.edits, 95) }

@@ -28,6 +28,7 @@ type stPeers struct {
 func (p stPeers) name() string           { return "syncthing" }
 func (p stPeers) dirs() (string, string) { return p.a.dir, p.b.dir }
 func (p stPeers) delay() time.Duration   { return p.watchDel }
+func (p stPeers) pids() []int            { return []int{p.a.cmd.Process.Pid, p.b.cmd.Process.Pid} }
 
 // holds reads how long A's watch aggregator held each save back from its
 // trace in A's log.
