@@ -234,6 +234,26 @@ func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
 	}
 }
 
+// TestRefreshProvenanceReadsTheEnginesState: the refresh after a run
+// takes the state the run saved from the engine, not from the file: it
+// makes the record for the engine's checksum with the file unreadable.
+func TestRefreshProvenanceReadsTheEnginesState(t *testing.T) {
+	srv := servertest.Start(t)
+	p, history := provenancePeer(t, srv, srv.Token)
+	must(t, os.MkdirAll(p.dir, 0o755))
+	p.write(t, "a.md", "one")
+	p.sync(t)
+	statePath := filepath.Join(repoStateDir(p.state, testRepo, p.eng.remote.Host()), stateFile)
+	must(t, os.WriteFile(statePath, []byte("not a state"), 0o600))
+	if err := p.eng.RefreshProvenance(context.Background()); err != nil || history.n.Load() == 0 {
+		t.Fatalf("RefreshProvenance() = %v after %d history requests, want nil after some", err, history.n.Load())
+	}
+	got := loadProvenance(t, p)
+	if got.Checksum != p.eng.Checksum() || got.Keys["a.md"].Checksum != api.EntryChecksum("one") {
+		t.Errorf("provenance = %+v, want a.md at checksum %s", got, p.eng.Checksum())
+	}
+}
+
 // TestRefreshProvenanceNeverSynced: a repo without state has no record to
 // make and asks the server nothing.
 func TestRefreshProvenanceNeverSynced(t *testing.T) {

@@ -27,16 +27,25 @@ const carryPageSize = 50
 // never touches the team directory or the state, and keeps a record
 // already made for the state's checksum. A repo never synced has none to
 // make. On a failure the old file stays.
+//
+// The state is the one the engine's last run saved, which it keeps (at
+// the checksum Checksum reports); an engine that has not run yet reads
+// the file. With a thousand notes, decoding the file cost several times
+// the CPU of the save the refresh follows.
 func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if e.client == nil {
 		return nil // a personal lane's history is its own machines'
 	}
-	st, err := e.state.read(e.cfg.Repo, e.remote.Host())
-	if errors.Is(err, ErrNoState) {
-		return nil
-	}
-	if err != nil {
-		return err
+	st := e.synced.Load() // never modified
+	if st == nil {
+		var err error
+		st, err = e.state.read(e.cfg.Repo, e.remote.Host())
+		if errors.Is(err, ErrNoState) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if st.LastKnownChecksum == "" {
 		return nil

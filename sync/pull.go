@@ -71,7 +71,7 @@ func (s *session) applyFull(resp api.FullResponse) error {
 			claimed[foldKey(k)] = k
 		}
 	}
-	sums := make(map[string]string, len(entries))
+	sums := make(map[string]string, len(resp.Content.EntryChecksums)) // keepUnasked adds the keys not sent
 	var writes []entryWrite
 	for _, k := range keys {
 		if err := api.ValidateKey(k, api.Limits{}); err != nil {

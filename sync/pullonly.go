@@ -3,7 +3,6 @@ package memsync
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -208,13 +207,14 @@ type heldSums struct {
 // h.checksum, every checksum and tombstone: h's when resp is at
 // h.checksum (the server may have sent those of the named keys alone),
 // else resp's own, which are complete. It returns what the client holds
-// after resp.
+// after resp. resp and h then share their maps, which no one modifies
+// (a pull that needs the tombstones changed copies them first).
 func (h heldSums) complete(resp *api.FullResponse) heldSums {
 	c := &resp.Content
 	if resp.Checksum != h.checksum {
 		return heldSums{checksum: resp.Checksum, sums: c.EntryChecksums, deleted: c.DeletedEntries}
 	}
-	c.EntryChecksums, c.DeletedEntries = maps.Clone(h.sums), maps.Clone(h.deleted)
+	c.EntryChecksums, c.DeletedEntries = h.sums, h.deleted
 	if c.EntryChecksums == nil {
 		c.EntryChecksums = map[string]string{}
 	}

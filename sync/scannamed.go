@@ -55,15 +55,19 @@ func (t *teamDir) scanNamed(prev localScan, names []string, now time.Time) (loca
 	if err != nil {
 		return localScan{}, err
 	}
-	files, err := t.indexAll(found, prev.files, now, &sc)
+	indexed, err := t.indexAll(found, prev.files, now, &sc)
 	if err != nil {
 		return localScan{}, err
 	}
-	for k, e := range prev.files {
-		if !under(k) {
-			files[k] = e
-		}
+	// The files named are looked at again; every other is as before. One
+	// copy of the whole index, not an insert per file, which made the map
+	// grow and rehash key by key.
+	files := maps.Clone(prev.files)
+	if files == nil {
+		files = map[string]IndexEntry{}
 	}
+	maps.DeleteFunc(files, func(k string, _ IndexEntry) bool { return under(k) })
+	maps.Copy(files, indexed)
 	if len(sc.held) > 0 {
 		return localScan{}, errWholeScan
 	}

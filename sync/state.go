@@ -147,6 +147,9 @@ func validChecksum(s string) bool {
 type stateStore struct {
 	path string
 	last []byte // the bytes last read or written, to skip no-op saves
+	// spare is memory for the next save's bytes: those of an earlier save
+	// or of one that changed nothing, which nothing refers to any more.
+	spare []byte
 	// cache is the state last read or written (statecache.go); load and
 	// save keep it, and only they use it.
 	cache stateCache
@@ -226,21 +229,24 @@ func (s *stateStore) read(repo, server string) (*State, error) {
 	return st, nil
 }
 
-// save writes the state atomically unless it is unchanged.
+// save writes the state atomically unless it is unchanged. The store
+// keeps st as the state last saved: the caller hands it over and no
+// longer modifies it.
 func (s *stateStore) save(st *State) error {
-	data, err := encodeState(st)
+	data, err := encodeState(st, s.spare)
 	if err != nil {
 		return err
 	}
 	if bytes.Equal(data, s.last) {
+		s.spare = data
 		return nil
 	}
 	if err := fsio.WriteFile(s.path, data, 0o600); err != nil {
-		s.last = nil
+		s.last, s.spare = nil, data
 		s.cache.forget()
 		return fmt.Errorf("save state: %w", err)
 	}
-	s.last = data
+	s.last, s.spare = data, s.last
 	if fi, err := os.Stat(s.path); err == nil {
 		s.cache.put(st, stampOf(fi), false)
 	} else {

@@ -49,12 +49,14 @@ func (c *stateCache) get(stamp stateStamp) (*State, bool) {
 	return c.st.clone(), true
 }
 
-// put keeps a copy of st as the state the file with stamp holds. A state
-// read from the file (read) comes with no scan memo.
+// put keeps st as the state the file with stamp holds. A state read from
+// the file (read) is kept as a copy, since its reader goes on to modify
+// it, and comes with no scan memo; a state just saved is kept as it is,
+// its run being over.
 func (c *stateCache) put(st *State, stamp stateStamp, read bool) {
-	c.st, c.stamp = st.clone(), stamp
+	c.st, c.stamp = st, stamp
 	if read {
-		c.memo, c.hit = nil, false
+		c.st, c.memo, c.hit = st.clone(), nil, false
 	}
 }
 

@@ -14,8 +14,11 @@ import (
 // encoded again on every save: the server's checksums, the merge base and
 // the index. encodeState has encoding/json write the state without them
 // (nil maps write null) and writes them in those places itself. Every
-// other field, one added later included, stays encoding/json's.
-func encodeState(st *State) ([]byte, error) {
+// other field, one added later included, stays encoding/json's. It
+// writes into buf's memory when buf has room (the bytes of a save before
+// the last, which no one holds any more), so a repo's saves reuse two
+// buffers instead of making a new one of the state's size each time.
+func encodeState(st *State, buf []byte) ([]byte, error) {
 	rest := *st
 	rest.ServerChecksums, rest.Base, rest.Index = nil, nil, nil
 	head, err := marshalState(&rest)
@@ -32,7 +35,7 @@ func encodeState(st *State) ([]byte, error) {
 		return marshalState(st) // not the form expected: the whole state the slow way
 	}
 	keys := sortedKeys(st.Base, nil) // the three maps mostly name the same keys
-	out := make([]byte, 0, len(head)+stateMapsSize(st))
+	out := slices.Grow(buf[:0], len(head)+stateMapsSize(st))
 	out = append(out, head[:i]...)
 	out = append(out, `,"serverChecksums":`...)
 	out = appendMap(out, st.ServerChecksums, sortedKeys(st.ServerChecksums, keys), appendJSONString)

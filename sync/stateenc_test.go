@@ -17,12 +17,15 @@ func sameAsMarshal(t testing.TB, st *State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := encodeState(st)
-	if err != nil {
-		t.Fatalf("encodeState: %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("encodeState:\n got %s\nwant %s", got, want)
+	// A fresh buffer, and one an earlier, longer state filled.
+	for _, buf := range [][]byte{nil, bytes.Repeat([]byte(`{"x":1}`), len(want))} {
+		got, err := encodeState(st, buf)
+		if err != nil {
+			t.Fatalf("encodeState: %v", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("encodeState:\n got %s\nwant %s", got, want)
+		}
 	}
 }
 
@@ -146,7 +149,7 @@ func BenchmarkStateEncode(b *testing.B) {
 	})
 	b.Run("encodeState", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := encodeState(st); err != nil {
+			if _, err := encodeState(st, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
