@@ -85,26 +85,15 @@ func BenchmarkPullChanged1000x4KB(b *testing.B) {
 // told of changes as a daemon's watcher tells them: A of the note saved,
 // B of nothing (its pull's own write is no user change).
 func BenchmarkOneSaveIn1000(b *testing.B) {
-	value := strings.Repeat("memory line of about forty characters.\n", 110)[:4096]
-	srv := servertest.Start(b)
-	a := newPeer(b, srv.URL, srv.Token, nil)
+	srv, a := notes1000(b)
 	peerB := newPeer(b, srv.URL, srv.Token, nil)
-	for j := range 1000 {
-		a.write(b, fmt.Sprintf("notes/%04d.md", j), value)
-	}
-	a.eng.NoteChanges(nil, true)
 	peerB.eng.NoteChanges(nil, true)
-	a.sync(b)
 	peerB.sync(b)
 	ctx := context.Background()
 	round := 0
 	for b.Loop() {
 		round++
-		a.write(b, "notes/0500.md", fmt.Sprintf("%d\n%s", round, value))
-		a.eng.NoteChanges([]string{"notes/0500.md"}, false)
-		if rep, err := a.eng.Push(ctx); err != nil || len(rep.Pushed) != 1 {
-			b.Fatalf("Push = %d pushed, %v; want 1", len(rep.Pushed), err)
-		}
+		saveOneOf1000(ctx, b, a, round)
 		h, err := peerB.eng.client.Hashes(ctx, testRepo)
 		if err != nil {
 			b.Fatal(err)
@@ -119,14 +108,7 @@ func BenchmarkOneSaveIn1000(b *testing.B) {
 // the saving daemon's engine in a repo of 1,000 notes of 4 KB: the push,
 // then the provenance refresh the daemon runs once the repo is quiet.
 func BenchmarkSaveAndProvenanceIn1000(b *testing.B) {
-	value := strings.Repeat("memory line of about forty characters.\n", 110)[:4096]
-	srv := servertest.Start(b)
-	a := newPeer(b, srv.URL, srv.Token, nil)
-	for j := range 1000 {
-		a.write(b, fmt.Sprintf("notes/%04d.md", j), value)
-	}
-	a.eng.NoteChanges(nil, true)
-	a.sync(b)
+	_, a := notes1000(b)
 	ctx := context.Background()
 	if err := a.eng.RefreshProvenance(ctx); err != nil {
 		b.Fatal(err)
@@ -134,13 +116,35 @@ func BenchmarkSaveAndProvenanceIn1000(b *testing.B) {
 	round := 0
 	for b.Loop() {
 		round++
-		a.write(b, "notes/0500.md", fmt.Sprintf("%d\n%s", round, value))
-		a.eng.NoteChanges([]string{"notes/0500.md"}, false)
-		if rep, err := a.eng.Push(ctx); err != nil || len(rep.Pushed) != 1 {
-			b.Fatalf("Push = %d pushed, %v; want 1", len(rep.Pushed), err)
-		}
+		saveOneOf1000(ctx, b, a, round)
 		if err := a.eng.RefreshProvenance(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// note4KB is the value of each note of the 1,000-note benchmarks.
+var note4KB = strings.Repeat("memory line of about forty characters.\n", 110)[:4096]
+
+// notes1000 starts a server and a peer that synced 1,000 notes of 4 KB
+// to it.
+func notes1000(b *testing.B) (*servertest.Server, *peer) {
+	srv := servertest.Start(b)
+	a := newPeer(b, srv.URL, srv.Token, nil)
+	for j := range 1000 {
+		a.write(b, fmt.Sprintf("notes/%04d.md", j), note4KB)
+	}
+	a.eng.NoteChanges(nil, true)
+	a.sync(b)
+	return srv, a
+}
+
+// saveOneOf1000 edits one note of notes1000 and pushes it, the engine told
+// of it as a daemon's watcher tells it.
+func saveOneOf1000(ctx context.Context, b *testing.B, a *peer, round int) {
+	a.write(b, "notes/0500.md", fmt.Sprintf("%d\n%s", round, note4KB))
+	a.eng.NoteChanges([]string{"notes/0500.md"}, false)
+	if rep, err := a.eng.Push(ctx); err != nil || len(rep.Pushed) != 1 {
+		b.Fatalf("Push = %d pushed, %v; want 1", len(rep.Pushed), err)
 	}
 }

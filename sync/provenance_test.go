@@ -123,6 +123,16 @@ func provenancePeer(t *testing.T, srv *servertest.Server, token string) (*peer, 
 	return p, c
 }
 
+// syncedProvenancePeer is a provenancePeer that synced a.md, "one".
+func syncedProvenancePeer(t *testing.T, srv *servertest.Server) (*peer, *historyCounter) {
+	t.Helper()
+	p, history := provenancePeer(t, srv, srv.Token)
+	must(t, os.MkdirAll(p.dir, 0o755))
+	p.write(t, "a.md", "one")
+	p.sync(t)
+	return p, history
+}
+
 func loadProvenance(t *testing.T, p *peer) *Provenance {
 	t.Helper()
 	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
@@ -213,10 +223,7 @@ func TestRefreshProvenanceCarriesOn(t *testing.T) {
 // server fails and leaves the record it made before.
 func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
 	srv := servertest.Start(t)
-	p, _ := provenancePeer(t, srv, srv.Token)
-	must(t, os.MkdirAll(p.dir, 0o755))
-	p.write(t, "a.md", "one")
-	p.sync(t)
+	p, _ := syncedProvenancePeer(t, srv)
 	ctx := context.Background()
 	must(t, p.eng.RefreshProvenance(ctx))
 	path, err := ProvenancePath(p.state, testRepo, srv.URL)
@@ -239,10 +246,7 @@ func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
 // makes the record for the engine's checksum with the file unreadable.
 func TestRefreshProvenanceReadsTheEnginesState(t *testing.T) {
 	srv := servertest.Start(t)
-	p, history := provenancePeer(t, srv, srv.Token)
-	must(t, os.MkdirAll(p.dir, 0o755))
-	p.write(t, "a.md", "one")
-	p.sync(t)
+	p, history := syncedProvenancePeer(t, srv)
 	statePath := filepath.Join(repoStateDir(p.state, testRepo, p.eng.remote.Host()), stateFile)
 	must(t, os.WriteFile(statePath, []byte("not a state"), 0o600))
 	if err := p.eng.RefreshProvenance(context.Background()); err != nil || history.n.Load() == 0 {
