@@ -128,6 +128,9 @@ func (sc scenario) run(t *testing.T) {
 	if err := waitFile(ctx, filepath.Join(bob.team, noteName), written); err != nil {
 		t.Fatal(err)
 	}
+	if err := waitProvenance(ctx, bob, srv.URL, noteName, written, alice.name); err != nil {
+		t.Fatal(err)
+	}
 	checkServer(t, srv, alice.token, written)
 
 	if _, err := bob.ask(ctx, "What does the team know about the build?"); err != nil {

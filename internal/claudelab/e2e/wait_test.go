@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -30,6 +33,34 @@ func waitStatus(ctx context.Context, lab *proclab.Lab, u *user, what string, don
 			return fmt.Errorf("%s's daemon exited before it could %s: %s", u.name, what, u.daemon.LogTail())
 		case time.Now().After(deadline):
 			return fmt.Errorf("%s's daemon did not %s within %s: status %s %v; log: %s", u.name, what, syncTimeout, out, err, u.daemon.LogTail())
+		}
+		if err := proclab.Pause(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// waitProvenance polls u's provenance record until it names author as
+// the last writer of key as it holds value, bounded by syncTimeout. The
+// session-start hook reads that record, which the daemon refreshes from
+// the server's history once the repo has been quiet for half a second
+// after a pull; until then the hook shows the note as a local change.
+func waitProvenance(ctx context.Context, u *user, server, key, value, author string) error {
+	path, err := memsync.ProvenancePath(filepath.Join(u.home, ".local", "state", "teammemd"), repo, server)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(syncTimeout)
+	for {
+		p, err := memsync.LoadProvenance(path)
+		if err == nil {
+			if c, ok := p.Keys[key]; ok && c.Checksum == api.EntryChecksum(value) && strings.Contains(c.Subject, author) {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s's provenance record %s did not name %s for %s within %s: %+v, %v; log: %s",
+				u.name, path, author, key, syncTimeout, p, err, u.daemon.LogTail())
 		}
 		if err := proclab.Pause(ctx, 100*time.Millisecond); err != nil {
 			return err
