@@ -128,7 +128,7 @@ func (sc scenario) run(t *testing.T) {
 	if err := waitFile(ctx, filepath.Join(bob.team, noteName), written); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitProvenance(ctx, bob, srv.URL, noteName, written, alice.name); err != nil {
+	if err := waitHook(ctx, lab, bob, n.description, alice.name); err != nil {
 		t.Fatal(err)
 	}
 	checkServer(t, srv, alice.token, written)

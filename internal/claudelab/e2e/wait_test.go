@@ -1,19 +1,18 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server/api"
-	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -40,27 +39,28 @@ func waitStatus(ctx context.Context, lab *proclab.Lab, u *user, what string, don
 	}
 }
 
-// waitProvenance polls u's provenance record until it names author as
-// the last writer of key as it holds value, bounded by syncTimeout. The
-// session-start hook reads that record, which the daemon refreshes from
-// the server's history once the repo has been quiet for half a second
-// after a pull; until then the hook shows the note as a local change.
-func waitProvenance(ctx context.Context, u *user, server, key, value, author string) error {
-	path, err := memsync.ProvenancePath(filepath.Join(u.home, ".local", "state", "teammemd"), repo, server)
+// waitHook runs the session-start hook as u, in u's checkout, until a
+// line of its output holds both want and author, bounded by syncTimeout.
+// The hook names who last changed a note from the daemon's provenance
+// record, which the daemon refreshes from the server's history once the
+// repo has been quiet for half a second after a pull; until then it shows
+// the note as a local change.
+func waitHook(ctx context.Context, lab *proclab.Lab, u *user, want, author string) error {
+	in, err := json.Marshal(map[string]string{"cwd": u.checkout})
 	if err != nil {
 		return err
 	}
 	deadline := time.Now().Add(syncTimeout)
 	for {
-		p, err := memsync.LoadProvenance(path)
-		if err == nil {
-			if c, ok := p.Keys[key]; ok && c.Checksum == api.EntryChecksum(value) && strings.Contains(c.Subject, author) {
+		out, err := lab.Run(ctx, u.shellEnv(), bytes.NewReader(in), "hook", "session-start")
+		for line := range strings.Lines(out) {
+			if strings.Contains(line, want) && strings.Contains(line, author) {
 				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s's provenance record %s did not name %s for %s within %s: %+v, %v; log: %s",
-				u.name, path, author, key, syncTimeout, p, err, u.daemon.LogTail())
+			return fmt.Errorf("%s's session-start hook did not name %s for %q within %s: %s %v; log: %s",
+				u.name, author, want, syncTimeout, out, err, u.daemon.LogTail())
 		}
 		if err := proclab.Pause(ctx, 100*time.Millisecond); err != nil {
 			return err
