@@ -149,18 +149,22 @@ func measureRounds(ctx context.Context, peers []peer, o options, progress io.Wri
 		order := turn(len(rigs), round)
 		for _, i := range order {
 			fmt.Fprintf(progress, "daemonbench: round %d: %s edits\n", round, rigs[i].p.name())
-			e, err := rigs[i].edits(ctx, o.edits, o.gap)
+			var e editResult
+			cpu, err := cpuOver(rigs[i].p, func() (err error) { e, err = rigs[i].edits(ctx, o.edits, o.gap); return err })
 			if err != nil {
 				return nil, fmt.Errorf("edits: %w", err)
 			}
+			e.cpu = cpu
 			res[i] = roundResult{round: round, peer: rigs[i].p.name(), edits: e}
 		}
 		for _, i := range order {
 			fmt.Fprintf(progress, "daemonbench: round %d: %s burst\n", round, rigs[i].p.name())
-			b, err := rigs[i].burst(ctx, o.burst, o.size, round)
+			var b burstResult
+			cpu, err := cpuOver(rigs[i].p, func() (err error) { b, err = rigs[i].burst(ctx, o.burst, o.size, round); return err })
 			if err != nil {
 				return nil, fmt.Errorf("burst: %w", err)
 			}
+			b.cpu = cpu
 			res[i].burst = b
 		}
 		out = append(out, res...)

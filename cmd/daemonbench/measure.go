@@ -37,6 +37,20 @@ type peer interface {
 	pids() []int
 }
 
+// cpuOver runs run and returns the CPU time, user and system, the
+// peer's processes used meanwhile.
+func cpuOver(p peer, run func() error) (time.Duration, error) {
+	before, err := cpuTime(p)
+	if err != nil {
+		return 0, err
+	}
+	if err := run(); err != nil {
+		return 0, err
+	}
+	after, err := cpuTime(p)
+	return after - before, err
+}
+
 // cpuTime is the CPU time, user and system, the peer's processes have
 // used so far.
 func cpuTime(p peer) (time.Duration, error) {
@@ -99,7 +113,7 @@ func (r *rig) warmUp(ctx context.Context) error {
 type editResult struct {
 	overheads []time.Duration // sorted
 	ticking   int             // saves sent at a tick of a timer already running
-	cpu       time.Duration   // the peer's processes' CPU time over the edits
+	cpu       time.Duration   // the peer's processes' CPU time over the edits (set by measureRounds)
 }
 
 // cpuPerSave is the peer's CPU time over the edits, pauses included,
@@ -131,10 +145,6 @@ func (e editResult) max() time.Duration { return e.overheads[len(e.overheads)-1]
 func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, error) {
 	const rel = "MEMORY.md"
 	var starts, landings []time.Time
-	cpu0, err := cpuTime(r.p)
-	if err != nil {
-		return editResult{}, err
-	}
 	for i := range n {
 		if err := pause(ctx, gap); err != nil {
 			return editResult{}, err
@@ -146,15 +156,11 @@ func (r *rig) edits(ctx context.Context, n int, gap time.Duration) (editResult, 
 		}
 		starts, landings = append(starts, start), append(landings, landed)
 	}
-	cpu1, err := cpuTime(r.p)
-	if err != nil {
-		return editResult{}, err
-	}
 	holds, err := r.p.holds(rel, starts)
 	if err != nil {
 		return editResult{}, err
 	}
-	res := editResult{cpu: cpu1 - cpu0}
+	var res editResult
 	for i, h := range holds {
 		held := r.p.delay()
 		if h.ticking {
@@ -173,7 +179,7 @@ type burstResult struct {
 	write     time.Duration // writing them on A
 	lastFile  time.Duration // from the first write until the last file is on B
 	afterLast time.Duration // from the last write until the last file is on B, minus the delay
-	cpu       time.Duration // the peer's processes' CPU time from the first write until the last file is on B
+	cpu       time.Duration // the peer's processes' CPU time over the burst (set by measureRounds)
 }
 
 // burst writes files of size bytes on A as fast as it can and waits until
@@ -187,10 +193,6 @@ func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, e
 	want := make(map[string][32]byte, files)
 	if err := os.MkdirAll(filepath.Join(r.a, "burst"), 0o755); err != nil {
 		return burstResult{}, fmt.Errorf("create burst directory: %w", err)
-	}
-	cpu0, err := cpuTime(r.p)
-	if err != nil {
-		return burstResult{}, err
 	}
 	start := time.Now()
 	for i := range files {
@@ -206,10 +208,6 @@ func (r *rig) burst(ctx context.Context, files, size, round int) (burstResult, e
 	if err != nil {
 		return burstResult{}, fmt.Errorf("%s: %w", r.p.name(), err)
 	}
-	cpu1, err := cpuTime(r.p)
-	if err != nil {
-		return burstResult{}, err
-	}
 	return burstResult{files: files, write: written.Sub(start), lastFile: done.Sub(start),
-		afterLast: done.Sub(written) - r.p.delay(), cpu: cpu1 - cpu0}, nil
+		afterLast: done.Sub(written) - r.p.delay()}, nil
 }
