@@ -53,8 +53,8 @@ type teamDir struct {
 	// holds are the engine's.
 	lane *LaneFiles
 	// warm is what Warm read ahead, which a scan trusts as it trusts the
-	// index (see indexFile): taken by the session's first scan, and what
-	// its push's checks take their content from.
+	// index (see indexFile): taken by the session's first scan that finds
+	// any, and what its push's checks take their content from.
 	warm map[string]warmFile
 }
 
