@@ -24,15 +24,19 @@ type identityRead struct {
 }
 
 // storeIdentity keeps the store's identity for the header of every
-// response: read on first use and again once identityRefresh has passed,
-// by one request while the others use the identity read before. A read
-// that fails keeps the last identity; with none yet, responses go without
-// the header.
+// response. While the server serves, watch reads it every identityRefresh
+// and requests use the last read; otherwise it is read on first use and
+// again once identityRefresh has passed, by one request while the others
+// use the identity read before. A read that fails keeps the last identity;
+// with none yet, responses go without the header.
 type storeIdentity struct {
 	src  storeIdentifier // nil for a store without an identity
 	now  func() time.Time
-	mu   sync.Mutex // held by the request reading the identity
+	mu   sync.Mutex // held by whoever reads the identity
 	last atomic.Pointer[identityRead]
+	// watched counts the watches running: while one runs, a request never
+	// reads the store once an identity is known.
+	watched atomic.Int32
 }
 
 // get returns the store's identity, "" when it has none or none could be
@@ -42,7 +46,7 @@ func (c *storeIdentity) get(ctx context.Context) string {
 		return ""
 	}
 	last := c.last.Load()
-	if last != nil && c.now().Sub(last.at) < identityRefresh {
+	if last != nil && (c.watched.Load() > 0 || c.now().Sub(last.at) < identityRefresh) {
 		return last.id
 	}
 	if !c.mu.TryLock() {
@@ -55,12 +59,36 @@ func (c *storeIdentity) get(ctx context.Context) string {
 	if cur := c.last.Load(); cur != last {
 		return cur.id // read while this request waited
 	}
-	return c.read(ctx, last)
+	return c.read(context.WithoutCancel(ctx), last) // the read serves the requests after it too
+}
+
+// watch reads the identity now and every identityRefresh until ctx is
+// done, so that no request waits on the read: a daemon's save after a
+// pause would otherwise find the last read too old and read the store on
+// its way.
+func (c *storeIdentity) watch(ctx context.Context) {
+	if c.src == nil {
+		return
+	}
+	c.watched.Add(1)
+	defer c.watched.Add(-1)
+	t := time.NewTicker(identityRefresh)
+	defer t.Stop()
+	for {
+		c.mu.Lock()
+		c.read(ctx, c.last.Load())
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // read reads the identity, keeping last when the read fails.
 func (c *storeIdentity) read(ctx context.Context, last *identityRead) string {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), identityTimeout)
+	ctx, cancel := context.WithTimeout(ctx, identityTimeout)
 	defer cancel()
 	id, err := c.src.StoreID(ctx)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -58,4 +59,57 @@ func TestStoreIDHeader(t *testing.T) {
 	if got := call(s, tok, http.MethodGet, target, "").Header().Get(api.StoreIDHeader); got != fresh {
 		t.Errorf("%s %s after new-store-id = %q, want %q", api.StoreIDHeader, identityRefresh, got, fresh)
 	}
+}
+
+// countedIdentity is a store identity that counts its reads.
+type countedIdentity struct {
+	id    atomic.Value // string
+	reads atomic.Int32
+}
+
+func (c *countedIdentity) StoreID(context.Context) (string, error) {
+	c.reads.Add(1)
+	return c.id.Load().(string), nil
+}
+
+// TestStoreIDWatched checks that while the identity is watched (as while
+// the server serves), it is read every identityRefresh and no request
+// reads it, however old the last read; once the watch ends, a request
+// reads a stale identity again.
+func TestStoreIDWatched(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &countedIdentity{}
+		src.id.Store("one")
+		var late atomic.Bool // the clock requests see, an hour ahead
+		c := &storeIdentity{src: src, now: func() time.Time {
+			if late.Load() {
+				return time.Now().Add(time.Hour)
+			}
+			return time.Now()
+		}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			c.watch(ctx)
+			close(done)
+		}()
+		synctest.Wait()
+		late.Store(true)
+		if got := c.get(context.Background()); got != "one" || src.reads.Load() != 1 {
+			t.Errorf("get() = %q after %d reads, want one after the watch's one read", got, src.reads.Load())
+		}
+		src.id.Store("two")
+		time.Sleep(identityRefresh)
+		synctest.Wait()
+		if got := c.get(context.Background()); got != "two" || src.reads.Load() != 2 {
+			t.Errorf("get() %v later = %q after %d reads, want two after the watch's two reads", identityRefresh, got, src.reads.Load())
+		}
+		cancel()
+		<-done
+		src.id.Store("three")
+		time.Sleep(identityRefresh)
+		if got := c.get(context.Background()); got != "three" {
+			t.Errorf("get() with the watch over and the last read stale = %q, want three", got)
+		}
+	})
 }

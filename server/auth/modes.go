@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -235,4 +236,13 @@ func jwtHeader(s string) (jwtHead, bool) {
 		return h, false
 	}
 	return h, json.Unmarshal(raw, &h) == nil
+}
+
+// WatchRevocations watches the static tokens' revocations until ctx is
+// done (TokenAuthenticator.WatchRevocations); with static tokens off it
+// returns at once.
+func (m *Modes) WatchRevocations(ctx context.Context, log *slog.Logger) {
+	if m.token != nil {
+		m.token.WatchRevocations(ctx, log)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -12,9 +13,16 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// CacheTTL is how long a TokenAuthenticator trusts a token it has looked up.
-// A revoked token stops working at most this long after the revocation.
+// CacheTTL is how long a TokenAuthenticator trusts a token it has looked up,
+// and, while it watches the store's revocations (WatchRevocations), how long
+// after the last check that found none. A revoked token stops working at
+// most this long after the revocation.
 const CacheTTL = 5 * time.Second
+
+// heldFor is how long a looked-up token stays in the cache while the
+// revocation watch vouches for it: long enough that a daemon saving every
+// few minutes finds its token there.
+const heldFor = time.Hour
 
 // maxCached bounds the positive cache; when full, expired entries are dropped
 // and, if none had expired, the whole cache is cleared.
@@ -24,11 +32,14 @@ const maxCached = 4096
 const maxBearerBytes = 1024
 
 // TokenAuthenticator authenticates API tokens against a token store. It keeps
-// a short positive cache keyed by the token's hash (never the secret), so a
+// a positive cache keyed by the token's hash (never the secret), so a
 // request costs one hash and a map lookup; unknown tokens are never cached.
+// A cached token is trusted for CacheTTL after its lookup, and as long as
+// WatchRevocations finds no revocation since.
 type TokenAuthenticator struct {
 	tokens store.Tokens
-	cache  *verdictCache[Principal]
+	cache  *verdictCache[tokenVerdict]
+	watch  atomic.Pointer[revocationWatch]
 	// lookups shares one store lookup among the requests that present a
 	// token at once, such as every daemon of a team reconnecting.
 	lookups singleflight.Group
@@ -36,7 +47,17 @@ type TokenAuthenticator struct {
 
 // NewTokenAuthenticator returns an Authenticator over tokens.
 func NewTokenAuthenticator(tokens store.Tokens) *TokenAuthenticator {
-	return &TokenAuthenticator{tokens: tokens, cache: newVerdictCache[Principal](maxCached)}
+	a := &TokenAuthenticator{tokens: tokens, cache: newVerdictCache[tokenVerdict](maxCached)}
+	a.watch.Store(&revocationWatch{})
+	return a
+}
+
+// tokenVerdict is a token looked up: its principal, when and under which
+// generation of the revocation watch.
+type tokenVerdict struct {
+	p   Principal
+	at  time.Time
+	gen uint64
 }
 
 // Authenticate implements Authenticator. Errors never include the bearer.
@@ -46,10 +67,11 @@ func (a *TokenAuthenticator) Authenticate(ctx context.Context, bearer string) (P
 	}
 	hash := HashToken(bearer)
 	now := time.Now()
-	if p, ok := a.cache.get(hash, now); ok {
-		return p.clone(), nil
+	if v, ok := a.cache.get(hash, now); ok && a.trusted(v, now) {
+		return v.p.clone(), nil
 	}
-	res := a.lookups.DoChan(hash, func() (any, error) { return a.lookup(ctx, hash, now) })
+	gen := a.watch.Load().gen // before the lookup: a revocation found meanwhile moves it
+	res := a.lookups.DoChan(hash, func() (any, error) { return a.lookup(ctx, hash, now, gen) })
 	select {
 	case r := <-res:
 		if r.Err != nil {
@@ -67,7 +89,7 @@ const lookupTimeout = 10 * time.Second
 // lookup reads the token with hash from the store and caches its principal.
 // It runs for every request that asked meanwhile, so the first one's
 // cancellation does not end it.
-func (a *TokenAuthenticator) lookup(ctx context.Context, hash string, now time.Time) (Principal, error) {
+func (a *TokenAuthenticator) lookup(ctx context.Context, hash string, now time.Time, gen uint64) (Principal, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
 	defer cancel()
 	tok, err := a.tokens.TokenByHash(ctx, hash)
@@ -81,6 +103,6 @@ func (a *TokenAuthenticator) lookup(ctx context.Context, hash string, now time.T
 		return Principal{}, ErrUnauthenticated
 	}
 	p := Principal{Subject: tok.Subject, Mode: ModeToken, TokenID: tok.ID, Grants: slices.Clone(tok.Grants)}
-	a.cache.put(hash, p.clone(), now.Add(CacheTTL), now)
+	a.cache.put(hash, tokenVerdict{p: p.clone(), at: now, gen: gen}, now.Add(heldFor), now)
 	return p, nil
 }

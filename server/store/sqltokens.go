@@ -19,6 +19,7 @@ const (
 	tokenByID    = "SELECT " + tokenColumns + " FROM tokens WHERE id = $1"
 	listTokens   = "SELECT " + tokenColumns + " FROM tokens ORDER BY created_at, id"
 	revokeTokens = "UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2"
+	countTokens  = "SELECT count(*), count(revoked_at) FROM tokens"
 )
 
 // SQLTokens implements Tokens on a backend's SQL.
@@ -89,6 +90,21 @@ func (s SQLTokens) RevokeToken(ctx context.Context, id string, at time.Time) err
 		return ErrTokenNotFound
 	}
 	return nil
+}
+
+// TokenCounts implements Tokens.
+func (s SQLTokens) TokenCounts(ctx context.Context) (TokenCounts, error) {
+	c, _, err := queryFirst(ctx, s.DB, func(r Scanner) (TokenCounts, error) {
+		var c TokenCounts
+		if err := r.Scan(&c.Tokens, &c.Revoked); err != nil {
+			return c, fmt.Errorf("read token counts: %w", err)
+		}
+		return c, nil
+	}, countTokens)
+	if err != nil {
+		return TokenCounts{}, fmt.Errorf("count tokens: %w", err)
+	}
+	return c, nil
 }
 
 // scanToken reads a row of tokenColumns.

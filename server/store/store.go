@@ -268,4 +268,16 @@ type Tokens interface {
 	// RevokeToken revokes the token with this ID, or returns
 	// ErrTokenNotFound.
 	RevokeToken(ctx context.Context, id string, at time.Time) error
+	// TokenCounts counts the tokens the store holds and how many of them
+	// are revoked.
+	TokenCounts(ctx context.Context) (TokenCounts, error)
+}
+
+// TokenCounts is how many tokens a store holds and how many of them are
+// revoked. A token is never deleted, its grants never change and a
+// revoked token is never valid again, so a revocation always moves it: a
+// server that finds it unchanged knows every token it looked up since is
+// as it was (auth.TokenAuthenticator.WatchRevocations).
+type TokenCounts struct {
+	Tokens, Revoked int64
 }

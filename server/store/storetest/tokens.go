@@ -20,6 +20,7 @@ func RunTokens(t *testing.T, open TokensOpener) {
 		{"List", testListTokens},
 		{"Revoke", testRevokeToken},
 		{"Duplicate", testDuplicateToken},
+		{"Counts", testTokenCounts},
 	})
 }
 
@@ -130,4 +131,27 @@ func testDuplicateToken(t *testing.T, s store.Tokens) {
 	if list, err := s.ListTokens(ctx); err != nil || len(list) != 1 {
 		t.Errorf("ListTokens() = %d tokens, %v, want 1, nil", len(list), err)
 	}
+}
+
+func testTokenCounts(t *testing.T, s store.Tokens) {
+	ctx := context.Background()
+	want := func(step string, tokens, revoked int64) {
+		t.Helper()
+		got, err := s.TokenCounts(ctx)
+		if err != nil || got != (store.TokenCounts{Tokens: tokens, Revoked: revoked}) {
+			t.Errorf("TokenCounts(%s) = %+v, %v, want %d tokens, %d revoked", step, got, err, tokens, revoked)
+		}
+	}
+	want("empty", 0, 0)
+	create(t, s, token("t1", 1))
+	create(t, s, token("t2", 2))
+	want("two tokens", 2, 0)
+	if err := s.RevokeToken(ctx, "t2", at(10)); err != nil {
+		t.Fatalf("RevokeToken(t2) error = %v", err)
+	}
+	want("one revoked", 2, 1)
+	if err := s.RevokeToken(ctx, "t2", at(20)); err != nil {
+		t.Fatalf("RevokeToken(t2 again) error = %v", err)
+	}
+	want("revoked again", 2, 1)
 }
