@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 )
@@ -68,6 +69,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if r.Method == http.MethodPut {
+			savetrace.Mark("server.request", "") // before the credential check
+		}
 		if id := s.identity.get(r.Context()); id != "" {
 			w.Header().Set(api.StoreIDHeader, id)
 		}

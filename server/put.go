@@ -62,6 +62,7 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 	if err := s.scan(ctx, req); err != nil {
 		return api.PutResponse{}, err
 	}
+	savetrace.Mark("server.scanned", "")
 	if s.ReviewRequired(repo) {
 		return s.proposeWrite(ctx, p, repo, ifMatch, req)
 	}
