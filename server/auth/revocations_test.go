@@ -1,7 +1,6 @@
 package auth_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -59,10 +58,10 @@ func newWatched(t *testing.T, st store.Tokens, subject string) (secret, id strin
 // the test's bubble ends it, and returns once its first check is made.
 func watch(t *testing.T, w interface {
 	WatchRevocations(context.Context, *slog.Logger)
-}) *syncBuffer {
+}) *logBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var logs syncBuffer
+	var logs logBuffer
 	var wg sync.WaitGroup
 	wg.Go(func() { w.WatchRevocations(ctx, slog.New(slog.NewTextHandler(&logs, nil))) })
 	t.Cleanup(func() {
@@ -71,24 +70,6 @@ func watch(t *testing.T, w interface {
 	})
 	synctest.Wait()
 	return &logs
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func wantAccepted(t *testing.T, a auth.Authenticator, secret, when string) {
@@ -107,26 +88,47 @@ func wantRefused(t *testing.T, a auth.Authenticator, secret, when string) {
 
 // TestWatchedTokenNeedsNoLookup checks that while the revocation watch
 // finds no revocation, a token looked up once is not looked up again, as
-// a daemon saving after a pause needs: without the watch, each request
-// more than CacheTTL after the lookup reads the store.
+// a daemon saving after a pause needs, both on the token authenticator and
+// on the auth modes that hold one: without the watch, each request more
+// than CacheTTL after the lookup reads the store.
 func TestWatchedTokenNeedsNoLookup(t *testing.T) {
-	st := openTokens(t)
-	synctest.Test(t, func(t *testing.T) {
-		w := &watchedTokens{Tokens: st}
-		secret, _ := newWatched(t, st, "ann")
+	for _, kind := range []string{"tokens", "modes"} {
+		t.Run(kind, func(t *testing.T) {
+			st := openTokens(t)
+			synctest.Test(t, func(t *testing.T) {
+				w := &watchedTokens{Tokens: st}
+				secret, _ := newWatched(t, st, "ann")
+				a := watchedAuthenticator(t, kind, w)
+				for i := range 5 {
+					wantAccepted(t, a, secret, "after a pause")
+					time.Sleep(3 * auth.CacheTTL)
+					if i == 0 {
+						newWatched(t, st, "bob") // a new token revokes nothing
+					}
+				}
+				if got := w.lookups.Load(); got != 1 {
+					t.Errorf("5 requests %v apart looked the token up %d times, want 1", 3*auth.CacheTTL, got)
+				}
+			})
+		})
+	}
+}
+
+// watchedAuthenticator is a token authenticator ("tokens") or the auth
+// modes with static tokens on ("modes") over w, its revocations watched.
+func watchedAuthenticator(t *testing.T, kind string, w store.Tokens) auth.Authenticator {
+	t.Helper()
+	if kind == "tokens" {
 		a := auth.NewTokenAuthenticator(w)
 		watch(t, a)
-		for i := range 5 {
-			wantAccepted(t, a, secret, "after a pause")
-			time.Sleep(3 * auth.CacheTTL)
-			if i == 0 {
-				newWatched(t, st, "bob") // a new token revokes nothing
-			}
-		}
-		if got := w.lookups.Load(); got != 1 {
-			t.Errorf("5 requests %v apart looked the token up %d times, want 1", 3*auth.CacheTTL, got)
-		}
-	})
+		return a
+	}
+	m, err := auth.New(auth.Config{}, w, auth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch(t, m)
+	return m
 }
 
 // TestWatchedRevocationTakesEffect checks that a token trusted through the
@@ -208,27 +210,6 @@ func TestLookupDuringCheckTrustedForTTL(t *testing.T) {
 		wantAccepted(t, a, secret, "after CacheTTL")
 		if got := w.lookups.Load(); got != 2 {
 			t.Errorf("lookups = %d, want 2: a lookup across a revocation is trusted for CacheTTL only", got)
-		}
-	})
-}
-
-// TestModesWatchStaticTokens checks that the auth modes run the static
-// tokens' revocation watch.
-func TestModesWatchStaticTokens(t *testing.T) {
-	st := openTokens(t)
-	synctest.Test(t, func(t *testing.T) {
-		w := &watchedTokens{Tokens: st}
-		secret, _ := newWatched(t, st, "ann")
-		m, err := auth.New(auth.Config{}, w, auth.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		watch(t, m)
-		wantAccepted(t, m, secret, "first")
-		time.Sleep(3 * auth.CacheTTL)
-		wantAccepted(t, m, secret, "after a pause")
-		if got := w.lookups.Load(); got != 1 {
-			t.Errorf("lookups = %d, want 1", got)
 		}
 	})
 }
