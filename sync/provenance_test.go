@@ -98,12 +98,20 @@ func TestProvenancePath(t *testing.T) {
 	}
 }
 
-// historyCounter counts the history requests through a transport.
-type historyCounter struct{ n atomic.Int64 }
+// historyCounter counts the history requests through a transport, and
+// keeps the limit of the first one since reset.
+type historyCounter struct {
+	n          atomic.Int64
+	firstLimit atomic.Value // string
+}
+
+// reset forgets the first limit.
+func (c *historyCounter) reset() { c.firstLimit.Store("") }
 
 func (c *historyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(req.URL.Path, api.HistoryPath) {
 		c.n.Add(1)
+		c.firstLimit.CompareAndSwap("", req.URL.Query().Get(api.ParamLimit))
 		if req.URL.Query().Get(api.ParamContent) != "false" {
 			return nil, errors.New("history asked with content")
 		}
@@ -115,6 +123,7 @@ func (c *historyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 func provenancePeer(t *testing.T, srv *servertest.Server, token string) (*peer, *historyCounter) {
 	t.Helper()
 	c := &historyCounter{}
+	c.reset()
 	client, err := NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}), WithTransport(c), WithRetry(0, time.Millisecond, time.Millisecond))
 	must(t, err)
 	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
@@ -183,19 +192,21 @@ func TestRefreshProvenance(t *testing.T) {
 }
 
 // TestRefreshProvenanceCarriesOn: a refresh after one more write reads
-// one page of history and keeps, from the record before it, the key whose
-// only revision lies pages below.
+// one page of history, of two revisions (the write's and the one below
+// the record), and keeps, from the record before it, the key whose only
+// revision lies pages below; after a write of three keys at one version,
+// it reads on to the record's version.
 func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	srv := servertest.Start(t)
 	ctx := context.Background()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	apply := func(key, value string) {
-		_, err := srv.Store.Apply(ctx, store.Write{Repo: testRepo, Entries: map[string]string{key: value}, Subject: "ann", Time: at})
+	apply := func(entries map[string]string) {
+		_, err := srv.Store.Apply(ctx, store.Write{Repo: testRepo, Entries: entries, Subject: "ann", Time: at})
 		must(t, err)
 	}
-	apply("old.md", "old")
+	apply(map[string]string{"old.md": "old"})
 	for i := range historyPageSize + 10 {
-		apply("busy.md", strings.Repeat("x", i+1))
+		apply(map[string]string{"busy.md": strings.Repeat("x", i+1)})
 	}
 	p, history := provenancePeer(t, srv, srv.Token)
 	must(t, os.MkdirAll(p.dir, 0o755))
@@ -204,11 +215,12 @@ func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	if n := history.n.Load(); n != 2 {
 		t.Errorf("first refresh sent %d history requests, want 2", n)
 	}
-	apply("busy.md", "last")
+	apply(map[string]string{"busy.md": "last"})
 	p.sync(t)
+	history.reset()
 	must(t, p.eng.RefreshProvenance(ctx))
-	if n := history.n.Load(); n != 3 {
-		t.Errorf("refresh after one write sent %d history requests in all, want 3", n)
+	if n, limit := history.n.Load(), history.firstLimit.Load(); n != 3 || limit != "2" {
+		t.Errorf("refresh after one write sent %d history requests in all, the first of limit %s, want 3, limit 2", n, limit)
 	}
 	got := loadProvenance(t, p)
 	if c := got.Keys["old.md"]; c.Version != 1 || c.Checksum != api.EntryChecksum("old") || c.Subject != "ann" {
@@ -216,6 +228,19 @@ func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	}
 	if c := got.Keys["busy.md"]; c.Checksum != api.EntryChecksum("last") || c.Version != got.Version {
 		t.Errorf("provenance of busy.md = %+v, want the last write, version %d", c, got.Version)
+	}
+	three := map[string]string{"busy.md": "three", "x.md": "x", "y.md": "y"}
+	apply(three)
+	p.sync(t)
+	must(t, p.eng.RefreshProvenance(ctx))
+	got = loadProvenance(t, p)
+	for k, v := range three {
+		if c := got.Keys[k]; c.Checksum != api.EntryChecksum(v) || c.Version != got.Version {
+			t.Errorf("provenance of %s after a write of three keys = %+v, want %q at version %d", k, c, v, got.Version)
+		}
+	}
+	if c := got.Keys["old.md"]; c.Version != 1 || !got.Complete {
+		t.Errorf("provenance of old.md after a write of three keys = %+v (complete %v), want version 1, complete", c, got.Complete)
 	}
 }
 

@@ -11,10 +11,23 @@ import (
 // provenance reads: at historyPageSize revisions a page, 10,000 revisions.
 const provenancePages = 20
 
-// carryPageSize is the size of the first page of a refresh that carries
-// on from an earlier record: a sync or two since then wrote a few
-// revisions, and the first older than the record ends the walk.
+// carryPageSize bounds the first page of a refresh that carries on from
+// an earlier record: a sync or two since then wrote a few revisions, and
+// the first older than the record ends the walk.
 const carryPageSize = 50
+
+// carryLimit is the size of the first page of a refresh of st that carries
+// on from old: one revision for each version since old's and one more, at
+// or below old's version, which ends the walk, when the state knows its
+// version; at most carryPageSize. A version that wrote several keys has
+// as many revisions, which the next pages bring.
+func carryLimit(st *State, old *Provenance) int {
+	n := st.LastKnownVersion - old.Version
+	if st.LastKnownVersion == 0 || n < 1 || n >= carryPageSize {
+		return carryPageSize
+	}
+	return int(n) + 1
+}
 
 // RefreshProvenance rewrites the repo's provenance file (Provenance) from
 // the server's history, read newest first without content until every key
@@ -75,7 +88,7 @@ func (e *Engine) walkHistory(ctx context.Context, st *State, old *Provenance) (*
 	}
 	cursor, limit := "", historyPageSize
 	if old != nil {
-		limit = carryPageSize
+		limit = carryLimit(st, old)
 	}
 	for pages := 1; !w.covered(); pages++ {
 		if pages > provenancePages {
