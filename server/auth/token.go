@@ -19,6 +19,12 @@ import (
 // most this long after the revocation.
 const CacheTTL = 5 * time.Second
 
+// maxTokensCached bounds the token cache: more than the 10,000 change
+// waits a server holds by default (max_waiters), each of a token of its
+// own, so that while the revocation watch vouches for them none is dropped
+// for room and looked up again.
+const maxTokensCached = 16384
+
 // heldFor is how long a looked-up token stays in the cache while the
 // revocation watch vouches for it: long enough that a daemon saving every
 // few minutes finds its token there.
@@ -47,7 +53,7 @@ type TokenAuthenticator struct {
 
 // NewTokenAuthenticator returns an Authenticator over tokens.
 func NewTokenAuthenticator(tokens store.Tokens) *TokenAuthenticator {
-	a := &TokenAuthenticator{tokens: tokens, cache: newVerdictCache[tokenVerdict](maxCached)}
+	a := &TokenAuthenticator{tokens: tokens, cache: newVerdictCache[tokenVerdict](maxTokensCached)}
 	a.watch.Store(&revocationWatch{})
 	return a
 }
