@@ -24,8 +24,8 @@ type identityRead struct {
 }
 
 // storeIdentity keeps the store's identity for the header of every
-// response. While the server serves, watch reads it every identityRefresh
-// and requests use the last read; otherwise it is read on first use and
+// response. While the server serves, watchStore reads it every
+// storeWatchEvery and requests use the last read; otherwise it is read on first use and
 // again once identityRefresh has passed, by one request while the others
 // use the identity read before. A read that fails keeps the last identity;
 // with none yet, responses go without the header.
@@ -34,8 +34,8 @@ type storeIdentity struct {
 	now  func() time.Time
 	mu   sync.Mutex // held by whoever reads the identity
 	last atomic.Pointer[identityRead]
-	// watched counts the watches running: while one runs, a request never
-	// reads the store once an identity is known.
+	// watched counts the watchStore loops running: while one runs, a
+	// request never reads the store once an identity is known.
 	watched atomic.Int32
 }
 
@@ -62,28 +62,14 @@ func (c *storeIdentity) get(ctx context.Context) string {
 	return c.read(context.WithoutCancel(ctx), last) // the read serves the requests after it too
 }
 
-// watch reads the identity now and every identityRefresh until ctx is
-// done, so that no request waits on the read: a daemon's save after a
-// pause would otherwise find the last read too old and read the store on
-// its way.
-func (c *storeIdentity) watch(ctx context.Context) {
+// refresh reads the identity again, for watchStore.
+func (c *storeIdentity) refresh(ctx context.Context) {
 	if c.src == nil {
 		return
 	}
-	c.watched.Add(1)
-	defer c.watched.Add(-1)
-	t := time.NewTicker(identityRefresh)
-	defer t.Stop()
-	for {
-		c.mu.Lock()
-		c.read(ctx, c.last.Load())
-		c.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.read(ctx, c.last.Load())
 }
 
 // read reads the identity, keeping last when the read fails.

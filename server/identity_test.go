@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
@@ -72,10 +74,10 @@ func (c *countedIdentity) StoreID(context.Context) (string, error) {
 	return c.id.Load().(string), nil
 }
 
-// TestStoreIDWatched checks that while the identity is watched (as while
-// the server serves), it is read every identityRefresh and no request
-// reads it, however old the last read; once the watch ends, a request
-// reads a stale identity again.
+// TestStoreIDWatched checks that while the server watches its store (as
+// while it serves), the identity is read every storeWatchEvery and no
+// request reads it, however old the last read; once the watch ends, a
+// request reads a stale identity again.
 func TestStoreIDWatched(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &countedIdentity{}
@@ -87,10 +89,11 @@ func TestStoreIDWatched(t *testing.T) {
 			}
 			return time.Now()
 		}}
+		s := &Server{identity: c, auth: allowAll{}, log: slog.New(slog.DiscardHandler)}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {
-			c.watch(ctx)
+			s.watchStore(ctx)
 			close(done)
 		}()
 		synctest.Wait()
@@ -99,10 +102,10 @@ func TestStoreIDWatched(t *testing.T) {
 			t.Errorf("get() = %q after %d reads, want one after the watch's one read", got, src.reads.Load())
 		}
 		src.id.Store("two")
-		time.Sleep(identityRefresh)
+		time.Sleep(storeWatchEvery)
 		synctest.Wait()
 		if got := c.get(context.Background()); got != "two" || src.reads.Load() != 2 {
-			t.Errorf("get() %v later = %q after %d reads, want two after the watch's two reads", identityRefresh, got, src.reads.Load())
+			t.Errorf("get() %v later = %q after %d reads, want two after the watch's two reads", storeWatchEvery, got, src.reads.Load())
 		}
 		cancel()
 		<-done
@@ -112,4 +115,12 @@ func TestStoreIDWatched(t *testing.T) {
 			t.Errorf("get() with the watch over and the last read stale = %q, want three", got)
 		}
 	})
+}
+
+// allowAll is an authenticator that accepts anything and checks no
+// revocation.
+type allowAll struct{}
+
+func (allowAll) Authenticate(context.Context, string) (auth.Principal, error) {
+	return auth.Principal{Subject: "anyone"}, nil
 }

@@ -298,22 +298,12 @@ func (s *Server) beginStop() {
 	s.stopOnce.Do(func() { close(s.stopping) })
 }
 
-// revocationWatcher is an authenticator that checks its store for revoked
-// tokens while the server runs (auth.TokenAuthenticator).
-type revocationWatcher interface {
-	WatchRevocations(ctx context.Context, log *slog.Logger)
-}
-
-// startBackground starts history pruning, the replicas' exchange, the
-// reads of the store's identity and the watch of token revocations, which
-// end with ctx.
+// startBackground starts history pruning, the replicas' exchange and the
+// watch of the store's identity and token revocations, which end with ctx.
 func (s *Server) startBackground(ctx context.Context, wg *sync.WaitGroup) {
-	wg.Go(func() { s.identity.watch(ctx) })
+	wg.Go(func() { s.watchStore(ctx) })
 	if s.history.Enabled() {
 		wg.Go(func() { s.pruneLoop(ctx) })
-	}
-	if w, ok := s.auth.(revocationWatcher); ok {
-		wg.Go(func() { w.WatchRevocations(ctx, s.log) })
 	}
 	if s.replicas != nil {
 		wg.Go(func() { s.replicas.run(ctx) })

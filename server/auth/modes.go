@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -238,11 +237,12 @@ func jwtHeader(s string) (jwtHead, bool) {
 	return h, json.Unmarshal(raw, &h) == nil
 }
 
-// WatchRevocations watches the static tokens' revocations until ctx is
-// done (TokenAuthenticator.WatchRevocations); with static tokens off it
-// returns at once.
-func (m *Modes) WatchRevocations(ctx context.Context, log *slog.Logger) {
-	if m.token != nil {
-		m.token.WatchRevocations(ctx, log)
+// CheckRevocations checks the static tokens' revocations
+// (TokenAuthenticator.CheckRevocations); with static tokens off there is
+// nothing to check.
+func (m *Modes) CheckRevocations(ctx context.Context) error {
+	if m.token == nil {
+		return nil
 	}
+	return m.token.CheckRevocations(ctx)
 }

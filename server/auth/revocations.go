@@ -2,15 +2,17 @@ package auth
 
 import (
 	"context"
-	"log/slog"
+	"fmt"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// RevocationCheck is how often WatchRevocations asks the store whether a
-// token was revoked.
-const RevocationCheck = CacheTTL / 2
+// RevocationCheck is how often a server calls CheckRevocations: under
+// CacheTTL, so that while the store answers, each check's answer comes
+// before the trust the last one gave runs out, and a revocation is found
+// within it.
+const RevocationCheck = 4 * time.Second
 
 // revocationWatch is what the last check of the store's tokens found. It
 // is replaced whole, never modified.
@@ -36,45 +38,21 @@ func (a *TokenAuthenticator) trusted(v tokenVerdict, now time.Time) bool {
 	return v.gen != 0 && v.gen == w.gen && now.Before(w.until)
 }
 
-// WatchRevocations checks the store's token counts every RevocationCheck
-// until ctx is done, so that a token looked up once is trusted without
-// another lookup until a revocation: a daemon's request after a pause then
-// costs no store read. A revocation is found within RevocationCheck; while
-// the store does not answer, cached tokens are trusted for CacheTTL after
-// the last check that answered, as if nothing watched. At most one watch
-// runs for an authenticator; log gets a failed check once per failing
-// spell.
-func (a *TokenAuthenticator) WatchRevocations(ctx context.Context, log *slog.Logger) {
-	t := time.NewTicker(RevocationCheck)
-	defer t.Stop()
-	failing := false
-	for {
-		err := a.checkRevocations(ctx)
-		switch {
-		case err != nil && !failing && ctx.Err() == nil:
-			log.Warn("token revocations not checked; cached tokens are looked up again after "+CacheTTL.String(), "err", err)
-			failing = true
-		case err == nil && failing:
-			log.Info("token revocations checked again")
-			failing = false
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// checkRevocations reads the store's token counts once and moves the watch
-// on: to a new generation when they changed.
-func (a *TokenAuthenticator) checkRevocations(ctx context.Context) error {
+// CheckRevocations reads the store's token counts once, so that a token
+// looked up once is trusted without another lookup until a revocation: a
+// daemon's request after a pause then costs no store read. A check that
+// finds a token revoked (or one fewer token) has every token looked up
+// again; a token is trusted for CacheTTL after the start of the last check
+// that answered, so a caller checks every RevocationCheck. While no check
+// answers, cached tokens are trusted for CacheTTL after their lookup, as
+// if nothing checked.
+func (a *TokenAuthenticator) CheckRevocations(ctx context.Context) error {
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, RevocationCheck)
 	defer cancel()
 	counts, err := a.tokens.TokenCounts(cctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("check token revocations: %w", err)
 	}
 	w := a.watch.Load()
 	next := &revocationWatch{gen: w.gen, counts: counts, until: start.Add(CacheTTL)}

@@ -14,7 +14,7 @@ import (
 )
 
 // CacheTTL is how long a TokenAuthenticator trusts a token it has looked up,
-// and, while it watches the store's revocations (WatchRevocations), how long
+// and, while its store's revocations are checked (CheckRevocations), how long
 // after the last check that found none. A revoked token stops working at
 // most this long after the revocation.
 const CacheTTL = 5 * time.Second
@@ -41,7 +41,7 @@ const maxBearerBytes = 1024
 // a positive cache keyed by the token's hash (never the secret), so a
 // request costs one hash and a map lookup; unknown tokens are never cached.
 // A cached token is trusted for CacheTTL after its lookup, and as long as
-// WatchRevocations finds no revocation since.
+// CheckRevocations finds no revocation since.
 type TokenAuthenticator struct {
 	tokens store.Tokens
 	cache  *verdictCache[tokenVerdict]

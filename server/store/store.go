@@ -277,7 +277,7 @@ type Tokens interface {
 // revoked. A token is never deleted, its grants never change and a
 // revoked token is never valid again, so a revocation always moves it: a
 // server that finds it unchanged knows every token it looked up since is
-// as it was (auth.TokenAuthenticator.WatchRevocations).
+// as it was (auth.TokenAuthenticator.CheckRevocations).
 type TokenCounts struct {
 	Tokens, Revoked int64
 }
