@@ -150,6 +150,8 @@ type Engine struct {
 	secretsWarned map[string][32]byte
 	// provenance is this repo's provenance file (RefreshProvenance).
 	provenance string
+	// provKept is the record the last refresh wrote (RefreshProvenance).
+	provKept keptProvenance
 	// track is what a watcher told of the directory (NoteChanges).
 	track changeTrack
 	// warm is what Warm read ahead for the next push.

@@ -1,9 +1,11 @@
 package memsync
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -295,5 +297,49 @@ func TestRefreshProvenanceNeverSynced(t *testing.T) {
 	must(t, err)
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("provenance file of a repo never synced: stat = %v, want none", err)
+	}
+}
+
+// TestRefreshProvenanceKeepsItsRecord: a refresh carries on from the
+// record the engine last wrote while its file keeps its stamp, without
+// decoding the file (here overwritten in place by garbage of the same size
+// and time), and reads a file whose stamp moved, a corrupt one then
+// counting as no record.
+func TestRefreshProvenanceKeepsItsRecord(t *testing.T) {
+	srv := servertest.Start(t)
+	ctx := context.Background()
+	p, history := syncedProvenancePeer(t, srv)
+	must(t, p.eng.RefreshProvenance(ctx))
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	must(t, err)
+	garble := func(sameStamp bool) {
+		t.Helper()
+		fi, err := os.Stat(path)
+		must(t, err)
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.Write(bytes.Repeat([]byte("x"), int(fi.Size())))
+		must(t, errors.Join(err, f.Close()))
+		if sameStamp {
+			must(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+		} else {
+			must(t, os.Chtimes(path, fi.ModTime().Add(time.Second), fi.ModTime().Add(time.Second)))
+		}
+	}
+	for _, tc := range []struct {
+		sameStamp bool
+		limit     string
+	}{{true, "2"}, {false, fmt.Sprint(historyPageSize)}} {
+		garble(tc.sameStamp)
+		p.write(t, "a.md", fmt.Sprint("edit, same stamp ", tc.sameStamp))
+		p.sync(t)
+		history.reset()
+		must(t, p.eng.RefreshProvenance(ctx))
+		if got := history.firstLimit.Load(); got != tc.limit {
+			t.Errorf("refresh after a write, the file garbled with its stamp kept %v: first history page of %v, want %s", tc.sameStamp, got, tc.limit)
+		}
+		if got := loadProvenance(t, p); got.Keys["a.md"].Version != got.Version || !got.Complete {
+			t.Errorf("record after the refresh = %+v, want a.md at version %d, complete", got.Keys["a.md"], got.Version)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package memsync
 import (
 	"context"
 	"errors"
+	"os"
+	"sync"
 
 	"github.com/teammemd/teammemd/server/api"
 )
@@ -44,7 +46,8 @@ func carryLimit(st *State, old *Provenance) int {
 // The state is the one the engine's last run saved, which it keeps (at
 // the checksum Checksum reports); an engine that has not run yet reads
 // the file. With a thousand notes, decoding the file cost several times
-// the CPU of the save the refresh follows.
+// the CPU of the save the refresh follows. The record before is the one
+// the engine last wrote, while its file is unchanged (keptProvenance).
 func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if e.client == nil {
 		return nil // a personal lane's history is its own machines'
@@ -63,7 +66,7 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if st.LastKnownChecksum == "" {
 		return nil
 	}
-	old, _ := LoadProvenance(e.provenance) // a missing or corrupt record is made anew
+	old := e.provKept.load(e.provenance) // a missing or corrupt record is made anew
 	if old != nil && (old.Repo != st.Repo || old.Server != st.Server || old.StoreID != st.StoreID) {
 		old = nil
 	}
@@ -74,7 +77,45 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.save(e.provenance)
+	if err := p.save(e.provenance); err != nil {
+		return err
+	}
+	e.provKept.keep(e.provenance, p)
+	return nil
+}
+
+// keptProvenance is the provenance record an engine last wrote, with the
+// stamp of the file that holds it: the next refresh starts from it
+// instead of decoding the file, which with a thousand notes cost more
+// than the rest of the refresh. Nothing modifies a kept record.
+type keptProvenance struct {
+	mu    sync.Mutex
+	p     *Provenance
+	stamp stateStamp
+}
+
+// load returns the record in the file at path: the kept one while the
+// file has its stamp, else the file's, nil when it is missing or corrupt.
+func (k *keptProvenance) load(path string) *Provenance {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if fi, err := os.Stat(path); err == nil && k.p != nil && stampOf(fi) == k.stamp && k.stamp.inode != 0 {
+		return k.p
+	}
+	k.p = nil
+	p, _ := LoadProvenance(path)
+	return p
+}
+
+// keep keeps p, just written to path; a file that cannot be stamped is
+// read again next time.
+func (k *keptProvenance) keep(path string, p *Provenance) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.p = nil
+	if fi, err := os.Stat(path); err == nil {
+		k.p, k.stamp = p, stampOf(fi)
+	}
 }
 
 // walkHistory reads the repo's history, newest first and without content,
