@@ -69,6 +69,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		s.noteRequest(start)
 		if r.Method == http.MethodPut {
 			savetrace.Mark("server.request", "") // before the credential check
 		}

@@ -93,6 +93,8 @@ type Server struct {
 	// recent, when set, holds the states of this server's own commits:
 	// the waits they wake take them instead of a read (see ownCommit).
 	recent recentReader
+	// lastRequest is when the last request came, in Unix ns (watchStore).
+	lastRequest atomic.Int64
 	// values holds what this server's last commits wrote, for the change
 	// waits they answer (waitvalues.go).
 	values  recentValues

@@ -18,30 +18,71 @@ type revocationChecker interface {
 // whether a token was revoked.
 const storeWatchEvery = auth.RevocationCheck
 
+// storeWatchQuiet is how long after the last request the store watch
+// pauses. A connected daemon asks at least once a max_wait (its change
+// wait), so only a server no client talks to pauses, and then costs
+// nothing idle; its next request reads what it needs on its way, as
+// before the watch, and the watch resumes at its next tick.
+const storeWatchQuiet = 2 * time.Minute
+
 // watchStore reads the store identity and checks the token revocations
 // now and every storeWatchEvery until ctx is done, one right after the
 // other, so that an idle server wakes once for both and the second finds
-// the database's code warm. A request then never waits on either: a
-// daemon's save after a pause would otherwise find the identity and its
-// token's lookup too old and read the store for each. A failed check is
-// logged once per failing spell; the identity read keeps its last value.
+// the database's code warm; it pauses while no request came for
+// storeWatchQuiet. A request then never waits on either: a daemon's save
+// after a pause would otherwise find the identity and its token's lookup
+// too old and read the store for each. A failed check is logged once per
+// failing spell; the identity read keeps its last value.
 func (s *Server) watchStore(ctx context.Context) {
-	rc, _ := s.auth.(revocationChecker)
-	s.identity.watched.Add(1)
-	defer s.identity.watched.Add(-1)
+	w := storeWatch{s: s}
+	w.rc, _ = s.auth.(revocationChecker)
+	defer w.pause()
+	s.noteRequest(time.Now()) // a server just started is as if just asked
 	t := time.NewTicker(storeWatchEvery)
 	defer t.Stop()
-	failing := false
 	for {
-		s.identity.refresh(ctx)
-		if rc != nil {
-			failing = s.noteRevocationCheck(ctx, rc.CheckRevocations(ctx), failing)
+		if time.Since(time.Unix(0, s.lastRequest.Load())) > storeWatchQuiet {
+			w.pause()
+		} else {
+			w.check(ctx)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// noteRequest records that a request came at t, for watchStore.
+func (s *Server) noteRequest(t time.Time) { s.lastRequest.Store(t.UnixNano()) }
+
+// storeWatch is one watchStore loop: whether it keeps the identity fresh
+// (on), and whether its last revocation check failed.
+type storeWatch struct {
+	s           *Server
+	rc          revocationChecker
+	on, failing bool
+}
+
+// check reads the identity, then checks the revocations.
+func (w *storeWatch) check(ctx context.Context) {
+	w.s.identity.refresh(ctx)
+	if !w.on {
+		w.s.identity.watched.Add(1) // from here on, requests take the last read
+		w.on = true
+	}
+	if w.rc != nil {
+		w.failing = w.s.noteRevocationCheck(ctx, w.rc.CheckRevocations(ctx), w.failing)
+	}
+}
+
+// pause hands the identity back to the requests, which read it when it is
+// stale.
+func (w *storeWatch) pause() {
+	if w.on {
+		w.s.identity.watched.Add(-1)
+		w.on = false
 	}
 }
 

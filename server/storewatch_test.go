@@ -105,3 +105,46 @@ func TestWatchStoreLogsFailedChecks(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchStorePausesWhenQuiet checks that the store watch stops reading
+// the store once no request came for storeWatchQuiet, hands the identity
+// back to the requests meanwhile, and resumes at the tick after a
+// request.
+func TestWatchStorePausesWhenQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &checkingAuth{Authenticator: allowAll{}, first: make(chan struct{})}
+		src := &countedIdentity{}
+		src.id.Store("one")
+		s := &Server{identity: &storeIdentity{src: src, now: time.Now}, auth: a, log: slog.New(slog.DiscardHandler)}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			s.watchStore(ctx)
+			close(done)
+		}()
+		time.Sleep(storeWatchQuiet + storeWatchEvery/2)
+		synctest.Wait()
+		active := a.checks.Load()
+		if want := int32(storeWatchQuiet/storeWatchEvery) + 1; active != want {
+			t.Errorf("%d checks in the first %v, want %d", active, storeWatchQuiet, want)
+		}
+		time.Sleep(10 * storeWatchEvery)
+		synctest.Wait()
+		if n := a.checks.Load(); n != active || src.reads.Load() != active || s.identity.watched.Load() != 0 {
+			t.Errorf("quiet for %v more: %d checks, %d identity reads, watched %d; want %d, %d, 0",
+				10*storeWatchEvery, n, src.reads.Load(), s.identity.watched.Load(), active, active)
+		}
+		src.id.Store("two")
+		if got := s.identity.get(context.Background()); got != "two" {
+			t.Errorf("identity while the watch pauses = %q, want two, read by the request", got)
+		}
+		s.noteRequest(time.Now())
+		time.Sleep(storeWatchEvery)
+		synctest.Wait()
+		if n := a.checks.Load(); n != active+1 || s.identity.watched.Load() != 1 {
+			t.Errorf("a tick after a request: %d checks, watched %d; want %d, 1", n, s.identity.watched.Load(), active+1)
+		}
+		cancel()
+		<-done
+	})
+}
