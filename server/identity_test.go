@@ -90,12 +90,7 @@ func TestStoreIDWatched(t *testing.T) {
 			return time.Now()
 		}}
 		s := &Server{identity: c, auth: allowAll{}, log: slog.New(slog.DiscardHandler)}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			s.watchStore(ctx)
-			close(done)
-		}()
+		stop := runStoreWatch(s)
 		synctest.Wait()
 		late.Store(true)
 		if got := c.get(context.Background()); got != "one" || src.reads.Load() != 1 {
@@ -107,8 +102,7 @@ func TestStoreIDWatched(t *testing.T) {
 		if got := c.get(context.Background()); got != "two" || src.reads.Load() != 2 {
 			t.Errorf("get() %v later = %q after %d reads, want two after the watch's two reads", storeWatchEvery, got, src.reads.Load())
 		}
-		cancel()
-		<-done
+		stop()
 		src.id.Store("three")
 		time.Sleep(identityRefresh)
 		if got := c.get(context.Background()); got != "three" {

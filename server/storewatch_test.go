@@ -80,20 +80,14 @@ func TestWatchStoreLogsFailedChecks(t *testing.T) {
 		a := &checkingAuth{Authenticator: allowAll{}, first: make(chan struct{})}
 		var logs bytes.Buffer // read once the watch is over
 		s := &Server{identity: &storeIdentity{now: time.Now}, auth: a, log: slog.New(slog.NewTextHandler(&logs, nil))}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			s.watchStore(ctx)
-			close(done)
-		}()
+		stop := runStoreWatch(s)
 		synctest.Wait()
 		a.failing.Store(true)
 		time.Sleep(3 * storeWatchEvery)
 		a.failing.Store(false)
 		time.Sleep(storeWatchEvery)
 		synctest.Wait()
-		cancel()
-		<-done
+		stop()
 		if n := a.checks.Load(); n != 5 {
 			t.Errorf("%d checks in %v, want 5 (one at the start, one every %v)", n, 4*storeWatchEvery, storeWatchEvery)
 		}
@@ -116,12 +110,7 @@ func TestWatchStorePausesWhenQuiet(t *testing.T) {
 		src := &countedIdentity{}
 		src.id.Store("one")
 		s := &Server{identity: &storeIdentity{src: src, now: time.Now}, auth: a, log: slog.New(slog.DiscardHandler)}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			s.watchStore(ctx)
-			close(done)
-		}()
+		stop := runStoreWatch(s)
 		time.Sleep(storeWatchQuiet + storeWatchEvery/2)
 		synctest.Wait()
 		active := a.checks.Load()
@@ -144,7 +133,21 @@ func TestWatchStorePausesWhenQuiet(t *testing.T) {
 		if n := a.checks.Load(); n != active+1 || s.identity.watched.Load() != 1 {
 			t.Errorf("a tick after a request: %d checks, watched %d; want %d, 1", n, s.identity.watched.Load(), active+1)
 		}
+		stop()
+	})
+}
+
+// runStoreWatch runs s's store watch until the returned stop, which
+// returns once the watch is over.
+func runStoreWatch(s *Server) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		s.watchStore(ctx)
+		close(done)
+	}()
+	return func() {
 		cancel()
 		<-done
-	})
+	}
 }
