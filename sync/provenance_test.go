@@ -194,10 +194,11 @@ func TestRefreshProvenance(t *testing.T) {
 }
 
 // TestRefreshProvenanceCarriesOn: a refresh after one more write reads
-// one page of history, of two revisions (the write's and the one below
-// the record), and keeps, from the record before it, the key whose only
-// revision lies pages below; after a write of three keys at one version,
-// it reads on to the record's version.
+// one page of history, of three revisions (one for the version and one for
+// the key changed since the record, and one more), and keeps, from the
+// record before it, the key whose only revision lies pages below; after a
+// write of three keys at one version, one page of five reaches the
+// record's version.
 func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	srv := servertest.Start(t)
 	ctx := context.Background()
@@ -221,8 +222,8 @@ func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	p.sync(t)
 	history.reset()
 	must(t, p.eng.RefreshProvenance(ctx))
-	if n, limit := history.n.Load(), history.firstLimit.Load(); n != 3 || limit != "2" {
-		t.Errorf("refresh after one write sent %d history requests in all, the first of limit %s, want 3, limit 2", n, limit)
+	if n, limit := history.n.Load(), history.firstLimit.Load(); n != 3 || limit != "3" {
+		t.Errorf("refresh after one write sent %d history requests in all, the first of limit %s, want 3, limit 3", n, limit)
 	}
 	got := loadProvenance(t, p)
 	if c := got.Keys["old.md"]; c.Version != 1 || c.Checksum != api.EntryChecksum("old") || c.Subject != "ann" {
@@ -234,7 +235,12 @@ func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	three := map[string]string{"busy.md": "three", "x.md": "x", "y.md": "y"}
 	apply(three)
 	p.sync(t)
+	history.reset()
+	before := history.n.Load()
 	must(t, p.eng.RefreshProvenance(ctx))
+	if n, limit := history.n.Load()-before, history.firstLimit.Load(); n != 1 || limit != "5" {
+		t.Errorf("refresh after a write of three keys sent %d history requests, the first of limit %s, want 1 of limit 5", n, limit)
+	}
 	got = loadProvenance(t, p)
 	for k, v := range three {
 		if c := got.Keys[k]; c.Checksum != api.EntryChecksum(v) || c.Version != got.Version {
@@ -329,7 +335,7 @@ func TestRefreshProvenanceKeepsItsRecord(t *testing.T) {
 	for _, tc := range []struct {
 		sameStamp bool
 		limit     string
-	}{{true, "2"}, {false, fmt.Sprint(historyPageSize)}} {
+	}{{true, "3"}, {false, fmt.Sprint(historyPageSize)}} {
 		garble(tc.sameStamp)
 		p.write(t, "a.md", fmt.Sprint("edit, same stamp ", tc.sameStamp))
 		p.sync(t)

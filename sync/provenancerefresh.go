@@ -19,16 +19,39 @@ const provenancePages = 20
 const carryPageSize = 50
 
 // carryLimit is the size of the first page of a refresh of st that carries
-// on from old: one revision for each version since old's and one more, at
-// or below old's version, which ends the walk, when the state knows its
-// version; at most carryPageSize. A version that wrote several keys has
-// as many revisions, which the next pages bring.
+// on from old: one revision for each version since old's and for each key
+// changed since, and one more, at or below old's version, which ends the
+// walk, when the state knows its version; at most carryPageSize. The
+// revisions since are at least as many as either count and seldom more
+// than both (a save: one version, one key; a burst: a few versions, one
+// revision a key); when they are, the next pages bring the rest.
 func carryLimit(st *State, old *Provenance) int {
-	n := st.LastKnownVersion - old.Version
-	if st.LastKnownVersion == 0 || n < 1 || n >= carryPageSize {
+	versions := st.LastKnownVersion - old.Version
+	if st.LastKnownVersion == 0 || versions < 1 || versions >= carryPageSize {
 		return carryPageSize
 	}
-	return int(n) + 1
+	return min(int(versions)+changedSince(st, old)+1, carryPageSize)
+}
+
+// changedSince counts the keys whose checksum or deletion in st old does
+// not record, stopping at carryPageSize.
+func changedSince(st *State, old *Provenance) int {
+	n := 0
+	for k, sum := range st.ServerChecksums {
+		if c, ok := old.Keys[k]; !ok || c.Deleted || c.Checksum != sum {
+			if n++; n >= carryPageSize {
+				return n
+			}
+		}
+	}
+	for k := range st.Tombstones {
+		if c, ok := old.Keys[k]; !ok || !c.Deleted {
+			if n++; n >= carryPageSize {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // RefreshProvenance rewrites the repo's provenance file (Provenance) from
