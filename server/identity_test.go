@@ -89,7 +89,7 @@ func TestStoreIDWatched(t *testing.T) {
 			}
 			return time.Now()
 		}}
-		s := &Server{identity: c, auth: allowAll{}, log: slog.New(slog.DiscardHandler)}
+		s := &Server{identity: c, auth: allowAll{}, log: slog.New(slog.DiscardHandler), watchWake: make(chan struct{}, 1)}
 		stop := runStoreWatch(s)
 		synctest.Wait()
 		late.Store(true)

@@ -93,8 +93,12 @@ type Server struct {
 	// recent, when set, holds the states of this server's own commits:
 	// the waits they wake take them instead of a read (see ownCommit).
 	recent recentReader
-	// lastRequest is when the last request came, in Unix ns (watchStore).
+	// lastRequest is when the last request came, in Unix ns; watchAsleep
+	// is set while the store watch sleeps until a request wakes it through
+	// watchWake (watchStore).
 	lastRequest atomic.Int64
+	watchAsleep atomic.Bool
+	watchWake   chan struct{}
 	// values holds what this server's last commits wrote, for the change
 	// waits they answer (waitvalues.go).
 	values  recentValues
@@ -162,6 +166,7 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
+		watchWake:  make(chan struct{}, 1),
 		store:      &instrumentedStore{Store: opts.Store, m: m},
 		auth:       opts.Auth,
 		scanner:    opts.Scanner,

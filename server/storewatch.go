@@ -20,9 +20,9 @@ const storeWatchEvery = auth.RevocationCheck
 
 // storeWatchQuiet is how long after the last request the store watch
 // pauses. A connected daemon asks at least once a max_wait (its change
-// wait), so only a server no client talks to pauses, and then costs
-// nothing idle; its next request reads what it needs on its way, as
-// before the watch, and the watch resumes at its next tick.
+// wait), so only a server no client talks to pauses, and then sleeps
+// until asked; its next request reads what it needs on its way, as
+// before the watch, and wakes the watch.
 const storeWatchQuiet = 2 * time.Minute
 
 // watchStore reads the store identity and checks the token revocations
@@ -43,9 +43,12 @@ func (s *Server) watchStore(ctx context.Context) {
 	for {
 		if time.Since(time.Unix(0, s.lastRequest.Load())) > storeWatchQuiet {
 			w.pause()
-		} else {
-			w.check(ctx)
+			if !s.sleepUntilAsked(ctx) {
+				return
+			}
+			t.Reset(storeWatchEvery)
 		}
+		w.check(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -54,8 +57,32 @@ func (s *Server) watchStore(ctx context.Context) {
 	}
 }
 
-// noteRequest records that a request came at t, for watchStore.
-func (s *Server) noteRequest(t time.Time) { s.lastRequest.Store(t.UnixNano()) }
+// noteRequest records that a request came at t, for watchStore, and wakes
+// a watch that sleeps until one does.
+func (s *Server) noteRequest(t time.Time) {
+	s.lastRequest.Store(t.UnixNano())
+	if s.watchAsleep.Load() {
+		select {
+		case s.watchWake <- struct{}{}:
+		default: // already woken
+		}
+	}
+}
+
+// sleepUntilAsked blocks until a request comes (noteRequest) or ctx is
+// done, which it reports by returning false.
+func (s *Server) sleepUntilAsked(ctx context.Context) bool {
+	s.watchAsleep.Store(true)
+	defer s.watchAsleep.Store(false)
+	for time.Since(time.Unix(0, s.lastRequest.Load())) > storeWatchQuiet {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.watchWake:
+		}
+	}
+	return true
+}
 
 // storeWatch is one watchStore loop: whether it keeps the identity fresh
 // (on), and whether its last revocation check failed.

@@ -79,7 +79,7 @@ func TestWatchStoreLogsFailedChecks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := &checkingAuth{Authenticator: allowAll{}, first: make(chan struct{})}
 		var logs bytes.Buffer // read once the watch is over
-		s := &Server{identity: &storeIdentity{now: time.Now}, auth: a, log: slog.New(slog.NewTextHandler(&logs, nil))}
+		s := &Server{identity: &storeIdentity{now: time.Now}, auth: a, log: slog.New(slog.NewTextHandler(&logs, nil)), watchWake: make(chan struct{}, 1)}
 		stop := runStoreWatch(s)
 		synctest.Wait()
 		a.failing.Store(true)
@@ -101,15 +101,15 @@ func TestWatchStoreLogsFailedChecks(t *testing.T) {
 }
 
 // TestWatchStorePausesWhenQuiet checks that the store watch stops reading
-// the store once no request came for storeWatchQuiet, hands the identity
-// back to the requests meanwhile, and resumes at the tick after a
-// request.
+// the store once no request came for storeWatchQuiet, and its ticks with
+// it, hands the identity back to the requests meanwhile, and resumes as a
+// request comes, ticking again from there.
 func TestWatchStorePausesWhenQuiet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := &checkingAuth{Authenticator: allowAll{}, first: make(chan struct{})}
 		src := &countedIdentity{}
 		src.id.Store("one")
-		s := &Server{identity: &storeIdentity{src: src, now: time.Now}, auth: a, log: slog.New(slog.DiscardHandler)}
+		s := &Server{identity: &storeIdentity{src: src, now: time.Now}, auth: a, log: slog.New(slog.DiscardHandler), watchWake: make(chan struct{}, 1)}
 		stop := runStoreWatch(s)
 		time.Sleep(storeWatchQuiet + storeWatchEvery/2)
 		synctest.Wait()
@@ -128,10 +128,14 @@ func TestWatchStorePausesWhenQuiet(t *testing.T) {
 			t.Errorf("identity while the watch pauses = %q, want two, read by the request", got)
 		}
 		s.noteRequest(time.Now())
-		time.Sleep(storeWatchEvery)
 		synctest.Wait()
 		if n := a.checks.Load(); n != active+1 || s.identity.watched.Load() != 1 {
-			t.Errorf("a tick after a request: %d checks, watched %d; want %d, 1", n, s.identity.watched.Load(), active+1)
+			t.Errorf("right after a request: %d checks, watched %d; want %d, 1", n, s.identity.watched.Load(), active+1)
+		}
+		time.Sleep(storeWatchEvery + storeWatchEvery/2)
+		synctest.Wait()
+		if n := a.checks.Load(); n != active+2 {
+			t.Errorf("a tick after the request: %d checks, want %d", n, active+2)
 		}
 		stop()
 	})
