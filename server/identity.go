@@ -25,10 +25,10 @@ type identityRead struct {
 
 // storeIdentity keeps the store's identity for the header of every
 // response. While the server serves, watchStore reads it every
-// storeWatchEvery and requests use the last read; otherwise it is read on first use and
-// again once identityRefresh has passed, by one request while the others
-// use the identity read before. A read that fails keeps the last identity;
-// with none yet, responses go without the header.
+// storeWatchEvery and requests use the last read; otherwise it is read on
+// first use and again once identityRefresh has passed, by one request
+// while the others use the identity read before. A read that fails keeps
+// the last identity; with none yet, responses go without the header.
 type storeIdentity struct {
 	src  storeIdentifier // nil for a store without an identity
 	now  func() time.Time

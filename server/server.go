@@ -93,11 +93,10 @@ type Server struct {
 	// recent, when set, holds the states of this server's own commits:
 	// the waits they wake take them instead of a read (see ownCommit).
 	recent recentReader
-	// lastRequest is when the last request came, in Unix ns; watchAsleep
-	// is set while the store watch sleeps until a request wakes it through
-	// watchWake (watchStore).
+	// lastRequest is when the last request came, in Unix ns; each request
+	// also leaves a wake in watchWake, for a store watch that sleeps until
+	// one comes (watchStore).
 	lastRequest atomic.Int64
-	watchAsleep atomic.Bool
 	watchWake   chan struct{}
 	// values holds what this server's last commits wrote, for the change
 	// waits they answer (waitvalues.go).

@@ -61,19 +61,17 @@ func (s *Server) watchStore(ctx context.Context) {
 // a watch that sleeps until one does.
 func (s *Server) noteRequest(t time.Time) {
 	s.lastRequest.Store(t.UnixNano())
-	if s.watchAsleep.Load() {
-		select {
-		case s.watchWake <- struct{}{}:
-		default: // already woken
-		}
+	select {
+	case s.watchWake <- struct{}{}:
+	default: // a wake is pending already
 	}
 }
 
 // sleepUntilAsked blocks until a request comes (noteRequest) or ctx is
-// done, which it reports by returning false.
+// done, which it reports by returning false. A wake left from a request
+// made while the watch ran finds the server still quiet and is slept
+// through.
 func (s *Server) sleepUntilAsked(ctx context.Context) bool {
-	s.watchAsleep.Store(true)
-	defer s.watchAsleep.Store(false)
 	for time.Since(time.Unix(0, s.lastRequest.Load())) > storeWatchQuiet {
 		select {
 		case <-ctx.Done():
