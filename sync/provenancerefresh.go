@@ -34,21 +34,17 @@ func carryLimit(st *State, old *Provenance) int {
 }
 
 // changedSince counts the keys whose checksum or deletion in st old does
-// not record, stopping at carryPageSize.
+// not record.
 func changedSince(st *State, old *Provenance) int {
 	n := 0
 	for k, sum := range st.ServerChecksums {
 		if c, ok := old.Keys[k]; !ok || c.Deleted || c.Checksum != sum {
-			if n++; n >= carryPageSize {
-				return n
-			}
+			n++
 		}
 	}
 	for k := range st.Tombstones {
 		if c, ok := old.Keys[k]; !ok || !c.Deleted {
-			if n++; n >= carryPageSize {
-				return n
-			}
+			n++
 		}
 	}
 	return n
