@@ -2,34 +2,33 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// History implements store.Store: it reads in one read transaction and
-// yields each row as it comes. A repo never written returns
-// store.ErrNotFound; a key never written yields no revisions. A Limit of 0
-// or less lists them all.
+// History implements store.Store: it yields each row as it comes. A repo
+// never written returns store.ErrNotFound; a key never written yields no
+// revisions. A Limit of 0 or less lists them all.
+//
+// The repo's row and its revisions are two reads, each of the database as
+// it is then, with no transaction around them: the revisions are below
+// the version the first read found, and those only ever lose their
+// content to a purge or a pruning, or go with a dropped personal lane,
+// which may as well come just before the first read.
 func (s *Store) History(ctx context.Context, q store.HistoryQuery, yield func(store.Revision) error) error {
-	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return fmt.Errorf("begin read: %w", err)
-	}
-	defer tx.Rollback()
-	query, args, err := historyQuery(ctx, tx, q)
+	pool := s.pool()
+	query, args, err := historyQuery(ctx, pool, q)
 	if err != nil {
 		return err
 	}
-	return store.YieldRevisions(ctx, sqlQuerier(tx), yield, query, args...)
+	return store.YieldRevisions(ctx, sqlQuerier(pool), yield, query, args...)
 }
 
 // historyQuery builds the statement that reads q's revisions: repo, key,
 // version, checksum, subject, client, time, content and the content's size, which
 // octet_length reads without the value.
-func historyQuery(ctx context.Context, tx *sql.Tx, q store.HistoryQuery) (string, []any, error) {
+func historyQuery(ctx context.Context, tx queryer, q store.HistoryQuery) (string, []any, error) {
 	content := "v.content"
 	if q.NoContent {
 		content = "NULL"
@@ -56,7 +55,7 @@ func historyQuery(ctx context.Context, tx *sql.Tx, q store.HistoryQuery) (string
 		filter = " WHERE " + strings.Join(where, " AND ")
 	}
 	return `SELECT r.slug, v.key, v.version, v.checksum, v.subject, v.client, v.time, ` + content + `, octet_length(v.content)
-		FROM revisions v JOIN repos r ON r.id = v.repo_id` + filter + ` ORDER BY ` + order + ` LIMIT ?`,
+		FROM revisions v JOIN repos r ON r.id = v.repo_id` + filter + ` ORDER BY ` + order + ` LIMIT CAST(? AS INTEGER)`,
 		append(args, limitArg(q.Limit)), nil
 }
 

@@ -27,7 +27,7 @@ func ensureIdentity(ctx context.Context, db *sql.DB) error {
 // database was created, the same for every process that opens it.
 func (s *Store) StoreID(ctx context.Context) (string, error) {
 	var id string
-	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'store_id'`).Scan(&id)
+	err := s.pool().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'store_id'`).Scan(&id)
 	if err != nil {
 		return "", fmt.Errorf("read store identity: %w", err)
 	}

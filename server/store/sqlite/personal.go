@@ -83,7 +83,7 @@ func laneDelta(ctx context.Context, q queryer, cur *repoState, p store.WritePlan
 
 // recordLane adds delta to the usage of the lane next, recording the
 // lane with its subject and key on its first write.
-func recordLane(ctx context.Context, tx *writeTx, next *repoState, delta store.Usage, w store.Write) error {
+func recordLane(ctx context.Context, tx *stmtTx, next *repoState, delta store.Usage, w store.Write) error {
 	if _, err := tx.ExecContext(ctx, upsertLane, next.id, w.Subject, w.Lane.KeyID, delta.Entries, delta.Bytes); err != nil {
 		return fmt.Errorf("record lane usage: %w", err)
 	}
@@ -92,7 +92,7 @@ func recordLane(ctx context.Context, tx *writeTx, next *repoState, delta store.U
 
 // PersonalKey implements store.Personal.
 func (s *Store) PersonalKey(ctx context.Context, subject string) (store.PersonalKey, error) {
-	return readPersonalKey(ctx, s.rdb, subject)
+	return readPersonalKey(ctx, s.pool(), subject)
 }
 
 func readPersonalKey(ctx context.Context, q queryer, subject string) (store.PersonalKey, error) {
@@ -142,7 +142,7 @@ func (s *Store) PutPersonalKey(ctx context.Context, k store.PersonalKey, ifMatch
 
 // Lanes implements store.Personal.
 func (s *Store) Lanes(ctx context.Context, subject string) ([]store.Lane, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT r.slug, l.key_id, l.entries, l.bytes, r.version, r.last_modified
+	rows, err := s.pool().QueryContext(ctx, `SELECT r.slug, l.key_id, l.entries, l.bytes, r.version, r.last_modified
 		FROM personal_lanes l JOIN repos r ON r.id = l.repo_id WHERE l.subject = ? ORDER BY r.slug`, subject)
 	if err != nil {
 		return nil, fmt.Errorf("list lanes: %w", err)

@@ -138,7 +138,7 @@ func (c *stateCache) drop(slug string) {
 
 // PersonalSubjects implements store.Personal.
 func (s *Store) PersonalSubjects(ctx context.Context) ([]store.PersonalSubject, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT s.subject, coalesce(k.key_id, ''), count(l.repo_id),
+	rows, err := s.pool().QueryContext(ctx, `SELECT s.subject, coalesce(k.key_id, ''), count(l.repo_id),
 			coalesce(sum(l.entries), 0), coalesce(sum(l.bytes), 0), coalesce(max(r.last_modified), max(k.updated_at), 0)
 		FROM (SELECT subject FROM personal_keys UNION SELECT subject FROM personal_lanes) s
 		LEFT JOIN personal_keys k ON k.subject = s.subject

@@ -72,7 +72,7 @@ func (s *Store) purgeTx(ctx context.Context, p store.Purge) (store.PurgeResult, 
 		return store.PurgeResult{}, nil, fmt.Errorf("begin purge: %w", err)
 	}
 	defer tx.Rollback()
-	wtx := newWriteTx(tx, s.stmts)
+	wtx := newStmtTx(tx, s.stmts)
 	cur, err := s.loadState(ctx, wtx, map[string]*repoState{}, p.Repo)
 	if err != nil {
 		return store.PurgeResult{}, nil, err
@@ -136,7 +136,7 @@ func keyRevisions(ctx context.Context, tx *sql.Tx, repoID int64, key string) ([]
 
 // deleteLive deletes p's key as Apply does, in the writer's transaction,
 // recorded as the purge's deletion.
-func (s *Store) deleteLive(ctx context.Context, tx *writeTx, cur *repoState, p store.Purge) (*repoState, store.Result, error) {
+func (s *Store) deleteLive(ctx context.Context, tx *stmtTx, cur *repoState, p store.Purge) (*repoState, store.Result, error) {
 	w := store.Write{Repo: p.Repo, Deletes: []string{p.Key}, Subject: store.PurgeSubjectPrefix + p.Actor, Time: p.Time}
 	plan, err := store.PlanWrite(cur, w)
 	if err != nil {
@@ -195,7 +195,7 @@ func (s *Store) truncateLog(ctx context.Context) string {
 
 // Purges implements store.Store.
 func (s *Store) Purges(ctx context.Context, repo string) ([]store.PurgeRecord, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT time, actor, repo, key, versions, deleted_version, reason FROM purges
+	rows, err := s.pool().QueryContext(ctx, `SELECT time, actor, repo, key, versions, deleted_version, reason FROM purges
 		WHERE ?1 = '' OR repo = ?1 ORDER BY id`, repo)
 	if err != nil {
 		return nil, fmt.Errorf("list purges: %w", err)

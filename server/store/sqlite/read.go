@@ -12,7 +12,7 @@ import (
 // cached costs one row read.
 func (s *Store) Snapshot(ctx context.Context, repo string, withValues bool) (store.Snapshot, error) {
 	if !withValues {
-		st, err := readRepoRow(ctx, s.rdb, repo)
+		st, err := readRepoRow(ctx, s.pool(), repo)
 		if err != nil {
 			return store.Snapshot{}, err
 		}
@@ -58,22 +58,23 @@ func (s *Store) Recent(repo string) (store.Snapshot, bool) {
 
 // beginRead starts a read transaction and reads repo's row in it; the
 // caller rolls the transaction back.
-func (s *Store) beginRead(ctx context.Context, repo string) (*sql.Tx, *repoState, error) {
+func (s *Store) beginRead(ctx context.Context, repo string) (*stmtTx, *repoState, error) {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin read: %w", err)
 	}
-	st, err := readRepoRow(ctx, tx, repo)
+	rtx := newStmtTx(tx, s.reads)
+	st, err := readRepoRow(ctx, rtx, repo)
 	if err != nil {
 		tx.Rollback()
 		return nil, nil, err
 	}
-	return tx, st, nil
+	return rtx, st, nil
 }
 
 // readValues fills st's lines and returns every live value.
 func readValues(ctx context.Context, q queryer, st *repoState) (map[string]string, error) {
-	rows, err := q.QueryContext(ctx, "SELECT key, checksum, value, deleted_at FROM entries WHERE repo_id = ?", st.id)
+	rows, err := q.QueryContext(ctx, selectValues, st.id)
 	if err != nil {
 		return nil, fmt.Errorf("read entries of %s: %w", st.slug, err)
 	}

@@ -2,8 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -49,40 +49,32 @@ func withValues(st *repoState, values map[string]string) store.Snapshot {
 	return snap
 }
 
-// maxKeysPerRead bounds the keys one statement of readValuesOf names,
-// well under SQLite's limit on a statement's parameters.
-const maxKeysPerRead = 500
-
 // readValuesOf returns the values of those of keys that st holds live,
-// in one statement per maxKeysPerRead of them, and whether the entries
-// read are those st holds: the same live keys with the same checksums.
+// in one statement that takes them as a JSON array, and whether the
+// entries read are those st holds: the same live keys with the same
+// checksums.
 func readValuesOf(ctx context.Context, q queryer, st *repoState, keys []string) (map[string]string, bool, error) {
 	live := liveKeys(st, keys)
 	values := make(map[string]string, len(live))
-	same := true
-	for len(live) > 0 {
-		n := min(len(live), maxKeysPerRead)
-		ok, err := readValuesInto(ctx, q, st, live[:n], values)
-		if err != nil {
-			return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
-		}
-		same = same && ok
-		live = live[n:]
+	if len(live) == 0 {
+		return values, true, nil
+	}
+	same, err := readValuesInto(ctx, q, st, live, values)
+	if err != nil {
+		return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
 	}
 	return values, same, nil
 }
 
 // readValuesInto reads the values of keys, which st holds live, into
-// values with key IN (...), and reports whether each was found with the
-// checksum st holds.
+// values, and reports whether each was found with the checksum st holds.
+// A key st holds is valid UTF-8, so its JSON string is the key itself.
 func readValuesInto(ctx context.Context, q queryer, st *repoState, keys []string, values map[string]string) (bool, error) {
-	args := make([]any, 0, len(keys)+1)
-	args = append(args, st.id)
-	for _, k := range keys {
-		args = append(args, k)
+	names, err := json.Marshal(keys)
+	if err != nil {
+		return false, err
 	}
-	rows, err := q.QueryContext(ctx, "SELECT key, checksum, value FROM entries WHERE repo_id = ? AND checksum IS NOT NULL AND key IN (?"+
-		strings.Repeat(", ?", len(keys)-1)+")", args...)
+	rows, err := q.QueryContext(ctx, selectValuesOf, st.id, string(names))
 	if err != nil {
 		return false, err
 	}

@@ -87,7 +87,14 @@ var migrations = []string{
 	`ALTER TABLE revisions ADD COLUMN client TEXT NOT NULL DEFAULT ''; -- the credential and client that wrote it, as described at the write`,
 	personalSchema,
 	rowidTables,
+	historyIndex,
 }
+
+// historyIndex orders each repo's revisions newest first, as a page of the
+// repo's history reads them; without it each page read every revision of
+// the repo and sorted them (3.2 ms a page in a repo of 20,000 revisions,
+// growing with the repo's history).
+const historyIndex = `CREATE INDEX revisions_version ON revisions (repo_id, version DESC, key);`
 
 // rowidTables moves entries and revisions from WITHOUT ROWID tables to rowid
 // tables, with each value the last column. A WITHOUT ROWID table keeps its

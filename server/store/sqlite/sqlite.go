@@ -76,7 +76,8 @@ type Store struct {
 	wdb   *sql.DB // one connection: the group commits and token writes
 	rdb   *sql.DB // read pool
 	cache *stateCache
-	stmts map[string]*sql.Stmt // the writer's statements, on wdb
+	stmts stmtMap    // the writer's statements, on wdb
+	reads *readStmts // the read pool's, on rdb
 
 	writers   writers
 	closeOnce sync.Once
@@ -101,33 +102,16 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
-	wdb, err := sql.Open("sqlite", dsn(path, opts, false))
+	wdb, stmts, err := openWriter(ctx, path, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	wdb.SetMaxOpenConns(1)
-	wdb.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, wdb, opts.Logger.With("store", path)); err != nil {
-		wdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
-	if err := ensureIdentity(ctx, wdb); err != nil {
-		wdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
-	stmts, err := prepareWriter(ctx, wdb)
-	if err != nil {
-		wdb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
-	rdb, err := sql.Open("sqlite", dsn(path, opts, true))
+	rdb, reads, err := openReaders(ctx, path, opts)
 	if err != nil {
 		closeStmts(stmts)
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	rdb.SetMaxOpenConns(opts.ReadConns)
-	rdb.SetMaxIdleConns(opts.ReadConns)
 	s := &Store{
 		path:     path,
 		log:      opts.Logger,
@@ -135,11 +119,54 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		rdb:      rdb,
 		cache:    newStateCache(maxCachedEntries),
 		stmts:    stmts,
-		sqlParts: store.NewSQLParts(sharedSQL{sqlQuerier(rdb), wdb}),
+		reads:    reads,
+		sqlParts: store.NewSQLParts(sharedSQL{sqlQuerier(readPool{reads}), wdb}),
 	}
 	s.writers.maxBatch = opts.MaxBatch
 	s.writers.idle.L = &s.writers.mu
 	return s, nil
+}
+
+// openWriter opens the writer's one connection, migrates the schema and
+// prepares the writer's statements.
+func openWriter(ctx context.Context, path string, opts Options) (*sql.DB, stmtMap, error) {
+	wdb, err := sql.Open("sqlite", dsn(path, opts, false))
+	if err != nil {
+		return nil, nil, err
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, wdb, opts.Logger.With("store", path)); err != nil {
+		wdb.Close()
+		return nil, nil, err
+	}
+	if err := ensureIdentity(ctx, wdb); err != nil {
+		wdb.Close()
+		return nil, nil, err
+	}
+	stmts, err := prepareWriter(ctx, wdb)
+	if err != nil {
+		wdb.Close()
+		return nil, nil, err
+	}
+	return wdb, stmts, nil
+}
+
+// openReaders opens the read pool and prepares the statements its
+// transactions run.
+func openReaders(ctx context.Context, path string, opts Options) (*sql.DB, *readStmts, error) {
+	rdb, err := sql.Open("sqlite", dsn(path, opts, true))
+	if err != nil {
+		return nil, nil, err
+	}
+	rdb.SetMaxOpenConns(opts.ReadConns)
+	rdb.SetMaxIdleConns(opts.ReadConns)
+	reads, err := prepareReads(ctx, rdb)
+	if err != nil {
+		rdb.Close()
+		return nil, nil, err
+	}
+	return rdb, reads, nil
 }
 
 // Close waits for the commit under way, and closes the database. Writes
@@ -147,7 +174,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closeWriters()
-		s.closeErr = errors.Join(closeStmts(s.stmts), s.rdb.Close(), s.wdb.Close())
+		s.closeErr = errors.Join(closeStmts(s.stmts), s.reads.close(), s.rdb.Close(), s.wdb.Close())
 		if s.closeErr != nil {
 			s.closeErr = fmt.Errorf("close database %s: %w", s.path, s.closeErr)
 		}

@@ -30,8 +30,8 @@ var writerQueries = []string{
 }
 
 // prepareWriter prepares the writer's statements on db.
-func prepareWriter(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
-	stmts := make(map[string]*sql.Stmt, len(writerQueries))
+func prepareWriter(ctx context.Context, db *sql.DB) (stmtMap, error) {
+	stmts := make(stmtMap, len(writerQueries))
 	for _, q := range writerQueries {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
@@ -42,6 +42,11 @@ func prepareWriter(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error
 	return stmts, nil
 }
 
+// stmtMap holds statements prepared once, by query.
+type stmtMap map[string]*sql.Stmt
+
+func (m stmtMap) held(query string) *sql.Stmt { return m[query] }
+
 func closeStmts(stmts map[string]*sql.Stmt) error {
 	var errs []error
 	for _, st := range stmts {
@@ -50,24 +55,30 @@ func closeStmts(stmts map[string]*sql.Stmt) error {
 	return errors.Join(errs...)
 }
 
-// writeTx is a write transaction that runs the writer's statements
-// prepared and any other query as is. Its statements end with it.
-type writeTx struct {
+// heldStmts are statements prepared once, on the connection pool a
+// transaction takes its connection from.
+type heldStmts interface {
+	held(query string) *sql.Stmt
+}
+
+// stmtTx is a transaction that runs the statements prepared for its pool
+// and any other query as is. Its statements end with it.
+type stmtTx struct {
 	tx       *sql.Tx
-	prepared map[string]*sql.Stmt
+	prepared heldStmts
 	bound    map[string]*sql.Stmt
 }
 
-func newWriteTx(tx *sql.Tx, prepared map[string]*sql.Stmt) *writeTx {
-	return &writeTx{tx: tx, prepared: prepared, bound: make(map[string]*sql.Stmt, len(prepared))}
+func newStmtTx(tx *sql.Tx, prepared heldStmts) *stmtTx {
+	return &stmtTx{tx: tx, prepared: prepared, bound: make(map[string]*sql.Stmt, 4)}
 }
 
 // stmt returns query's prepared statement bound to the transaction, or nil.
-func (w *writeTx) stmt(ctx context.Context, query string) *sql.Stmt {
+func (w *stmtTx) stmt(ctx context.Context, query string) *sql.Stmt {
 	if st := w.bound[query]; st != nil {
 		return st
 	}
-	st := w.prepared[query]
+	st := w.prepared.held(query)
 	if st == nil {
 		return nil
 	}
@@ -76,21 +87,24 @@ func (w *writeTx) stmt(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
-func (w *writeTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+// Rollback ends the transaction, and its statements with it.
+func (w *stmtTx) Rollback() error { return w.tx.Rollback() }
+
+func (w *stmtTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if st := w.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return w.tx.ExecContext(ctx, query, args...)
 }
 
-func (w *writeTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (w *stmtTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := w.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return w.tx.QueryContext(ctx, query, args...)
 }
 
-func (w *writeTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (w *stmtTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if st := w.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

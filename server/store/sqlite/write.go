@@ -232,7 +232,7 @@ func (s *Store) applyBatch(batch []*writeReq, results []writeRes) (map[string]*r
 		return nil, fmt.Errorf("begin write: %w", err)
 	}
 	defer tx.Rollback()
-	wtx := newWriteTx(tx, s.stmts)
+	wtx := newStmtTx(tx, s.stmts)
 	states := map[string]*repoState{}
 	for i, req := range batch {
 		if err := req.ctx.Err(); err != nil {
@@ -253,7 +253,7 @@ func (s *Store) applyBatch(batch []*writeReq, results []writeRes) (map[string]*r
 // applyInSavepoint applies one write. A write that fails gets its own error
 // in the result and leaves nothing behind; the returned error means the
 // transaction itself is broken.
-func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[string]*repoState, w store.Write) (writeRes, error) {
+func (s *Store) applyInSavepoint(ctx context.Context, tx *stmtTx, states map[string]*repoState, w store.Write) (writeRes, error) {
 	cur, err := s.loadState(ctx, tx, states, w.Repo)
 	if err != nil {
 		return writeRes{err: err}, nil
@@ -287,7 +287,7 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *writeTx, states map[st
 }
 
 // rollbackSavepoint undoes a failed write and ends its savepoint.
-func rollbackSavepoint(ctx context.Context, tx *writeTx) error {
+func rollbackSavepoint(ctx context.Context, tx *stmtTx) error {
 	if _, err := tx.ExecContext(ctx, rollbackSave); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 // writePlan writes p to the database and returns the repo's next state. It
 // runs in the leader of a group commit only.
-func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p store.WritePlan, w store.Write) (*repoState, error) {
+func (s *Store) writePlan(ctx context.Context, tx *stmtTx, cur *repoState, p store.WritePlan, w store.Write) (*repoState, error) {
 	next := &repoState{
 		id:               cur.id,
 		slug:             cur.slug,
@@ -53,7 +53,7 @@ func (s *Store) writePlan(ctx context.Context, tx *writeTx, cur *repoState, p st
 
 // writeKey writes the change p makes to key, records it in history with
 // w's subject and client, and returns the key's new line.
-func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p store.WritePlan, w store.Write) (entryLine, error) {
+func writeKey(ctx context.Context, tx *stmtTx, next *repoState, key string, p store.WritePlan, w store.Write) (entryLine, error) {
 	ns := next.lastModified.UnixNano()
 	u, ok := p.Upserts[key]
 	if !ok {
@@ -80,7 +80,7 @@ func writeKey(ctx context.Context, tx *writeTx, next *repoState, key string, p s
 // the deletion markers over w's bound, and records next's version as the
 // repo's compactedThrough when it drops any. It returns the lines left and
 // how many lines at their start it left as they were.
-func compactMarkers(ctx context.Context, tx *writeTx, next *repoState, lines []entryLine, w store.Write) ([]entryLine, int, error) {
+func compactMarkers(ctx context.Context, tx *stmtTx, next *repoState, lines []entryLine, w store.Write) ([]entryLine, int, error) {
 	if w.Deletions == (store.DeletionBound{}) {
 		return lines, len(lines), nil
 	}
