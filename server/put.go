@@ -84,7 +84,24 @@ func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest,
 	return api.PutResponse{
 		OrganizationID: s.org, Repo: wireRepo(wr.Repo), Version: res.Version,
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
+		Written: written(instance, wr.Subject, res.Changed),
 	}, nil
+}
+
+// written names, for a client that sent its instance, the revisions of a
+// write that changed the keys changed (PROTOCOL.md section 20): nil for
+// any other client, when it changed none, or when their names pass
+// api.MaxWrittenKeyBytes. A Claude Code client's answer keeps the fields
+// it knows.
+func written(instance, subject string, changed []string) *api.Written {
+	n := 0
+	for _, k := range changed {
+		n += len(k)
+	}
+	if instance == "" || len(changed) == 0 || n > api.MaxWrittenKeyBytes {
+		return nil
+	}
+	return &api.Written{Subject: subject, Keys: changed}
 }
 
 // apply stores wr with the server's entry cap and deletion bound, and

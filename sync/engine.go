@@ -152,6 +152,9 @@ type Engine struct {
 	provenance string
 	// provKept is the record the last refresh wrote (RefreshProvenance).
 	provKept keptProvenance
+	// lastPuts are the PUTs of the last run that saved its state, stored
+	// with synced (RefreshProvenance).
+	lastPuts atomic.Pointer[ownPuts]
 	// track is what a watcher told of the directory (NoteChanges).
 	track changeTrack
 	// warm is what Warm read ahead for the next push.
@@ -269,6 +272,8 @@ type session struct {
 	// the run before, when the state came from the engine's memory.
 	tracked trackedScan
 	memo    *scanMemo
+	// puts are the PUTs of this run that changed the repo.
+	puts ownPuts
 	// scannedWhole and scannedNamed say which scans the session made.
 	scannedWhole, scannedNamed bool
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -121,12 +122,13 @@ func (c *historyCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-// provenancePeer is a peer whose history requests are counted.
+// provenancePeer is a peer whose history requests are counted, with an
+// instance as the daemon has.
 func provenancePeer(t *testing.T, srv *servertest.Server, token string) (*peer, *historyCounter) {
 	t.Helper()
 	c := &historyCounter{}
 	c.reset()
-	client, err := NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}), WithTransport(c), WithRetry(0, time.Millisecond, time.Millisecond))
+	client, err := NewClient(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}), WithTransport(c), WithRetry(0, time.Millisecond, time.Millisecond), WithInstance())
 	must(t, err)
 	p := &peer{dir: filepath.Join(t.TempDir(), "team"), state: t.TempDir()}
 	p.eng, err = New(Config{Dir: p.dir, Repo: testRepo, Server: srv.URL, StateDir: p.state}, Options{Client: client})
@@ -252,6 +254,14 @@ func TestRefreshProvenanceCarriesOn(t *testing.T) {
 	}
 }
 
+// teammateWrites writes key as a teammate does: the daemon's next sync
+// pulls it, and its next refresh reads the history.
+func teammateWrites(t *testing.T, srv *servertest.Server, key, value string) {
+	t.Helper()
+	_, err := srv.Store.Apply(context.Background(), store.Write{Repo: testRepo, Entries: map[string]string{key: value}, Subject: "bob", Time: time.Now()})
+	must(t, err)
+}
+
 // TestRefreshProvenanceFailureKeepsFile: a refresh that cannot reach the
 // server fails and leaves the record it made before.
 func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
@@ -263,7 +273,7 @@ func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
 	must(t, err)
 	before, err := os.ReadFile(path)
 	must(t, err)
-	p.write(t, "a.md", "two")
+	teammateWrites(t, srv, "a.md", "two")
 	p.sync(t)
 	srv.Stop()
 	if err := p.eng.RefreshProvenance(ctx); err == nil {
@@ -306,8 +316,9 @@ func TestRefreshProvenanceNeverSynced(t *testing.T) {
 	}
 }
 
-// TestRefreshProvenanceKeepsItsRecord: a refresh carries on from the
-// record the engine last wrote while its file keeps its stamp, without
+// TestRefreshProvenanceKeepsItsRecord: a refresh after a teammate's write
+// carries on from the record the engine last wrote while its file keeps
+// its stamp, without
 // decoding the file (here overwritten in place by garbage of the same size
 // and time), and reads a file whose stamp moved, a corrupt one then
 // counting as no record.
@@ -337,7 +348,7 @@ func TestRefreshProvenanceKeepsItsRecord(t *testing.T) {
 		limit     string
 	}{{true, "3"}, {false, fmt.Sprint(historyPageSize)}} {
 		garble(tc.sameStamp)
-		p.write(t, "a.md", fmt.Sprint("edit, same stamp ", tc.sameStamp))
+		teammateWrites(t, srv, "a.md", fmt.Sprint("edit, same stamp ", tc.sameStamp))
 		p.sync(t)
 		history.reset()
 		must(t, p.eng.RefreshProvenance(ctx))
@@ -346,6 +357,62 @@ func TestRefreshProvenanceKeepsItsRecord(t *testing.T) {
 		}
 		if got := loadProvenance(t, p); got.Keys["a.md"].Version != got.Version || !got.Complete {
 			t.Errorf("record after the refresh = %+v, want a.md at version %d, complete", got.Keys["a.md"], got.Version)
+		}
+	}
+}
+
+// TestRefreshProvenanceAfterOwnPushes: after a push of the daemon's own,
+// in one PUT or in several, the record is carried over the revisions the
+// PUTs' answers named, without a history request, and is the record a
+// walk of the history makes; after a teammate's write it reads the history
+// again.
+func TestRefreshProvenanceAfterOwnPushes(t *testing.T) {
+	srv := servertest.Start(t)
+	grant := store.Grant{Pattern: "**", Level: store.LevelWrite}
+	ann, history := provenancePeer(t, srv, srv.CreateToken(t, "ann", grant))
+	bob := newPeer(t, srv.URL, srv.CreateToken(t, "bob", grant), nil)
+	must(t, os.MkdirAll(ann.dir, 0o755))
+	ann.write(t, "a.md", "one")
+	ann.write(t, "gone.md", "soon gone")
+	ann.sync(t)
+	ctx := context.Background()
+	must(t, ann.eng.RefreshProvenance(ctx))
+	big := strings.Repeat("b", 90<<10)
+	steps := []struct {
+		name  string
+		edit  func()
+		reads bool
+	}{
+		{"an edit and a deletion", func() {
+			ann.write(t, "a.md", "two")
+			must(t, os.Remove(filepath.Join(ann.dir, "gone.md")))
+		}, false},
+		{"three large notes, in two PUTs", func() {
+			for _, k := range []string{"x.md", "y.md", "z.md"} {
+				ann.write(t, k, k+big)
+			}
+		}, false},
+		{"a teammate's note, then an edit", func() {
+			bob.write(t, "bob.md", "by bob")
+			bob.sync(t)
+			ann.write(t, "a.md", "three")
+		}, true},
+	}
+	for _, step := range steps {
+		step.edit()
+		puts := ann.sync(t).PUTs
+		before := history.n.Load()
+		must(t, ann.eng.RefreshProvenance(ctx))
+		if n := history.n.Load() - before; (n > 0) != step.reads {
+			t.Errorf("%s (%d PUTs): refresh sent %d history requests, want some: %v", step.name, puts, n, step.reads)
+		}
+		got := loadProvenance(t, ann)
+		path, err := ProvenancePath(ann.state, testRepo, ann.eng.cfg.Server)
+		must(t, err)
+		must(t, os.Remove(path))
+		must(t, ann.eng.RefreshProvenance(ctx))
+		if walked := loadProvenance(t, ann); !reflect.DeepEqual(got, walked) {
+			t.Errorf("%s: record = %+v, want the history's %+v", step.name, got, walked)
 		}
 	}
 }

@@ -67,6 +67,9 @@ func changedSince(st *State, old *Provenance) int {
 // the file. With a thousand notes, decoding the file cost several times
 // the CPU of the save the refresh follows. The record before is the one
 // the engine last wrote, while its file is unchanged (keptProvenance).
+// When the engine's last run took the repo from that record's checksum to
+// the state's with PUTs whose answers named their revisions, the record
+// is carried over them and the history is not read (ownPuts.advance).
 func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if e.client == nil {
 		return nil // a personal lane's history is its own machines'
@@ -92,9 +95,12 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if old != nil && old.Checksum == st.LastKnownChecksum {
 		return nil
 	}
-	p, err := e.walkHistory(ctx, st, old)
-	if err != nil {
-		return err
+	p := e.lastPuts.Load().advance(old, st)
+	if p == nil {
+		var err error
+		if p, err = e.walkHistory(ctx, st, old); err != nil {
+			return err
+		}
 	}
 	if err := p.save(e.provenance); err != nil {
 		return err

@@ -94,6 +94,8 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	e.keepScan(s)
 	e.synced.Store(e.state.saved())
+	puts := s.puts
+	e.lastPuts.Store(&puts)
 	e.setChecksum(st.LastKnownChecksum)
 	e.storeID.Store(&st.StoreID)
 	rep.Checksum = st.LastKnownChecksum

@@ -113,7 +113,23 @@ type PutResponse struct {
 	// as a proposal instead of stored (extension); the other fields then
 	// describe the repo unchanged.
 	Review *ReviewNotice `json:"review,omitempty"`
+	// Written is set when the write changed the repo (extension,
+	// PROTOCOL.md section 20): what its revisions in the history record.
+	Written *Written `json:"written,omitempty"`
 }
+
+// Written names a write's revisions (extension): each key it changed, or
+// deleted, has one at the answer's version, with the answer's
+// lastModified as its time and Subject as its author.
+type Written struct {
+	Subject string   `json:"subject"`
+	Keys    []string `json:"keys"`
+}
+
+// MaxWrittenKeyBytes bounds the key names a PUT's answer lists in Written
+// (before JSON escaping): past it the answer has no Written, so that it
+// stays well within a client's bound on a PUT's answer (SmallBodyBytes).
+const MaxWrittenKeyBytes = 8 << 10
 
 // Revision is one recorded change of one entry (extension).
 type Revision struct {

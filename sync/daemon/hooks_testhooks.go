@@ -12,3 +12,14 @@ func askPullSeen(dir string) {
 		f(dir)
 	}
 }
+
+// testHookRefreshed, when a test sets it, runs as the worker's provenance
+// refresh ends, with the repo's team directory.
+var testHookRefreshed func(dir string)
+
+// refreshSeen runs testHookRefreshed, if set.
+func refreshSeen(dir string) {
+	if f := testHookRefreshed; f != nil {
+		f(dir)
+	}
+}

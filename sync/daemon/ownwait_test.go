@@ -23,6 +23,8 @@ import (
 // save then answers it with his change alone, relative to alice's
 // checksum, with his note in it: alice applies it to the hashes she
 // makes from her own push and writes his note without a GET or a probe.
+// Each daemon reads the history after a teammate's save alone: after its
+// own, the PUT's answer named its revisions (PROTOCOL.md section 20).
 func TestOwnSaveCarriesTheWait(t *testing.T) { bubble(t, testOwnSaveCarriesTheWait) }
 
 func testOwnSaveCarriesTheWait(t *testing.T) {
@@ -32,6 +34,7 @@ func testOwnSaveCarriesTheWait(t *testing.T) {
 	askPullHook(t, tr.asked)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	for node, dir := range map[string]string{"alice": dirA, "bob": dirB} {
+		tr.traceNode(t, node, dir)
 		startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 			o.WaitTimeout = 55 * time.Second // no wait times out while the test looks
 			o.Open = testOpener(t, srv.Token, t.TempDir(), &counter{next: tr.transport(node, newTransport(t))}, nil, memsync.WithInstance())
@@ -59,11 +62,9 @@ func testOwnSaveCarriesTheWait(t *testing.T) {
 	got := tr.trace(from, map[string]string{old: "old", mid: "alice's", last: "bob's"})
 	want := []string{
 		"alice PUT if-match=old: 200 alice's",
-		"alice history: 200",
 		"bob wait if-none-match=old: 200 alice's",
 		"bob history: 200",
 		"bob PUT if-match=alice's: 200 bob's",
-		"bob history: 200",
 		"alice wait if-none-match=old: 200 bob's",
 		"alice history: 200",
 		"alice wait if-none-match=bob's: in flight",

@@ -19,6 +19,7 @@ import (
 // startTraced runs a daemon on dir whose requests tr records as node's.
 func startTraced(t *testing.T, srv *servertest.Server, tr *tracer, node, dir string, log *slog.Logger) *node {
 	t.Helper()
+	tr.traceNode(t, node, dir)
 	return startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Logger = log
 		o.WaitTimeout = 55 * time.Second // no wait times out while the test looks

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -30,17 +31,20 @@ type traceEvent struct {
 // wait has asked its worker to pull, and a node's change wait answers
 // until a gate opens.
 type tracer struct {
-	mu      sync.Mutex
-	events  []traceEvent
-	nextID  int
-	holdPut map[string]chan struct{} // node -> closed once its PUT may answer
-	askedAt map[string]string        // team directory -> node, for the pull hook
-	gates   map[string]chan struct{} // node -> closed once its waits may answer
-	held    map[string]bool          // node -> its PUT answer was held until the wait asked to pull
+	mu        sync.Mutex
+	events    []traceEvent
+	nextID    int
+	holdPut   map[string]chan struct{} // node -> closed once its PUT may answer
+	askedAt   map[string]string        // team directory -> node, for the pull hook
+	gates     map[string]chan struct{} // node -> closed once its waits may answer
+	held      map[string]bool          // node -> its PUT answer was held until the wait asked to pull
+	nodes     map[string]string        // team directory -> node, for the refresh hook
+	refreshed map[string]int           // node -> how many events were recorded when its last provenance refresh ended
 }
 
 func newTracer() *tracer {
-	return &tracer{holdPut: map[string]chan struct{}{}, askedAt: map[string]string{}, gates: map[string]chan struct{}{}, held: map[string]bool{}}
+	return &tracer{holdPut: map[string]chan struct{}{}, askedAt: map[string]string{}, gates: map[string]chan struct{}{}, held: map[string]bool{},
+		nodes: map[string]string{}, refreshed: map[string]int{}}
 }
 
 // transport returns a RoundTripper that records node's requests.
@@ -192,21 +196,45 @@ func (tr *tracer) armed(node, sum string) bool {
 	return len(open) == 1 && open[0].kind == "wait" && open[0].pre == sum
 }
 
-// settled reports whether node is armed on sum, and the last of its
-// other requests answered read the history: the provenance refresh after
-// its last sync is done.
+// settled reports whether node is armed on sum and a provenance refresh
+// of its ended after its last other request was answered: nothing more of
+// its last sync is to come.
 func (tr *tracer) settled(node, sum string) bool {
 	if !tr.armed(node, sum) {
 		return false
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	for _, ev := range slices.Backward(tr.events) {
+	end, ok := tr.refreshed[node]
+	if !ok {
+		return false
+	}
+	for i, ev := range slices.Backward(tr.events) {
 		if ev.node == node && ev.done && ev.kind != "wait" {
-			return ev.kind == "history"
+			return i < end
 		}
 	}
-	return false
+	return true
+}
+
+// traceNode has tr see the provenance refreshes of the daemon of node on
+// dir, until the test ends.
+func (tr *tracer) traceNode(t *testing.T, node, dir string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.nodes[dir] = node
+	testHookRefreshed = tr.refreshedAt
+	t.Cleanup(func() { testHookRefreshed = nil })
+}
+
+// refreshedAt is the refresh hook: a provenance refresh of the repo in
+// dir ended, after the events recorded so far.
+func (tr *tracer) refreshedAt(dir string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if node, ok := tr.nodes[dir]; ok {
+		tr.refreshed[node] = len(tr.events)
+	}
 }
 
 // trace returns the requests answered or started since from, one line

@@ -131,6 +131,7 @@ func (w *worker) refreshProvenance(ctx context.Context) {
 	if err := w.eng.RefreshProvenance(rctx); err != nil && ctx.Err() == nil {
 		w.log.Warn("provenance not refreshed", "err", err)
 	}
+	refreshSeen(w.spec.Dir)
 }
 
 // owe notes a sync that moved n entries: when n is large enough to have
