@@ -84,24 +84,32 @@ func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest,
 	return api.PutResponse{
 		OrganizationID: s.org, Repo: wireRepo(wr.Repo), Version: res.Version,
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
-		Written: written(instance, wr.Subject, res.Changed),
+		Written: answerWritten(instance, writtenOf(wr.Subject, res.Changed)),
 	}, nil
 }
 
-// written names, for a client that sent its instance, the revisions of a
-// write that changed the keys changed (PROTOCOL.md section 20): nil for
-// any other client, when it changed none, or when their names pass
-// api.MaxWrittenKeyBytes. A Claude Code client's answer keeps the fields
-// it knows.
-func written(instance, subject string, changed []string) *api.Written {
+// writtenOf names the revisions of a write that changed the keys changed
+// (PROTOCOL.md section 20): nil when it changed none, or when their names
+// pass api.MaxWrittenKeyBytes.
+func writtenOf(subject string, changed []string) *api.Written {
 	n := 0
 	for _, k := range changed {
 		n += len(k)
 	}
-	if instance == "" || len(changed) == 0 || n > api.MaxWrittenKeyBytes {
+	if len(changed) == 0 || n > api.MaxWrittenKeyBytes {
 		return nil
 	}
 	return &api.Written{Subject: subject, Keys: changed}
+}
+
+// answerWritten is w for a PUT's answer to a client that sent its
+// instance, nil for any other: a Claude Code client's answer keeps the
+// fields it knows.
+func answerWritten(instance string, w *api.Written) *api.Written {
+	if instance == "" {
+		return nil
+	}
+	return w
 }
 
 // apply stores wr with the server's entry cap and deletion bound, and
@@ -117,7 +125,7 @@ func (s *Server) apply(ctx context.Context, wr store.Write, instance string) (st
 	}
 	savetrace.Mark("server.committed", "")
 	if len(res.Changed) > 0 {
-		s.values.put(wr.Repo, res.Checksum, wr.Entries)
+		s.values.put(wr.Repo, res.Checksum, res.Version, wr.Entries, writtenOf(wr.Subject, res.Changed))
 		s.carryOwnWaits(wr.Repo, wr.Subject, instance, wr.IfMatch, res.Checksum)
 		s.waker.Publish(wr.Repo)
 	}

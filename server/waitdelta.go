@@ -79,15 +79,20 @@ func hasLive(s store.Snapshot, k string) bool {
 func (s *Server) writeWaitAnswer(w http.ResponseWriter, prev *store.Snapshot, cur store.Snapshot, delta bool) {
 	if delta && prev != nil {
 		if d, ok := changesSince(*prev, cur); ok {
-			s.writeChanges(w, d, prev.Checksum)
+			s.writeChanges(w, d, *prev)
 			return
 		}
 	}
 	s.writeSnapshot(w, cur, true)
 }
 
-// writeChanges sends d, the changes since the repo checksum since.
-func (s *Server) writeChanges(w http.ResponseWriter, d store.Snapshot, since string) {
+// writeChanges sends d, the changes since the repo as prev holds it.
+func (s *Server) writeChanges(w http.ResponseWriter, d store.Snapshot, prev store.Snapshot) {
+	since := prev.Checksum
+	var written *api.Written
+	if d.Version == prev.Version+1 {
+		written = s.values.writtenFor(d.Repo, since, d.Checksum, d.Version)
+	}
 	w.Header().Set("ETag", api.ETag(d.Checksum))
 	s.writeJSON(w, http.StatusOK, api.HashesResponse{
 		OrganizationID: s.org, Repo: wireRepo(d.Repo), Version: d.Version,
@@ -95,5 +100,6 @@ func (s *Server) writeChanges(w http.ResponseWriter, d store.Snapshot, since str
 		EntryChecksums: d.EntryChecksums, DeletedEntries: d.Deleted,
 		CompactedThrough: d.CompactedThrough, ChangedSince: since,
 		Entries: s.values.valuesFor(d.Repo, d.Checksum, d.EntryChecksums),
+		Written: written,
 	})
 }

@@ -12,7 +12,9 @@ import (
 // one commit between the two checksums and still holds what it wrote: the
 // client then needs no pull for them. The server keeps the values of its
 // last few commits for that, each at most api.WaitValueBytes: a few
-// notes' worth.
+// notes' worth. It keeps each commit's revisions too, which the answer
+// names (PROTOCOL.md section 20) when the two checksums are one version
+// apart.
 
 // recentCommits is how many commits' values are kept, across repos.
 const recentCommits = 32
@@ -26,24 +28,44 @@ type recentValues struct {
 	next int
 }
 
-// committedValues is what one commit wrote to repo, making its checksum.
+// committedValues is what one commit wrote to repo, making its checksum
+// at version: its values, when within api.WaitValueBytes, and its
+// revisions (nil when past api.MaxWrittenKeyBytes).
 type committedValues struct {
 	repo, checksum string
+	version        int64
 	values         map[string]string
+	written        *api.Written
 }
 
-// put keeps the values entries of a commit that made repo's checksum,
-// unless they are over api.WaitValueBytes, in place of the oldest.
-func (rv *recentValues) put(repo, checksum string, entries map[string]string) {
-	if len(entries) == 0 || valueBytes(entries) > api.WaitValueBytes {
+// put keeps what a commit that made repo's checksum at version wrote, in
+// place of the oldest: entries unless they are over api.WaitValueBytes,
+// and written.
+func (rv *recentValues) put(repo, checksum string, version int64, entries map[string]string, written *api.Written) {
+	kept := committedValues{repo: repo, checksum: checksum, version: version, written: written}
+	if len(entries) > 0 && valueBytes(entries) <= api.WaitValueBytes {
+		kept.values = maps.Clone(entries) // a copy: the writer's map is its own
+	}
+	if kept.values == nil && written == nil {
 		return
 	}
-	// A copy: the writer's map is its own.
-	kept := committedValues{repo: repo, checksum: checksum, values: maps.Clone(entries)}
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
 	rv.ring[rv.next] = kept
 	rv.next = (rv.next + 1) % recentCommits
+}
+
+// writtenFor names the revisions of the commit that made repo's checksum
+// at version from since, the checksum at the version before; nil when no
+// kept commit made it so, or it was past the bound of its names.
+func (rv *recentValues) writtenFor(repo, since, checksum string, version int64) *api.Written {
+	c := rv.find(repo, checksum)
+	if c == nil || c.written == nil || c.version != version {
+		return nil
+	}
+	w := *c.written
+	w.Since = since
+	return &w
 }
 
 // valuesFor returns the value of every key of sums, each with that entry
@@ -53,13 +75,13 @@ func (rv *recentValues) valuesFor(repo, checksum string, sums map[string]string)
 	if len(sums) == 0 {
 		return nil
 	}
-	written := rv.find(repo, checksum)
-	if written == nil {
+	c := rv.find(repo, checksum)
+	if c == nil || c.values == nil {
 		return nil
 	}
 	out := make(map[string]string, len(sums))
 	for k, sum := range sums {
-		v, ok := written[k]
+		v, ok := c.values[k]
 		if !ok || api.EntryChecksum(v) != sum {
 			return nil
 		}
@@ -68,14 +90,14 @@ func (rv *recentValues) valuesFor(repo, checksum string, sums map[string]string)
 	return out
 }
 
-// find returns the values the commit that made repo's checksum wrote, or
-// nil when none kept did.
-func (rv *recentValues) find(repo, checksum string) map[string]string {
+// find returns what the commit that made repo's checksum wrote, or nil
+// when none kept did.
+func (rv *recentValues) find(repo, checksum string) *committedValues {
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
-	for _, c := range rv.ring {
-		if c.repo == repo && c.checksum == checksum {
-			return c.values
+	for i := range rv.ring {
+		if c := rv.ring[i]; c.repo == repo && c.checksum == checksum {
+			return &c
 		}
 	}
 	return nil

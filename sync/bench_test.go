@@ -106,9 +106,10 @@ func BenchmarkOneSaveIn1000(b *testing.B) {
 
 // BenchmarkSaveAndProvenanceIn1000 measures what one saved note costs
 // the saving daemon's engine in a repo of 1,000 notes of 4 KB: the push,
-// then the provenance refresh the daemon runs once the repo is quiet.
+// then the provenance refresh the daemon runs once the repo is quiet. Its
+// client names its instance, as the daemon's does.
 func BenchmarkSaveAndProvenanceIn1000(b *testing.B) {
-	_, a := notes1000(b)
+	_, a := notes1000(b, WithInstance())
 	ctx := context.Background()
 	if err := a.eng.RefreshProvenance(ctx); err != nil {
 		b.Fatal(err)
@@ -126,11 +127,11 @@ func BenchmarkSaveAndProvenanceIn1000(b *testing.B) {
 // note4KB is the value of each note of the 1,000-note benchmarks.
 var note4KB = strings.Repeat("memory line of about forty characters.\n", 110)[:4096]
 
-// notes1000 starts a server and a peer that synced 1,000 notes of 4 KB
-// to it.
-func notes1000(b *testing.B) (*servertest.Server, *peer) {
+// notes1000 starts a server and a peer, its client made with opts, that
+// synced 1,000 notes of 4 KB to it.
+func notes1000(b *testing.B, opts ...ClientOption) (*servertest.Server, *peer) {
 	srv := servertest.Start(b)
-	a := newPeer(b, srv.URL, srv.Token, nil)
+	a := newPeer(b, srv.URL, srv.Token, nil, opts...)
 	for j := range 1000 {
 		a.write(b, fmt.Sprintf("notes/%04d.md", j), note4KB)
 	}

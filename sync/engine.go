@@ -152,9 +152,9 @@ type Engine struct {
 	provenance string
 	// provKept is the record the last refresh wrote (RefreshProvenance).
 	provKept keptProvenance
-	// lastPuts are the PUTs of the last run that saved its state, stored
-	// with synced (RefreshProvenance).
-	lastPuts atomic.Pointer[ownPuts]
+	// lastChain is the chain of writes of the last run that saved its
+	// state, stored with synced (RefreshProvenance).
+	lastChain atomic.Pointer[writeChain]
 	// track is what a watcher told of the directory (NoteChanges).
 	track changeTrack
 	// warm is what Warm read ahead for the next push.
@@ -272,8 +272,9 @@ type session struct {
 	// the run before, when the state came from the engine's memory.
 	tracked trackedScan
 	memo    *scanMemo
-	// puts are the PUTs of this run that changed the repo.
-	puts ownPuts
+	// chain is the writes this run saw take the repo on, each named by
+	// its answer (RefreshProvenance).
+	chain writeChain
 	// scannedWhole and scannedNamed say which scans the session made.
 	scannedWhole, scannedNamed bool
 }

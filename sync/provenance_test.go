@@ -416,3 +416,46 @@ func TestRefreshProvenanceAfterOwnPushes(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshProvenanceAfterTeammatesSave: a teammate's save that the
+// change wait's answer names (its one write since the daemon's checksum)
+// carries the record on without a history request, to the record a walk
+// makes; an answer that does not name it leaves the refresh to the
+// history.
+func TestRefreshProvenanceAfterTeammatesSave(t *testing.T) {
+	srv := servertest.Start(t)
+	grant := store.Grant{Pattern: "**", Level: store.LevelWrite}
+	ann, history := provenancePeer(t, srv, srv.CreateToken(t, "ann", grant))
+	bob := newPeer(t, srv.URL, srv.CreateToken(t, "bob", grant), nil)
+	must(t, os.MkdirAll(ann.dir, 0o755))
+	ann.write(t, "a.md", "one")
+	ann.sync(t)
+	bob.sync(t)
+	ctx := context.Background()
+	must(t, ann.eng.RefreshProvenance(ctx))
+	waiter := testClient(t, srv.URL, srv.Token)
+	for _, named := range []bool{true, false} {
+		h := waitForPush(t, srv, waiter, bob, map[string]string{"b.md": fmt.Sprint("by bob, named ", named)})
+		if h.Written == nil || h.Written.Subject != "bob" {
+			t.Fatalf("the wait's answer names %+v, want bob's write", h.Written)
+		}
+		if !named {
+			h.Written = nil
+		}
+		_, err := ann.eng.PullChanged(ctx, h)
+		must(t, err)
+		before := history.n.Load()
+		must(t, ann.eng.RefreshProvenance(ctx))
+		if n := history.n.Load() - before; (n == 0) != named {
+			t.Errorf("answer naming the write %v: refresh sent %d history requests", named, n)
+		}
+		got := loadProvenance(t, ann)
+		path, err := ProvenancePath(ann.state, testRepo, ann.eng.cfg.Server)
+		must(t, err)
+		must(t, os.Remove(path))
+		must(t, ann.eng.RefreshProvenance(ctx))
+		if walked := loadProvenance(t, ann); !reflect.DeepEqual(got, walked) || got.Keys["b.md"].Subject != "bob" {
+			t.Errorf("answer naming the write %v: record = %+v, want the history's %+v, b.md by bob", named, got, walked)
+		}
+	}
+}

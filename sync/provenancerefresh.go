@@ -69,7 +69,7 @@ func changedSince(st *State, old *Provenance) int {
 // the engine last wrote, while its file is unchanged (keptProvenance).
 // When the engine's last run took the repo from that record's checksum to
 // the state's with PUTs whose answers named their revisions, the record
-// is carried over them and the history is not read (ownPuts.advance).
+// is carried over them and the history is not read (writeChain.advance).
 func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if e.client == nil {
 		return nil // a personal lane's history is its own machines'
@@ -95,7 +95,7 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if old != nil && old.Checksum == st.LastKnownChecksum {
 		return nil
 	}
-	p := e.lastPuts.Load().advance(old, st)
+	p := e.lastChain.Load().advance(old, st)
 	if p == nil {
 		var err error
 		if p, err = e.walkHistory(ctx, st, old); err != nil {

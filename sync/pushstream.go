@@ -165,7 +165,7 @@ func (s *session) sendBatch(ctx context.Context, b batch, ifMatch *string) error
 			s.accept(b, resp)
 		}
 		s.log.Debug("batch pushed", "entries", len(b.Entries), "deletes", len(b.Deletes))
-		s.puts.note(*ifMatch, b, resp)
+		s.chain.note(*ifMatch, b, resp)
 		*ifMatch = resp.Checksum
 	}
 	return nil

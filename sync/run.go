@@ -39,7 +39,11 @@ func (e *Engine) Pull(ctx context.Context) (Report, error) {
 func (e *Engine) PullChanged(ctx context.Context, h api.HashesResponse) (Report, error) {
 	return e.run(ctx, func(s *session) error {
 		s.hint = &h
-		return s.pull(ctx)
+		err := s.pull(ctx)
+		if err == nil {
+			s.chain.noteAnswer(h)
+		}
+		return err
 	})
 }
 
@@ -94,8 +98,8 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	e.keepScan(s)
 	e.synced.Store(e.state.saved())
-	puts := s.puts
-	e.lastPuts.Store(&puts)
+	chain := s.chain
+	e.lastChain.Store(&chain)
 	e.setChecksum(st.LastKnownChecksum)
 	e.storeID.Store(&st.StoreID)
 	rep.Checksum = st.LastKnownChecksum

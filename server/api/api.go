@@ -92,6 +92,11 @@ type HashesResponse struct {
 	// when the server still had them at hand: a client takes them instead
 	// of pulling those keys. Absent, the client pulls as before.
 	Entries map[string]string `json:"entries,omitempty"`
+	// Written (extension, PROTOCOL.md section 20), only beside
+	// ChangedSince, names the revisions of the one write that took the
+	// repo from ChangedSince (Written.Since) to Checksum, when this server
+	// made it and still holds what it wrote.
+	Written *Written `json:"written,omitempty"`
 }
 
 // PutRequest is the body of PUT ?repo=<slug>: an upsert-merge of Entries and
@@ -124,6 +129,9 @@ type PutResponse struct {
 type Written struct {
 	Subject string   `json:"subject"`
 	Keys    []string `json:"keys"`
+	// Since, in a change wait's answer, is the repo checksum the write
+	// took the repo from, at the version before the answer's.
+	Since string `json:"since,omitempty"`
 }
 
 // MaxWrittenKeyBytes bounds the key names a PUT's answer lists in Written

@@ -15,8 +15,8 @@ func TestOwnPutsAdvanceOnlyAnUnbrokenChain(t *testing.T) {
 	sum := api.EntryChecksum("a")
 	old := &Provenance{Checksum: "c0", Version: 4, Complete: true, Keys: map[string]Change{}}
 	b := batch{Entries: []upload{{Key: "a.md", Sum: sum}}}
-	answer := func(from, to string, version int64, written bool) func(*ownPuts) {
-		return func(o *ownPuts) {
+	answer := func(from, to string, version int64, written bool) func(*writeChain) {
+		return func(o *writeChain) {
 			resp := api.PutResponse{Checksum: to, Version: version, LastModified: at}
 			if written {
 				resp.Written = &api.Written{Subject: "ann", Keys: []string{"a.md"}}
@@ -26,26 +26,26 @@ func TestOwnPutsAdvanceOnlyAnUnbrokenChain(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		puts    []func(*ownPuts)
+		puts    []func(*writeChain)
 		version int64
 		want    bool
 	}{
-		{"one PUT", []func(*ownPuts){answer("c0", "c1", 5, true)}, 5, true},
-		{"two PUTs and one that changed nothing", []func(*ownPuts){answer("c0", "c1", 5, true), answer("c1", "c1", 5, false), answer("c1", "c2", 6, true)}, 6, true},
+		{"one PUT", []func(*writeChain){answer("c0", "c1", 5, true)}, 5, true},
+		{"two PUTs and one that changed nothing", []func(*writeChain){answer("c0", "c1", 5, true), answer("c1", "c1", 5, false), answer("c1", "c2", 6, true)}, 6, true},
 		{"no PUT", nil, 4, false},
-		{"an answer naming no revisions", []func(*ownPuts){answer("c0", "c1", 5, false)}, 5, false},
-		{"a version skipped", []func(*ownPuts){answer("c0", "c1", 6, true)}, 6, false},
-		{"from another checksum", []func(*ownPuts){answer("cx", "c1", 5, true)}, 5, false},
-		{"a state at another version", []func(*ownPuts){answer("c0", "c1", 5, true)}, 7, false},
+		{"an answer naming no revisions", []func(*writeChain){answer("c0", "c1", 5, false)}, 5, false},
+		{"a version skipped", []func(*writeChain){answer("c0", "c1", 6, true)}, 6, false},
+		{"from another checksum", []func(*writeChain){answer("cx", "c1", 5, true)}, 5, false},
+		{"a state at another version", []func(*writeChain){answer("c0", "c1", 5, true)}, 7, false},
 	}
 	for _, tt := range tests {
-		var o ownPuts
+		var o writeChain
 		for _, put := range tt.puts {
 			put(&o)
 		}
 		last := "c0"
-		if len(o.puts) > 0 {
-			last = o.puts[len(o.puts)-1].to
+		if len(o.links) > 0 {
+			last = o.links[len(o.links)-1].to
 		}
 		st := &State{LastKnownChecksum: last, LastKnownVersion: tt.version, ServerChecksums: map[string]string{"a.md": sum}}
 		p := o.advance(old, st)
