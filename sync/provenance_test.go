@@ -367,16 +367,8 @@ func TestRefreshProvenanceKeepsItsRecord(t *testing.T) {
 // walk of the history makes; after a teammate's write it reads the history
 // again.
 func TestRefreshProvenanceAfterOwnPushes(t *testing.T) {
-	srv := servertest.Start(t)
-	grant := store.Grant{Pattern: "**", Level: store.LevelWrite}
-	ann, history := provenancePeer(t, srv, srv.CreateToken(t, "ann", grant))
-	bob := newPeer(t, srv.URL, srv.CreateToken(t, "bob", grant), nil)
-	must(t, os.MkdirAll(ann.dir, 0o755))
-	ann.write(t, "a.md", "one")
-	ann.write(t, "gone.md", "soon gone")
-	ann.sync(t)
+	_, ann, history, bob := annAndBob(t, map[string]string{"a.md": "one", "gone.md": "soon gone"})
 	ctx := context.Background()
-	must(t, ann.eng.RefreshProvenance(ctx))
 	big := strings.Repeat("b", 90<<10)
 	steps := []struct {
 		name  string
@@ -406,12 +398,7 @@ func TestRefreshProvenanceAfterOwnPushes(t *testing.T) {
 		if n := history.n.Load() - before; (n > 0) != step.reads {
 			t.Errorf("%s (%d PUTs): refresh sent %d history requests, want some: %v", step.name, puts, n, step.reads)
 		}
-		got := loadProvenance(t, ann)
-		path, err := ProvenancePath(ann.state, testRepo, ann.eng.cfg.Server)
-		must(t, err)
-		must(t, os.Remove(path))
-		must(t, ann.eng.RefreshProvenance(ctx))
-		if walked := loadProvenance(t, ann); !reflect.DeepEqual(got, walked) {
+		if got, walked := recordAndWalk(t, ann); !reflect.DeepEqual(got, walked) {
 			t.Errorf("%s: record = %+v, want the history's %+v", step.name, got, walked)
 		}
 	}
@@ -423,16 +410,9 @@ func TestRefreshProvenanceAfterOwnPushes(t *testing.T) {
 // makes; an answer that does not name it leaves the refresh to the
 // history.
 func TestRefreshProvenanceAfterTeammatesSave(t *testing.T) {
-	srv := servertest.Start(t)
-	grant := store.Grant{Pattern: "**", Level: store.LevelWrite}
-	ann, history := provenancePeer(t, srv, srv.CreateToken(t, "ann", grant))
-	bob := newPeer(t, srv.URL, srv.CreateToken(t, "bob", grant), nil)
-	must(t, os.MkdirAll(ann.dir, 0o755))
-	ann.write(t, "a.md", "one")
-	ann.sync(t)
+	srv, ann, history, bob := annAndBob(t, map[string]string{"a.md": "one"})
 	bob.sync(t)
 	ctx := context.Background()
-	must(t, ann.eng.RefreshProvenance(ctx))
 	waiter := testClient(t, srv.URL, srv.Token)
 	for _, named := range []bool{true, false} {
 		h := waitForPush(t, srv, waiter, bob, map[string]string{"b.md": fmt.Sprint("by bob, named ", named)})
@@ -449,13 +429,37 @@ func TestRefreshProvenanceAfterTeammatesSave(t *testing.T) {
 		if n := history.n.Load() - before; (n == 0) != named {
 			t.Errorf("answer naming the write %v: refresh sent %d history requests", named, n)
 		}
-		got := loadProvenance(t, ann)
-		path, err := ProvenancePath(ann.state, testRepo, ann.eng.cfg.Server)
-		must(t, err)
-		must(t, os.Remove(path))
-		must(t, ann.eng.RefreshProvenance(ctx))
-		if walked := loadProvenance(t, ann); !reflect.DeepEqual(got, walked) || got.Keys["b.md"].Subject != "bob" {
+		if got, walked := recordAndWalk(t, ann); !reflect.DeepEqual(got, walked) || got.Keys["b.md"].Subject != "bob" {
 			t.Errorf("answer naming the write %v: record = %+v, want the history's %+v, b.md by bob", named, got, walked)
 		}
 	}
+}
+
+// annAndBob starts a server, ann, a provenancePeer that synced notes and
+// made her record, and bob, a teammate.
+func annAndBob(t *testing.T, notes map[string]string) (*servertest.Server, *peer, *historyCounter, *peer) {
+	t.Helper()
+	srv := servertest.Start(t)
+	grant := store.Grant{Pattern: "**", Level: store.LevelWrite}
+	ann, history := provenancePeer(t, srv, srv.CreateToken(t, "ann", grant))
+	bob := newPeer(t, srv.URL, srv.CreateToken(t, "bob", grant), nil)
+	must(t, os.MkdirAll(ann.dir, 0o755))
+	for k, v := range notes {
+		ann.write(t, k, v)
+	}
+	ann.sync(t)
+	must(t, ann.eng.RefreshProvenance(context.Background()))
+	return srv, ann, history, bob
+}
+
+// recordAndWalk returns p's record, then the record a walk of the whole
+// history makes with the file gone.
+func recordAndWalk(t *testing.T, p *peer) (got, walked *Provenance) {
+	t.Helper()
+	got = loadProvenance(t, p)
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	must(t, err)
+	must(t, os.Remove(path))
+	must(t, p.eng.RefreshProvenance(context.Background()))
+	return got, loadProvenance(t, p)
 }

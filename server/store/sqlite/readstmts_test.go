@@ -13,11 +13,7 @@ import (
 // limit, where a sort of every revision of the repo would grow with its
 // history.
 func TestHistoryPagesReadInOrder(t *testing.T) {
-	s := openTemp(t)
-	ctx := context.Background()
-	if _, err := s.Apply(ctx, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "A"}, Subject: "alice"}); err != nil {
-		t.Fatal(err)
-	}
+	s, ctx := openWithANote(t)
 	for _, q := range []store.HistoryQuery{
 		{Repo: "acme/app", Limit: 3, NoContent: true},
 		{Repo: "acme/app", Before: 2, BeforeKey: "a.md", Limit: 50},
@@ -37,11 +33,7 @@ func TestHistoryPagesReadInOrder(t *testing.T) {
 // TestReadsKeepTheirStatements: the reads a save brings about run
 // statements compiled once, and a store holds no more than maxReadStmts.
 func TestReadsKeepTheirStatements(t *testing.T) {
-	s := openTemp(t)
-	ctx := context.Background()
-	if _, err := s.Apply(ctx, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "A"}, Subject: "alice"}); err != nil {
-		t.Fatal(err)
-	}
+	s, ctx := openWithANote(t)
 	q := store.HistoryQuery{Repo: "acme/app", Limit: 3, NoContent: true}
 	for range 2 {
 		if err := s.History(ctx, q, func(store.Revision) error { return nil }); err != nil {
@@ -98,4 +90,15 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 		t.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// openWithANote opens a store with one note written to acme/app.
+func openWithANote(t *testing.T) (*Store, context.Context) {
+	t.Helper()
+	s := openTemp(t)
+	ctx := context.Background()
+	if _, err := s.Apply(ctx, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "A"}, Subject: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	return s, ctx
 }
