@@ -55,45 +55,43 @@ func withValues(st *repoState, values map[string]string) store.Snapshot {
 // checksums.
 func readValuesOf(ctx context.Context, q queryer, st *repoState, keys []string) (map[string]string, bool, error) {
 	live := liveKeys(st, keys)
-	values := make(map[string]string, len(live))
 	if len(live) == 0 {
-		return values, true, nil
+		return map[string]string{}, true, nil
 	}
-	same, err := readValuesInto(ctx, q, st, live, values)
+	values, same, err := readLiveValues(ctx, q, st, live)
 	if err != nil {
 		return nil, false, fmt.Errorf("read values of %s: %w", st.slug, err)
 	}
 	return values, same, nil
 }
 
-// readValuesInto reads the values of keys, which st holds live, into
-// values, and reports whether each was found with the checksum st holds.
-// A key st holds is valid UTF-8, so its JSON string is the key itself.
-func readValuesInto(ctx context.Context, q queryer, st *repoState, keys []string, values map[string]string) (bool, error) {
+// readLiveValues reads the values of keys, which st holds live, and
+// reports whether each was found with the checksum st holds. A key st
+// holds is valid UTF-8, so its JSON string is the key itself.
+func readLiveValues(ctx context.Context, q queryer, st *repoState, keys []string) (map[string]string, bool, error) {
 	names, err := json.Marshal(keys)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	rows, err := q.QueryContext(ctx, selectValuesOf, st.id, string(names))
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	defer rows.Close()
-	found := 0
+	values := make(map[string]string, len(keys))
 	same := true
 	for rows.Next() {
 		var key, sum string
 		var value []byte
 		if err := rows.Scan(&key, &sum, &value); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		if want, _ := st.EntryChecksum(key); sum != want {
 			same = false
 		}
 		values[key] = string(value)
-		found++
 	}
-	return same && found == len(keys), rows.Err()
+	return values, same && len(values) == len(keys), rows.Err()
 }
 
 // liveKeys returns the keys of keys that st holds live, each once.
