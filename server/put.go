@@ -77,14 +77,14 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 func (s *Server) commit(ctx context.Context, wr store.Write, req api.PutRequest, instance string) (api.PutResponse, error) {
 	now := s.now().UTC()
 	wr.Entries, wr.Deletes, wr.Time = req.Entries, req.SoftDeleteKeys, now
-	res, err := s.apply(ctx, wr, instance)
+	res, written, err := s.apply(ctx, wr, instance)
 	if err != nil {
 		return api.PutResponse{}, err
 	}
 	return api.PutResponse{
 		OrganizationID: s.org, Repo: wireRepo(wr.Repo), Version: res.Version,
 		LastModified: lastModified(res, now), Checksum: res.Checksum,
-		Written: answerWritten(instance, writtenOf(wr.Subject, res.Changed)),
+		Written: answerWritten(instance, written),
 	}, nil
 }
 
@@ -116,20 +116,22 @@ func answerWritten(instance string, w *api.Written) *api.Written {
 // wakes the change waits on its repo when it changed it, but for those of
 // the client instance that made it, which it carries to the new checksum
 // when wr's precondition was theirs. Every write the server makes goes
-// through it: a PUT's, and an approved proposal's.
-func (s *Server) apply(ctx context.Context, wr store.Write, instance string) (store.Result, error) {
+// through it: a PUT's, and an approved proposal's. It returns the
+// revisions the write made, as PROTOCOL.md section 20 names them.
+func (s *Server) apply(ctx context.Context, wr store.Write, instance string) (store.Result, *api.Written, error) {
 	wr.MaxEntries, wr.Deletions = s.limits.MaxEntries, s.deletions
 	res, err := s.store.Apply(ctx, wr)
 	if err != nil {
-		return res, applyError(wr.Repo, err)
+		return res, nil, applyError(wr.Repo, err)
 	}
 	savetrace.Mark("server.committed", "")
+	written := writtenOf(wr.Subject, res.Changed)
 	if len(res.Changed) > 0 {
-		s.values.put(wr.Repo, res.Checksum, res.Version, wr.Entries, writtenOf(wr.Subject, res.Changed))
+		s.values.put(wr.Repo, res.Checksum, res.Version, wr.Entries, written)
 		s.carryOwnWaits(wr.Repo, wr.Subject, instance, wr.IfMatch, res.Checksum)
 		s.waker.Publish(wr.Repo)
 	}
-	return res, nil
+	return res, written, nil
 }
 
 // lastModified is the repo's last write time, or now for a PUT that changed

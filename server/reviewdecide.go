@@ -50,7 +50,7 @@ func (s *Server) Approve(ctx context.Context, p auth.Principal, id int64, edit a
 	if err := s.scan(ctx, api.PutRequest{Entries: wr.Entries, SoftDeleteKeys: wr.Deletes}); err != nil {
 		return ProposalView{}, err
 	}
-	res, err := s.apply(ctx, wr, "")
+	res, _, err := s.apply(ctx, wr, "")
 	if err != nil {
 		return ProposalView{}, err
 	}
