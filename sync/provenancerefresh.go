@@ -68,8 +68,9 @@ func changedSince(st *State, old *Provenance) int {
 // the CPU of the save the refresh follows. The record before is the one
 // the engine last wrote, while its file is unchanged (keptProvenance).
 // When the engine's last run took the repo from that record's checksum to
-// the state's with PUTs whose answers named their revisions, the record
-// is carried over them and the history is not read (writeChain.advance).
+// the state's with writes whose answers named their revisions (its PUTs',
+// the change wait's its pull took), the record is carried over them and
+// the history is not read (writeChain.advance).
 func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if e.client == nil {
 		return nil // a personal lane's history is its own machines'
