@@ -2,7 +2,9 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/scan/internal/corpus"
 )
@@ -85,5 +87,36 @@ func BenchmarkPathsCold(b *testing.B) {
 		if _, err := s.Paths(context.Background(), []string{dir}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkFileAfterPause scans a distinct note after 300 ms of quiet,
+// untimed, as a save's scan runs in a server or a daemon that idled since
+// the last one: little of the scanner is still in the processor's caches.
+// Run it with a small count (-benchtime 30x): each scan waits its pause.
+// Its figure is µs/scan, the scans alone, timed around each call.
+func BenchmarkFileAfterPause(b *testing.B) {
+	notes := map[string]func(int) string{
+		"short": func(i int) string {
+			return fmt.Sprintf("---\nname: build %d\n---\nThe build uses make %d; run the tests with go test.\n", i, i)
+		},
+		"clean4KB": func(i int) string { return corpus.CleanNote(i+1, 4096) },
+	}
+	for name, note := range notes {
+		b.Run(name, func(b *testing.B) {
+			s := newScanner(b, Config{CacheMaxEntries: 1})
+			b.StopTimer() // the pauses and the timer's own work stay out
+			var scans time.Duration
+			for i := 0; i < b.N; i++ {
+				text := []byte(note(i))
+				time.Sleep(300 * time.Millisecond)
+				start := time.Now()
+				if _, err := s.File(context.Background(), "n.md", text); err != nil {
+					b.Fatal(err)
+				}
+				scans += time.Since(start)
+			}
+			b.ReportMetric(float64(scans.Microseconds())/float64(b.N), "µs/scan")
+		})
 	}
 }

@@ -102,24 +102,47 @@ func FuzzSameFindingsAsEveryRule(f *testing.F) {
 // TestKeywordOccurrences checks the keyword pass against a plain search:
 // every occurrence of every keyword, overlapping ones too.
 func TestKeywordOccurrences(t *testing.T) {
-	s := newScanner(t, Config{})
-	p := s.engine.filter
+	p := newScanner(t, Config{}).engine.filter
 	texts := []string{corpus.Note(3, 4096), corpus.CleanNote(3, 4096), "xoxbxoxp-keykeyskey_secret_keysecret", "AKIAakiaAkIa"}
 	for _, text := range texts {
-		ps := p.newPass(text)
-		lower := strings.ToLower(text)
-		for n, k := range p.keywords {
-			var want []int
-			for i := 0; i+len(k) <= len(lower); i++ {
-				if lower[i:i+len(k)] == k {
-					want = append(want, i)
-				}
+		sameOccurrences(t, p, text)
+	}
+}
+
+// FuzzKeywordOccurrences holds the keyword pass to a plain search on any
+// text, seeded with the rule samples.
+func FuzzKeywordOccurrences(f *testing.F) {
+	for _, smp := range recallSamples(f) {
+		f.Add(smp.text)
+	}
+	f.Add("xoxbxoxp-keykeyskey_secret_keysecret")
+	p := newScanner(f, Config{}).engine.filter
+	f.Fuzz(func(t *testing.T, text string) {
+		sameOccurrences(t, p, text)
+	})
+}
+
+// sameOccurrences fails t when the prefilter's pass over text does not
+// find each keyword exactly where a plain search of the lower-cased text
+// does.
+func sameOccurrences(t *testing.T, p *prefilter, text string) {
+	t.Helper()
+	ps := p.newPass(text)
+	lower := string(ps.lower)
+	if ps.unusual {
+		lower = strings.ToLower(text)
+	}
+	for n, k := range p.keywords {
+		var want []int
+		for i := 0; k != "" && i+len(k) <= len(lower); i++ {
+			if lower[i:i+len(k)] == k {
+				want = append(want, i)
 			}
-			got := slices.Clone(ps.hits[n])
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
-				t.Errorf("keyword %q in %.30q: at %v, want %v", k, text, got, want)
-			}
+		}
+		got := slices.Clone(ps.hits[n])
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("keyword %q in %.30q: at %v, want %v", k, text, got, want)
 		}
 	}
 }

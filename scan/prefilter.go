@@ -7,7 +7,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
 
@@ -20,10 +19,11 @@ import (
 // rule that has findings, so the detection restricted to the rules it
 // keeps finds exactly what the full ruleset finds.
 type prefilter struct {
-	trie     *ahocorasick.Trie
-	keywords []string // by pattern number in trie
+	keywords []string      // by keyword number
+	search   keywordSearch // finds every keyword's every occurrence
 	rules    []*filterRule
 	byID     map[string]*filterRule
+	index    ruleIndex  // the rules a text can reach, by its keywords
 	memo     *matchMemo // anchors' tails on their texts, for every scan
 }
 
@@ -54,7 +54,7 @@ func (fr *filterRule) compiled() config.Rule {
 	return fr.rule
 }
 
-func newPrefilter(rs compiledRuleset) *prefilter {
+func newPrefilter(rs compiledRuleset) (*prefilter, error) {
 	p := &prefilter{byID: make(map[string]*filterRule, len(rs.Rules)), memo: newMatchMemo()}
 	index := map[string]int{}
 	for _, id := range rs.OrderedRules {
@@ -82,8 +82,13 @@ func newPrefilter(rs compiledRuleset) *prefilter {
 		p.rules = append(p.rules, fr)
 		p.byID[id] = fr
 	}
-	p.trie = ahocorasick.NewTrieBuilder().AddStrings(p.keywords).Build()
-	return p
+	search, err := newKeywordSearch(p.keywords)
+	if err != nil {
+		return nil, err
+	}
+	p.search = search
+	p.index = newRuleIndex(p.rules, len(p.keywords))
+	return p, nil
 }
 
 func isASCII(s string) bool {
@@ -100,9 +105,8 @@ func isASCII(s string) bool {
 type pass struct {
 	text      string
 	lower     []byte
-	unusual   bool    // holds a rune that lower-cases or folds to ASCII
-	hits      [][]int // start offsets of each keyword
-	found     []bool  // keywords present, as gitleaks decides it
+	unusual   bool          // holds a rune that lower-cases or folds to ASCII
+	hits      map[int][]int // start offsets of each keyword present, as gitleaks decides it
 	newlines  []int
 	indexedNL bool
 	memo      *matchMemo
@@ -114,7 +118,8 @@ type pass struct {
 // rule is kept when its expression matches at all.
 func (p *prefilter) candidates(text, path string, decoded bool, global []*config.Allowlist, keep map[string]bool) {
 	ps := p.newPass(text)
-	for _, fr := range p.rules {
+	for _, i := range p.index.reachable(ps) {
+		fr := p.rules[i]
 		if keep[fr.base.RuleID] || !fr.applies(ps, path) {
 			continue
 		}
@@ -138,8 +143,6 @@ func (p *prefilter) newPass(text string) *pass {
 		text:  text,
 		memo:  p.memo,
 		lower: make([]byte, len(text)),
-		hits:  make([][]int, len(p.keywords)),
-		found: make([]bool, len(p.keywords)),
 	}
 	nonASCII := false
 	for i := 0; i < len(text); i++ {
@@ -160,11 +163,7 @@ func (p *prefilter) newPass(text string) *pass {
 		// positions are not used.
 		lower = []byte(strings.ToLower(text))
 	}
-	p.trie.Walk(lower, func(end, n, pattern int64) bool {
-		ps.hits[pattern] = append(ps.hits[pattern], int(end-n+1))
-		ps.found[pattern] = true
-		return true
-	})
+	ps.hits = p.search.occurrences(lower)
 	return ps
 }
 
@@ -193,7 +192,7 @@ func (fr *filterRule) applies(ps *pass, path string) bool {
 
 func (fr *filterRule) keywordFound(ps *pass) bool {
 	for _, k := range fr.keywords {
-		if ps.found[k] {
+		if _, ok := ps.hits[k]; ok {
 			return true
 		}
 	}

@@ -87,7 +87,10 @@ func New(cfg Config, opts ...Option) (*Scanner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load rules: %w", err)
 	}
-	eng := newEngine(gl, cfg.decodeDepth(), cfg.HonorInlineAllow)
+	eng, err := newEngine(gl, cfg.decodeDepth(), cfg.HonorInlineAllow)
+	if err != nil {
+		return nil, fmt.Errorf("load rules: %w", err)
+	}
 	fp, err := fingerprint(fc, cfg, o.ignorePaths)
 	if err != nil {
 		return nil, err

@@ -29,9 +29,13 @@ type engine struct {
 // maxDetectors bounds the detectors kept; past it they are built anew.
 const maxDetectors = 16
 
-func newEngine(rs compiledRuleset, decodeDepth int, inlineAllow bool) *engine {
-	return &engine{allowlists: rs.Allowlists, filter: newPrefilter(rs), decodeDepth: decodeDepth,
-		inlineAllow: inlineAllow, detectors: map[string]*detect.Detector{}}
+func newEngine(rs compiledRuleset, decodeDepth int, inlineAllow bool) (*engine, error) {
+	filter, err := newPrefilter(rs)
+	if err != nil {
+		return nil, err
+	}
+	return &engine{allowlists: rs.Allowlists, filter: filter, decodeDepth: decodeDepth,
+		inlineAllow: inlineAllow, detectors: map[string]*detect.Detector{}}, nil
 }
 
 // detect returns gitleaks' findings on text at path ("" for none).
