@@ -162,3 +162,51 @@ func encodeForTest(t *testing.T, st *State) []byte {
 	must(t, err)
 	return data
 }
+
+// A copy prepared ahead is what the next load hands out: equal to the
+// saved state, sharing none of its maps, and dropped once the state it
+// copies is no longer the one on disk (a save of the store's own, another
+// store's, or none cached).
+func TestStateSpareIsTheNextLoad(t *testing.T) {
+	s := stateStore{path: filepath.Join(t.TempDir(), "r", "state.json")}
+	s.cache.prepare() // nothing cached: nothing to copy
+	if s.cache.spare != nil {
+		t.Fatal("prepare with no state cached made a copy")
+	}
+	must(t, s.save(fullState()))
+	s.cache.prepare()
+	spare := s.cache.spare
+	if spare == nil {
+		t.Fatal("prepare made no copy of the saved state")
+	}
+	got, _, err := s.load("acme/app", "h:1", time.Now())
+	must(t, err)
+	if got != spare || s.cache.spare != nil {
+		t.Fatal("the load did not hand out the prepared copy, once")
+	}
+	if !reflect.DeepEqual(got, s.saved()) || got.Index == nil {
+		t.Fatalf("prepared copy = %+v, want the saved state", got)
+	}
+	got.Index["new.md"] = IndexEntry{Hash: api.EntryChecksum("n")}
+	got.Base["a.md"] = api.EntryChecksum("changed")
+	if _, ok := s.saved().Index["new.md"]; ok || s.saved().Base["a.md"] != api.EntryChecksum("a") {
+		t.Fatal("a change to the prepared copy reached the saved state")
+	}
+
+	s.cache.prepare()
+	next := fullState()
+	next.LastKnownVersion = 8
+	must(t, s.save(next))
+	if st, _, err := s.load("acme/app", "h:1", time.Now()); err != nil || st.LastKnownVersion != 8 {
+		t.Fatalf("after a save, load = version %d, %v; want the saved 8, not the copy prepared before it", st.LastKnownVersion, err)
+	}
+
+	s.cache.prepare()
+	other := stateStore{path: s.path}
+	replaced := fullState()
+	replaced.LastKnownVersion = 12345
+	must(t, other.save(replaced))
+	if st, _, err := s.load("acme/app", "h:1", time.Now()); err != nil || st.LastKnownVersion != 12345 {
+		t.Fatalf("after another store's save, load = version %d, %v; want 12345", st.LastKnownVersion, err)
+	}
+}

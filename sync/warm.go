@@ -22,7 +22,8 @@ import (
 // hashes and scans nothing it was told of in time, and a burst of saves
 // leaves the CPU to the push and to the teammates' pulls. The same hint
 // after a pull's writes lets Warm hash them once more, out of the way, as
-// the next run would have to before it trusts them.
+// the next run would have to before it trusts them. Either way Warm also
+// makes the copy of the saved state the next run loads (prepareState).
 
 // The bounds of what Warm keeps until a push takes it: the files beyond
 // warmMaxFiles are not read ahead, and the content beyond warmMaxBytes is
@@ -94,6 +95,7 @@ func (w *warmCache) keep(key string, f warmFile) {
 // changes nothing on disk or in the state, takes no lock a run holds, and
 // stops when ctx is done. A personal lane reads nothing ahead.
 func (e *Engine) Warm(ctx context.Context, keys []string) {
+	e.prepareState()
 	if e.cfg.Lane != "" || len(keys) == 0 {
 		return
 	}
@@ -119,6 +121,17 @@ func (e *Engine) Warm(ctx context.Context, keys []string) {
 		})
 	}
 	g.Wait()
+}
+
+// prepareState makes the copy of the saved state that the next run
+// loads and changes (stateCache.prepare), unless a run holds the engine:
+// that run's save makes the copy stale anyway.
+func (e *Engine) prepareState() {
+	if !e.mu.TryLock() {
+		return
+	}
+	defer e.mu.Unlock()
+	e.state.cache.prepare()
 }
 
 // warmOne reads key ahead unless it cannot sync, was read ahead as it is,

@@ -221,3 +221,32 @@ func TestWarmSettledWritesNeedNoLook(t *testing.T) {
 		t.Fatalf("Push after a rescan = pushed %v, %v; want n3.md", rep.Pushed, err)
 	}
 }
+
+// Warm prepares the copy of the saved state the next run takes, also
+// with no file to read ahead, and leaves the state alone while a run
+// holds the engine.
+func TestWarmPreparesTheState(t *testing.T) {
+	p, _, _ := warmPeer(t)
+	p.eng.mu.Lock()
+	p.eng.Warm(t.Context(), nil)
+	p.eng.mu.Unlock()
+	if p.eng.state.cache.spare != nil {
+		t.Fatal("Warm changed the state cache while a run held the engine")
+	}
+	p.eng.Warm(t.Context(), nil)
+	spare := p.eng.state.cache.spare
+	if spare == nil {
+		t.Fatal("Warm prepared no copy of the saved state")
+	}
+	if spare == p.eng.synced.Load() {
+		t.Fatal("the prepared copy is the state other goroutines read")
+	}
+	p.write(t, "a.md", "alpha\n")
+	p.sync(t)
+	if p.eng.state.cache.spare != nil {
+		t.Fatal("the run did not take the prepared copy")
+	}
+	if st := p.eng.synced.Load(); st.Base["a.md"] == "" {
+		t.Fatal("the run on the prepared copy did not save its sync of a.md")
+	}
+}
