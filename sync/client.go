@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"golang.org/x/oauth2"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -75,20 +76,24 @@ func (c *Client) Wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 // relative to another checksum, one this client's own write made (section
 // 19), is applied to what heldAt returns for it, when it returns any.
 // When they do not make the answer's checksum, it returns the whole
-// hashes of a probe instead.
+// hashes of a probe instead. held is made ready for the answer (api.Held)
+// before the wait is sent: the answer then costs what it names, not what
+// the repo holds.
 func (c *Client) WaitChanges(ctx context.Context, repo string, held api.HashesResponse, wait time.Duration, heldAt HeldAt) (api.HashesResponse, bool, error) {
+	ready := api.NewHeld(held)
 	h, changed, err := c.wait(ctx, repo, held.Checksum, wait, true)
 	if err != nil || !changed {
 		return h, changed, err
 	}
-	base := held
+	savetrace.Mark("wait.read", "")
+	apply := ready.Apply
 	if h.ChangedSince != "" && h.ChangedSince != held.Checksum && heldAt != nil {
 		// The wait was carried past a write of this client's (WithInstance).
 		if at, ok := heldAt(h.ChangedSince); ok {
-			base = at
+			apply = func(h api.HashesResponse) (api.HashesResponse, error) { return h.Apply(at) }
 		}
 	}
-	whole, err := h.Apply(base)
+	whole, err := apply(h)
 	if err == nil {
 		return whole, true, nil
 	}

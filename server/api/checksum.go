@@ -35,6 +35,19 @@ func EntryChecksumBytes(value []byte) string {
 // and "key NUL deleted LF" for tombstones. A key present in both maps counts
 // as live.
 func RepoChecksum(entryChecksums map[string]string, tombstones map[string]int64) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 256)
+	for _, k := range repoKeys(entryChecksums, tombstones) {
+		sum, live := entryChecksums[k]
+		buf = AppendRepoLine(buf[:0], k, sum, live)
+		h.Write(buf)
+	}
+	return ChecksumPrefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// repoKeys returns the keys the repo checksum has a line for, in byte
+// order: every live key, and every tombstone's that is not live.
+func repoKeys(entryChecksums map[string]string, tombstones map[string]int64) []string {
 	keys := make([]string, 0, len(entryChecksums)+len(tombstones))
 	for k := range entryChecksums {
 		keys = append(keys, k)
@@ -45,14 +58,7 @@ func RepoChecksum(entryChecksums map[string]string, tombstones map[string]int64)
 		}
 	}
 	sort.Strings(keys)
-	h := sha256.New()
-	buf := make([]byte, 0, 256)
-	for _, k := range keys {
-		sum, live := entryChecksums[k]
-		buf = AppendRepoLine(buf[:0], k, sum, live)
-		h.Write(buf)
-	}
-	return ChecksumPrefix + hex.EncodeToString(h.Sum(nil))
+	return keys
 }
 
 // AppendRepoLine appends one line of the repo checksum input of PROTOCOL.md
