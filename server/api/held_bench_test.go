@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// BenchmarkApplyAfterPause applies a change wait's answer naming one
+// BenchmarkChangesAfterPause applies a change wait's answer naming one
 // saved note to the whole hashes of a repo of 1,500 notes after 300 ms
 // of quiet, untimed, as a teammate's daemon does when a save wakes its
 // parked wait: "copy" copies the hashes and takes the whole repo
@@ -14,7 +14,7 @@ import (
 // applies it to a Held made before the pause. Run it with a small count
 // (-benchtime 30x): each apply waits its pause. Its figure is µs/apply,
 // the applies alone.
-func BenchmarkApplyAfterPause(b *testing.B) {
+func BenchmarkChangesAfterPause(b *testing.B) {
 	held := HashesResponse{EntryChecksums: map[string]string{}, DeletedEntries: map[string]int64{}}
 	for i := range 1500 {
 		k := fmt.Sprintf("burst/f%05d.md", i)
