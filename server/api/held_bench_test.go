@@ -15,12 +15,7 @@ import (
 // (-benchtime 30x): each apply waits its pause. Its figure is µs/apply,
 // the applies alone.
 func BenchmarkChangesAfterPause(b *testing.B) {
-	held := HashesResponse{EntryChecksums: map[string]string{}, DeletedEntries: map[string]int64{}}
-	for i := range 1500 {
-		k := fmt.Sprintf("burst/f%05d.md", i)
-		held.EntryChecksums[k] = EntryChecksum(k)
-	}
-	held.Checksum = RepoChecksum(held.EntryChecksums, held.DeletedEntries)
+	held := repoOf1500()
 	answer := func(i int) HashesResponse {
 		c := HashesResponse{ChangedSince: held.Checksum, EntryChecksums: map[string]string{"MEMORY.md": EntryChecksum(fmt.Sprint(i))}}
 		_, _, c.Checksum = applyByCopy(held, c)
@@ -58,4 +53,26 @@ func BenchmarkChangesAfterPause(b *testing.B) {
 			b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs/apply")
 		})
 	}
+}
+
+// BenchmarkNewHeld makes a Held of the whole hashes of a repo of 1,500
+// notes, as a client does each time it sends a change wait; its B/op is
+// what the Held adds to the hashes a waiting client holds.
+func BenchmarkNewHeld(b *testing.B) {
+	held := repoOf1500()
+	b.ReportAllocs()
+	for b.Loop() {
+		NewHeld(held)
+	}
+}
+
+// repoOf1500 is the whole hashes of a repo of 1,500 notes.
+func repoOf1500() HashesResponse {
+	held := HashesResponse{EntryChecksums: map[string]string{}, DeletedEntries: map[string]int64{}}
+	for i := range 1500 {
+		k := fmt.Sprintf("burst/f%05d.md", i)
+		held.EntryChecksums[k] = EntryChecksum(k)
+	}
+	held.Checksum = RepoChecksum(held.EntryChecksums, held.DeletedEntries)
+	return held
 }
