@@ -15,7 +15,8 @@ import (
 // the stamp of the file that holds it, and a load whose file still has
 // that stamp takes a copy of the copy instead of reading and decoding the
 // file again. With a thousand notes in a repo, that decode is most of the
-// cost of a run that syncs one of them.
+// cost of a run that syncs one of them; the copy is made ahead, while the
+// engine is idle, when the daemon reads ahead (prepare).
 
 // stateStamp identifies one version of the state file without reading
 // it. Every save replaces the file through a rename, so each has an inode

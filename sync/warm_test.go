@@ -243,10 +243,11 @@ func TestWarmPreparesTheState(t *testing.T) {
 	}
 	p.write(t, "a.md", "alpha\n")
 	p.sync(t)
-	if p.eng.state.cache.spare != nil {
-		t.Fatal("the run did not take the prepared copy")
+	st := p.eng.synced.Load()
+	if st != spare {
+		t.Fatal("the run did not run on the prepared copy")
 	}
-	if st := p.eng.synced.Load(); st.Base["a.md"] == "" {
+	if st.Base["a.md"] == "" {
 		t.Fatal("the run on the prepared copy did not save its sync of a.md")
 	}
 }

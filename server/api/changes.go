@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"fmt"
 )
 
 // ErrChangesMismatch is returned by HashesResponse.Apply when the changes
@@ -23,7 +22,7 @@ func (h HashesResponse) Apply(held HashesResponse) (HashesResponse, error) {
 		return h, nil
 	}
 	if h.ChangedSince != held.Checksum {
-		return HashesResponse{}, fmt.Errorf("changes since %s applied to hashes at %s", h.ChangedSince, held.Checksum)
+		return HashesResponse{}, otherBase(h.ChangedSince, held.Checksum)
 	}
 	return NewHeld(held).Apply(h)
 }

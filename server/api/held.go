@@ -30,6 +30,12 @@ type Held struct {
 	used     bool
 }
 
+// otherBase is the error of changes since one repo checksum applied to
+// hashes at another.
+func otherBase(since, at string) error {
+	return fmt.Errorf("changes since %s applied to hashes at %s", since, at)
+}
+
 // errHeldUsed is the error of an Apply to a Held an earlier Apply used up.
 var errHeldUsed = errors.New("held hashes already applied")
 
@@ -72,7 +78,7 @@ func (p *Held) Apply(c HashesResponse) (HashesResponse, error) {
 		return HashesResponse{}, errHeldUsed
 	}
 	if c.ChangedSince != p.checksum {
-		return HashesResponse{}, fmt.Errorf("changes since %s applied to hashes at %s", c.ChangedSince, p.checksum)
+		return HashesResponse{}, otherBase(c.ChangedSince, p.checksum)
 	}
 	if got := p.checksumWith(c); got != c.Checksum {
 		return HashesResponse{}, fmt.Errorf("%w: %s, not %s", ErrChangesMismatch, got, c.Checksum)
