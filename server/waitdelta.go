@@ -40,23 +40,57 @@ func changesSince(prev, cur store.Snapshot) (store.Snapshot, bool) {
 			return store.Snapshot{}, false
 		}
 	}
+	out := noChanges(cur)
+	for k := range cur.EntryChecksums {
+		addIfChanged(&out, prev, cur, k)
+	}
+	for k := range cur.Deleted {
+		addIfChanged(&out, prev, cur, k)
+	}
+	return out, true
+}
+
+// changesOfWrite is changesSince for cur made from prev by one write
+// that changed keys alone (store.Result.Changed) and compacted no
+// deletion marker: no other key can differ, so no other is looked at.
+func changesOfWrite(prev, cur store.Snapshot, keys []string) (store.Snapshot, bool) {
+	out := noChanges(cur)
+	for _, k := range keys {
+		if !inSnapshot(cur, k) {
+			if inSnapshot(prev, k) {
+				return store.Snapshot{}, false
+			}
+			continue
+		}
+		addIfChanged(&out, prev, cur, k)
+	}
+	return out, true
+}
+
+// noChanges is cur naming no key.
+func noChanges(cur store.Snapshot) store.Snapshot {
 	out := cur
 	out.EntryChecksums = map[string]string{}
 	out.Deleted = map[string]int64{}
-	for k, sum := range cur.EntryChecksums {
+	return out
+}
+
+// addIfChanged adds key k of cur to out when its checksum or tombstone
+// differs from prev's: a live key with another checksum or not live
+// before, a deleted one (not live now) with another deletion time or
+// not deleted, or live, before.
+func addIfChanged(out *store.Snapshot, prev, cur store.Snapshot, k string) {
+	if sum, live := cur.EntryChecksums[k]; live {
 		if old, ok := prev.EntryChecksums[k]; !ok || old != sum {
 			out.EntryChecksums[k] = sum
 		}
+		return
 	}
-	for k, at := range cur.Deleted {
-		if _, live := cur.EntryChecksums[k]; live {
-			continue
-		}
+	if at, dead := cur.Deleted[k]; dead {
 		if old, ok := prev.Deleted[k]; !ok || old != at || hasLive(prev, k) {
 			out.Deleted[k] = at
 		}
 	}
-	return out, true
 }
 
 func inSnapshot(s store.Snapshot, k string) bool {
@@ -78,12 +112,25 @@ func hasLive(s store.Snapshot, k string) bool {
 // for them and they can be said, else the whole hashes of cur.
 func (s *Server) writeWaitAnswer(w http.ResponseWriter, prev *store.Snapshot, cur store.Snapshot, delta bool) {
 	if delta && prev != nil {
-		if d, ok := changesSince(*prev, cur); ok {
+		if d, ok := s.changes(*prev, cur); ok {
 			s.writeChanges(w, d, *prev)
 			return
 		}
 	}
 	s.writeSnapshot(w, cur, true)
+}
+
+// changes is changesSince, worked out from the keys the write between
+// prev and cur changed when this server made that one write, kept its
+// keys (recentValues) and compacted no marker with it: a save into a
+// large repo is answered without a look at every key.
+func (s *Server) changes(prev, cur store.Snapshot) (store.Snapshot, bool) {
+	if cur.Version == prev.Version+1 && cur.CompactedThrough == prev.CompactedThrough {
+		if keys, ok := s.values.changedKeys(cur.Repo, cur.Checksum, cur.Version); ok {
+			return changesOfWrite(prev, cur, keys)
+		}
+	}
+	return changesSince(prev, cur)
 }
 
 // writeChanges sends d, the changes since the repo as prev holds it.

@@ -59,13 +59,33 @@ func (rv *recentValues) put(repo, checksum string, version int64, entries map[st
 // at version from since, the checksum at the version before; nil when no
 // kept commit made it so, or it was past the bound of its names.
 func (rv *recentValues) writtenFor(repo, since, checksum string, version int64) *api.Written {
-	c := rv.find(repo, checksum)
-	if c == nil || c.written == nil || c.version != version {
+	w := rv.writtenAt(repo, checksum, version)
+	if w == nil {
 		return nil
 	}
-	w := *c.written
-	w.Since = since
-	return &w
+	out := *w
+	out.Since = since
+	return &out
+}
+
+// changedKeys returns the keys the commit that made repo's checksum at
+// version changed, false when no kept commit made it so or it was past
+// the bound of its names.
+func (rv *recentValues) changedKeys(repo, checksum string, version int64) ([]string, bool) {
+	if w := rv.writtenAt(repo, checksum, version); w != nil {
+		return w.Keys, true
+	}
+	return nil, false
+}
+
+// writtenAt is the revisions of the kept commit that made repo's
+// checksum at version, nil when there are none.
+func (rv *recentValues) writtenAt(repo, checksum string, version int64) *api.Written {
+	c := rv.find(repo, checksum)
+	if c == nil || c.version != version {
+		return nil
+	}
+	return c.written
 }
 
 // valuesFor returns the value of every key of sums, each with that entry
