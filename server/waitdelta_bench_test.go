@@ -33,8 +33,10 @@ func BenchmarkChangesAfterPause(b *testing.B) {
 		return cur
 	}
 	ways := map[string]func(prev, cur store.Snapshot) (store.Snapshot, bool){
-		"all":   changesSince,
-		"write": func(prev, cur store.Snapshot) (store.Snapshot, bool) { return changesOfWrite(prev, cur, []string{"MEMORY.md"}) },
+		"all": changesSince,
+		"write": func(prev, cur store.Snapshot) (store.Snapshot, bool) {
+			return changesOfWrite(prev, cur, []string{"MEMORY.md"})
+		},
 	}
 	for _, name := range []string{"all", "write"} {
 		b.Run(name, func(b *testing.B) {
