@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
+	"github.com/teammemd/teammemd/internal/pausebench"
 	"github.com/teammemd/teammemd/scan/internal/corpus"
 )
 
@@ -93,8 +93,7 @@ func BenchmarkPathsCold(b *testing.B) {
 // BenchmarkFileAfterPause scans a distinct note after 300 ms of quiet,
 // untimed, as a save's scan runs in a server or a daemon that idled since
 // the last one: little of the scanner is still in the processor's caches.
-// Run it with a small count (-benchtime 30x): each scan waits its pause.
-// Its figure is µs/scan, the scans alone, timed around each call.
+// Its figure is µs/scan, the scans alone (pausebench.Run).
 func BenchmarkFileAfterPause(b *testing.B) {
 	notes := map[string]func(int) string{
 		"short": func(i int) string {
@@ -105,18 +104,10 @@ func BenchmarkFileAfterPause(b *testing.B) {
 	for name, note := range notes {
 		b.Run(name, func(b *testing.B) {
 			s := newScanner(b, Config{CacheMaxEntries: 1})
-			b.StopTimer() // the pauses and the timer's own work stay out
-			var scans time.Duration
-			for i := 0; i < b.N; i++ {
-				text := []byte(note(i))
-				time.Sleep(300 * time.Millisecond)
-				start := time.Now()
-				if _, err := s.File(context.Background(), "n.md", text); err != nil {
-					b.Fatal(err)
-				}
-				scans += time.Since(start)
-			}
-			b.ReportMetric(float64(scans.Microseconds())/float64(b.N), "µs/scan")
+			pausebench.Run(b, "scan", func(i int) []byte { return []byte(note(i)) }, func(text []byte) error {
+				_, err := s.File(context.Background(), "n.md", text)
+				return err
+			})
 		})
 	}
 }

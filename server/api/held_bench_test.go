@@ -3,17 +3,17 @@ package api
 import (
 	"fmt"
 	"testing"
-	"time"
+
+	"github.com/teammemd/teammemd/internal/pausebench"
 )
 
 // BenchmarkChangesAfterPause applies a change wait's answer naming one
 // saved note to the whole hashes of a repo of 1,500 notes after 300 ms
-// of quiet, untimed, as a teammate's daemon does when a save wakes its
-// parked wait: "copy" copies the hashes and takes the whole repo
-// checksum then (applyByCopy, what an answer cost before Held), "held"
-// applies it to a Held made before the pause. Run it with a small count
-// (-benchtime 30x): each apply waits its pause. Its figure is µs/apply,
-// the applies alone.
+// of quiet, as a teammate's daemon does when a save wakes its parked
+// wait: "copy" copies the hashes and takes the whole repo checksum then
+// (applyByCopy, what an answer cost before Held), "held" applies it to a
+// Held made before the pause. Its figure is µs/apply, the applies alone
+// (pausebench.Run).
 func BenchmarkChangesAfterPause(b *testing.B) {
 	held := repoOf1500()
 	answer := func(i int) HashesResponse {
@@ -21,38 +21,24 @@ func BenchmarkChangesAfterPause(b *testing.B) {
 		_, _, c.Checksum = applyByCopy(held, c)
 		return c
 	}
-	apply := map[string]func(HashesResponse) (time.Duration, error){
-		"copy": func(c HashesResponse) (time.Duration, error) {
-			time.Sleep(300 * time.Millisecond)
-			start := time.Now()
-			_, _, sum := applyByCopy(held, c)
-			if sum != c.Checksum {
-				return 0, ErrChangesMismatch
+	b.Run("copy", func(b *testing.B) {
+		pausebench.Run(b, "apply", answer, func(c HashesResponse) error {
+			if _, _, sum := applyByCopy(held, c); sum != c.Checksum {
+				return ErrChangesMismatch
 			}
-			return time.Since(start), nil
-		},
-		"held": func(c HashesResponse) (time.Duration, error) {
-			p := NewHeld(held)
-			time.Sleep(300 * time.Millisecond)
-			start := time.Now()
-			_, err := p.Apply(c)
-			return time.Since(start), err
-		},
-	}
-	for _, name := range []string{"copy", "held"} {
-		b.Run(name, func(b *testing.B) {
-			b.StopTimer() // the pauses and the timer's own work stay out
-			var total time.Duration
-			for i := 0; i < b.N; i++ {
-				d, err := apply[name](answer(i))
-				if err != nil {
-					b.Fatal(err)
-				}
-				total += d
-			}
-			b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs/apply")
+			return nil
 		})
+	})
+	type ready struct {
+		p *Held
+		c HashesResponse
 	}
+	b.Run("held", func(b *testing.B) {
+		pausebench.Run(b, "apply", func(i int) ready { return ready{NewHeld(held), answer(i)} }, func(r ready) error {
+			_, err := r.p.Apply(r.c)
+			return err
+		})
+	})
 }
 
 // BenchmarkNewHeld makes a Held of the whole hashes of a repo of 1,500

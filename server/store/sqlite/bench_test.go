@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/teammemd/teammemd/internal/pausebench"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -53,8 +53,7 @@ func BenchmarkApply(b *testing.B) {
 
 // BenchmarkApplyAfterPause measures a durable write of one short note
 // after 300 ms of quiet, as a save's commit runs on a server that idled;
-// its figure is µs/apply, the writes alone, timed around each call. Run
-// it with a small count (-benchtime 30x): each write waits its pause.
+// its figure is µs/apply, the writes alone (pausebench.Run).
 func BenchmarkApplyAfterPause(b *testing.B) {
 	s := benchStore(b)
 	ctx := context.Background()
@@ -64,18 +63,12 @@ func BenchmarkApplyAfterPause(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer() // the pauses and the timer's own work stay out
-	var writes time.Duration
-	for i := 0; i < b.N; i++ {
-		w := store.Write{Repo: "acme/app", Entries: map[string]string{fmt.Sprintf("k%d.md", i%100): fmt.Sprint("note ", i)}, Subject: "bench"}
-		time.Sleep(300 * time.Millisecond)
-		start := time.Now()
-		if _, err := s.Apply(ctx, w); err != nil {
-			b.Fatal(err)
-		}
-		writes += time.Since(start)
-	}
-	b.ReportMetric(float64(writes.Microseconds())/float64(b.N), "µs/apply")
+	pausebench.Run(b, "apply", func(i int) store.Write {
+		return store.Write{Repo: "acme/app", Entries: map[string]string{fmt.Sprintf("k%d.md", i%100): fmt.Sprint("note ", i)}, Subject: "bench"}
+	}, func(w store.Write) error {
+		_, err := s.Apply(ctx, w)
+		return err
+	})
 }
 
 // BenchmarkSnapshotHashes measures a hash probe on an unchanged repo of
