@@ -27,7 +27,6 @@ type Held struct {
 	keys     []string // the keys of lines, in byte order
 	lines    []byte   // the repo checksum's input (AppendRepoLine)
 	starts   []int    // where each key's line starts; one more: len(lines)
-	used     bool
 }
 
 // otherBase is the error of changes since one repo checksum applied to
@@ -74,7 +73,7 @@ func (p *Held) Apply(c HashesResponse) (HashesResponse, error) {
 	if c.ChangedSince == "" {
 		return c, nil
 	}
-	if p.used {
+	if p.sums == nil { // NewHeld makes it; a successful Apply takes it
 		return HashesResponse{}, errHeldUsed
 	}
 	if c.ChangedSince != p.checksum {
@@ -93,7 +92,7 @@ func (p *Held) Apply(c HashesResponse) (HashesResponse, error) {
 	}
 	out := c
 	out.EntryChecksums, out.DeletedEntries, out.ChangedSince = p.sums, p.deleted, ""
-	*p = Held{used: true}
+	*p = Held{}
 	return out, nil
 }
 
