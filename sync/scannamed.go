@@ -33,7 +33,10 @@ type scanMemo struct {
 // (files or directories, as a watcher names them) changed since the scan
 // prev. The entries of prev.files under no name are kept but those hashed
 // too soon after their mtime (Racy), which are indexed again; each name
-// is looked at again, a directory walked whole.
+// is looked at again, a directory walked whole. The result's files are
+// prev.files, updated in place: the caller gives prev.files up, whatever
+// the answer (on an error, what was updated is the file as a fresh look
+// found it, which a later scan may take as any index entry).
 func (t *teamDir) scanNamed(prev localScan, names []string, now time.Time) (localScan, error) {
 	if len(prev.held) > 0 || 2*len(names) > len(prev.files) {
 		return localScan{}, errWholeScan
@@ -59,14 +62,12 @@ func (t *teamDir) scanNamed(prev localScan, names []string, now time.Time) (loca
 	if err != nil {
 		return localScan{}, err
 	}
-	// The files named are looked at again; every other is as before. One
-	// copy of the whole index, not an insert per file, which made the map
-	// grow and rehash key by key.
-	files := maps.Clone(prev.files)
+	// The files named are looked at again; every other is as before.
+	files := prev.files
 	if files == nil {
 		files = map[string]IndexEntry{}
 	}
-	maps.DeleteFunc(files, func(k string, _ IndexEntry) bool { return under(k) })
+	dropNamed(files, named, under)
 	maps.Copy(files, indexed)
 	if len(sc.held) > 0 {
 		return localScan{}, errWholeScan
@@ -75,6 +76,23 @@ func (t *teamDir) scanNamed(prev localScan, names []string, now time.Time) (loca
 	sc.skipped = slices.CompactFunc(sc.skipped, func(a, b Skipped) bool { return a.Key == b.Key })
 	sc.files = files
 	return sc, nil
+}
+
+// dropNamed deletes from files the entries at or under a name of named.
+// A name that is a key of files was a file at that scan, so nothing of
+// files lies under it: when every name is one, each is deleted alone, and
+// a save's scan costs what it names, not what the directory holds.
+// Otherwise every key is tested (under).
+func dropNamed(files map[string]IndexEntry, named map[string]bool, under func(string) bool) {
+	for n := range named {
+		if _, isFile := files[n]; !isFile {
+			maps.DeleteFunc(files, func(k string, _ IndexEntry) bool { return under(k) })
+			return
+		}
+	}
+	for n := range named {
+		delete(files, n)
+	}
 }
 
 // coveredBy reports whether k or one of its parent directories is in

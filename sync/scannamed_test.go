@@ -251,3 +251,31 @@ func TestScanTrustsAHashTakenPastTheFileSystemsWindow(t *testing.T) {
 		t.Skipf("the test directory's file system has the slow racy window (%v)", td.racy)
 	}
 }
+
+// dropNamed drops the entries named and, for a name that is no file of
+// the index, every entry under it; nothing else.
+func TestDropNamed(t *testing.T) {
+	index := func() map[string]IndexEntry {
+		return map[string]IndexEntry{"a.md": {}, "b.md": {}, "d/x.md": {}, "d/y.md": {}, "d.md": {}, "e/z.md": {}}
+	}
+	for _, tt := range []struct {
+		named []string
+		want  []string
+	}{
+		{[]string{"a.md"}, []string{"b.md", "d.md", "d/x.md", "d/y.md", "e/z.md"}},
+		{[]string{"a.md", "d.md"}, []string{"b.md", "d/x.md", "d/y.md", "e/z.md"}},
+		{[]string{"d"}, []string{"a.md", "b.md", "d.md", "e/z.md"}},
+		{[]string{"a.md", "e"}, []string{"b.md", "d.md", "d/x.md", "d/y.md"}},
+		{[]string{"new.md"}, []string{"a.md", "b.md", "d.md", "d/x.md", "d/y.md", "e/z.md"}},
+	} {
+		files := index()
+		named := map[string]bool{}
+		for _, n := range tt.named {
+			named[n] = true
+		}
+		dropNamed(files, named, func(k string) bool { return coveredBy(k, named) })
+		if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, tt.want) {
+			t.Errorf("dropNamed(%q) left %q, want %q", tt.named, got, tt.want)
+		}
+	}
+}
