@@ -3,6 +3,9 @@ package memsync
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +87,41 @@ func TestGuardsOnPush(t *testing.T) {
 	rep, err = share.Sync(context.Background())
 	if err != nil || fmt.Sprint(rep.Pushed) != "[me.md]" || len(rep.Held) != 0 {
 		t.Errorf("Sync with share_user_notes = pushed %v, held %+v, %v; want me.md pushed", rep.Pushed, rep.Held, err)
+	}
+}
+
+// The warnings come in key order, however many files have them, and a
+// verdict on a file gone is forgotten.
+func TestWarningsInKeyOrder(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	var want []string
+	for i := range 40 {
+		k := fmt.Sprintf("bare-%02d.md", (i*17)%40) // written out of order
+		a.write(t, k, "no frontmatter\n")
+		a.write(t, fmt.Sprintf("good-%02d.md", i), goodNote)
+	}
+	for i := range 40 {
+		want = append(want, fmt.Sprintf("bare-%02d.md", i))
+	}
+	rep := a.sync(t)
+	var got []string
+	for _, w := range rep.Warnings {
+		got = append(got, w.Key)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("warnings on %v, want %v", got, want)
+	}
+	must(t, os.Remove(filepath.Join(a.dir, "bare-03.md")))
+	must(t, os.Remove(filepath.Join(a.dir, "good-05.md")))
+	a.sync(t)
+	a.eng.mu.Lock()
+	_, bare := a.eng.guards["bare-03.md"]
+	_, good := a.eng.guards["good-05.md"]
+	n := len(a.eng.guards)
+	a.eng.mu.Unlock()
+	if bare || good || n != 78 {
+		t.Errorf("guards keep %d verdicts (bare-03.md %v, good-05.md %v), want 78, none on the files gone", n, bare, good)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"slices"
 )
 
 // guardCheck runs the guards on data, key's content with checksum sum,
@@ -34,23 +33,54 @@ func (s *session) holdPersonal(k, sum string, data []byte) bool {
 }
 
 // noteWarnings reports the guards' warnings on every local file, reading
-// only the files whose content the guards have not judged yet. The push
-// runs it after its batches, so that a name the server's rules found a
-// secret in shows redacted. They are not logged: a name the server was
-// not sent is not known to hold none.
+// only the files whose content the guards have not judged
+// yet, and forgets the verdicts on files gone. On a check that fails, it
+// reports the warnings of the files before it in key order and returns
+// its error. The push runs it after its batches, so that a name the
+// server's rules found a secret in shows redacted. They are not logged: a
+// name the server was not sent is not known to hold none.
 func (s *session) noteWarnings(local map[string]IndexEntry) error {
 	s.rep.Warnings = nil
-	for _, k := range slices.Sorted(maps.Keys(local)) {
-		c, err := s.localCheck(k, local[k].Hash)
+	var found []keyWarnings // the files with warnings, in no order
+	var failed string       // the first file in key order whose check failed
+	var ferr error
+	judged := 0 // the files of local the guards keep a verdict on
+	for k, e := range local {
+		c, err := s.localCheck(k, e.Hash)
 		if err != nil {
-			return err
+			if ferr == nil || k < failed {
+				failed, ferr = k, err
+			}
+			continue
 		}
-		for _, w := range c.Warnings {
-			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.shownKey(k), Message: w})
+		if len(c.Warnings) > 0 {
+			found = append(found, keyWarnings{key: k, warnings: c.Warnings})
+		}
+		if _, ok := s.guards[k]; ok {
+			judged++
 		}
 	}
-	maps.DeleteFunc(s.guards, func(k string, _ guardEntry) bool { _, ok := local[k]; return !ok })
+	for _, f := range found { // the report sorts them (Report.sort)
+		if ferr != nil && f.key > failed {
+			continue // as a walk in key order that stops at the failure
+		}
+		for _, w := range f.warnings {
+			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.shownKey(f.key), Message: w})
+		}
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if judged < len(s.guards) { // a verdict on a file gone
+		maps.DeleteFunc(s.guards, func(k string, _ guardEntry) bool { _, ok := local[k]; return !ok })
+	}
 	return nil
+}
+
+// keyWarnings is the guards' warnings on one file.
+type keyWarnings struct {
+	key      string
+	warnings []string
 }
 
 // shownKey is k as a warning shows it: redacted when the scanner here
