@@ -66,11 +66,12 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	if h == nil || h.Checksum == "" || !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 || s.td.caseInsensitive {
 		return s.remote.Get(ctx, s.cfg.Repo, since)
 	}
-	keys := s.changedKeys(h.EntryChecksums)
 	got := newPulledValues() // the values of the rounds so far
 	held := heldSums{checksum: h.Checksum, sums: h.EntryChecksums, deleted: h.DeletedEntries}
+	var keys []string
 	if h.Entries != nil {
-		// The wait brought values: what they leave lacking is asked for.
+		// The wait brought values: what they leave lacking is asked for,
+		// in one look at every key.
 		resp := hintAnswer(*h)
 		held.complete(&resp)
 		got.add(h.Entries)
@@ -79,6 +80,8 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 			resp.Content.Entries = s.valuesOf(resp, got)
 			return resp, true, nil
 		}
+	} else {
+		keys = s.changedKeys(h.EntryChecksums)
 	}
 	var chase onlyChase
 	for keys != nil && chase.more(len(held.sums)) {
