@@ -34,6 +34,7 @@ func startProcess(logPath, bin string, env []string, args ...string) (*Process, 
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = f, f
+	endWithLab(cmd)
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return nil, err
