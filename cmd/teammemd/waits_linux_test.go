@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
@@ -96,21 +97,11 @@ func benchWaits(b *testing.B, storeArgs ...string) {
 
 // procCPU returns the CPU time, user and system, process pid has used.
 func procCPU(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := proclab.CPUTime(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The fields after the command name, which is in parentheses: utime
-	// and stime are the 12th and 13th of them, in clock ticks (100 a
-	// second on Linux).
-	_, rest, _ := strings.Cut(string(data), ") ")
-	f := strings.Fields(rest)
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: %q", pid, data)
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	return d
 }
 
 // selfCPU returns the CPU time this process has used.
