@@ -33,16 +33,16 @@ func (s *session) holdPersonal(k, sum string, data []byte) bool {
 }
 
 // noteWarnings reports the guards' warnings on every local file, reading
-// only the files whose content the guards have not judged
-// yet, and forgets the verdicts on files gone. On a check that fails, it
-// reports the warnings of the files before it in key order and returns
-// its error. The push runs it after its batches, so that a name the
-// server's rules found a secret in shows redacted. They are not logged: a
-// name the server was not sent is not known to hold none.
+// only the files whose content the guards have not judged yet, and
+// forgets the verdicts on files gone. A file whose check fails has no
+// warnings; the error of the first such file in key order is returned,
+// and the verdicts are then left as they are. The push runs it after its
+// batches, so that a name the server's rules found a secret in shows
+// redacted. They are not logged: a name the server was not sent is not
+// known to hold none. The report sorts them (Report.sort).
 func (s *session) noteWarnings(local map[string]IndexEntry) error {
 	s.rep.Warnings = nil
-	var found []keyWarnings // the files with warnings, in no order
-	var failed string       // the first file in key order whose check failed
+	var failed string // the first file in key order whose check failed
 	var ferr error
 	judged := 0 // the files of local the guards keep a verdict on
 	for k, e := range local {
@@ -53,19 +53,11 @@ func (s *session) noteWarnings(local map[string]IndexEntry) error {
 			}
 			continue
 		}
-		if len(c.Warnings) > 0 {
-			found = append(found, keyWarnings{key: k, warnings: c.Warnings})
+		for _, w := range c.Warnings {
+			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.shownKey(k), Message: w})
 		}
 		if _, ok := s.guards[k]; ok {
 			judged++
-		}
-	}
-	for _, f := range found { // the report sorts them (Report.sort)
-		if ferr != nil && f.key > failed {
-			continue // as a walk in key order that stops at the failure
-		}
-		for _, w := range f.warnings {
-			s.rep.Warnings = append(s.rep.Warnings, Warning{Key: s.shownKey(f.key), Message: w})
 		}
 	}
 	if ferr != nil {
@@ -75,12 +67,6 @@ func (s *session) noteWarnings(local map[string]IndexEntry) error {
 		maps.DeleteFunc(s.guards, func(k string, _ guardEntry) bool { _, ok := local[k]; return !ok })
 	}
 	return nil
-}
-
-// keyWarnings is the guards' warnings on one file.
-type keyWarnings struct {
-	key      string
-	warnings []string
 }
 
 // shownKey is k as a warning shows it: redacted when the scanner here

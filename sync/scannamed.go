@@ -67,7 +67,7 @@ func (t *teamDir) scanNamed(prev localScan, names []string, now time.Time) (loca
 	if files == nil {
 		files = map[string]IndexEntry{}
 	}
-	dropNamed(files, named, under)
+	dropNamed(files, named)
 	maps.Copy(files, indexed)
 	if len(sc.held) > 0 {
 		return localScan{}, errWholeScan
@@ -82,11 +82,11 @@ func (t *teamDir) scanNamed(prev localScan, names []string, now time.Time) (loca
 // A name that is a key of files was a file at that scan, so nothing of
 // files lies under it: when every name is one, each is deleted alone, and
 // a save's scan costs what it names, not what the directory holds.
-// Otherwise every key is tested (under).
-func dropNamed(files map[string]IndexEntry, named map[string]bool, under func(string) bool) {
+// Otherwise every key is tested (coveredBy).
+func dropNamed(files map[string]IndexEntry, named map[string]bool) {
 	for n := range named {
 		if _, isFile := files[n]; !isFile {
-			maps.DeleteFunc(files, func(k string, _ IndexEntry) bool { return under(k) })
+			maps.DeleteFunc(files, func(k string, _ IndexEntry) bool { return coveredBy(k, named) })
 			return
 		}
 	}

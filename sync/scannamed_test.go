@@ -273,7 +273,7 @@ func TestDropNamed(t *testing.T) {
 		for _, n := range tt.named {
 			named[n] = true
 		}
-		dropNamed(files, named, func(k string) bool { return coveredBy(k, named) })
+		dropNamed(files, named)
 		if got := slices.Sorted(maps.Keys(files)); !slices.Equal(got, tt.want) {
 			t.Errorf("dropNamed(%q) left %q, want %q", tt.named, got, tt.want)
 		}
