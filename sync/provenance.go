@@ -125,14 +125,18 @@ func (c Change) check(k string) error {
 	return nil
 }
 
-// save writes p atomically to path, as compact JSON: indented, a record of
-// a thousand notes cost a tenth of a save's refresh more to encode.
+// save replaces the file at path with p, as compact JSON (indented, a
+// record of a thousand notes cost a tenth of a save's refresh more to
+// encode), without the fsyncs the state's writes pay: a reader sees the
+// old record or all of the new one, and a record a crash took back or
+// left empty is made again from the history (RefreshProvenance), which the
+// daemon does once at start.
 func (p *Provenance) save(path string) error {
-	data, err := json.Marshal(p)
+	data, err := encodeProvenance(p)
 	if err != nil {
-		return fmt.Errorf("encode provenance: %w", err)
+		return err
 	}
-	if err := fsio.WriteFile(path, data, 0o600); err != nil {
+	if err := fsio.ReplaceFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("save provenance: %w", err)
 	}
 	return nil

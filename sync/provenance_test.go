@@ -301,6 +301,32 @@ func TestRefreshProvenanceReadsTheEnginesState(t *testing.T) {
 	}
 }
 
+// TestRefreshProvenanceAfterACrash: the record is written without an
+// fsync, so a crash may leave it empty, or take it back to an older
+// record; the engine that starts next (which the daemon has refresh once)
+// makes it again for the state.
+func TestRefreshProvenanceAfterACrash(t *testing.T) {
+	srv := servertest.Start(t)
+	ctx := context.Background()
+	p, _ := syncedProvenancePeer(t, srv)
+	must(t, p.eng.RefreshProvenance(ctx))
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	must(t, err)
+	older, err := os.ReadFile(path)
+	must(t, err)
+	p.write(t, "a.md", "two")
+	p.sync(t)
+	for _, left := range [][]byte{nil, older} {
+		must(t, os.WriteFile(path, left, 0o600))
+		next, err := New(p.eng.cfg, Options{Client: p.eng.client})
+		must(t, err)
+		must(t, next.RefreshProvenance(ctx))
+		if got := loadProvenance(t, p); got.Checksum != p.eng.Checksum() || got.Keys["a.md"].Checksum != api.EntryChecksum("two") {
+			t.Errorf("record after a restart over %d bytes left = %+v, want a.md at %s", len(left), got, api.EntryChecksum("two"))
+		}
+	}
+}
+
 // TestRefreshProvenanceNeverSynced: a repo without state has no record to
 // make and asks the server nothing.
 func TestRefreshProvenanceNeverSynced(t *testing.T) {

@@ -28,11 +28,11 @@ var ErrNotRegular = errors.New("target exists and is not a regular file")
 // MaxNameBytes is the longest file name most file systems accept.
 const MaxNameBytes = 255
 
-// renameInto writes data to a new temp file in dir, fsyncs it and renames
-// it to name, so name holds either its old content or all of data. The
-// caller syncs dir when the new name must survive a crash.
-func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode) error {
-	tmp, err := CreateTemp(dir, data, perm, nil)
+// renameInto writes data to a new temp file in dir, fsynced when durable,
+// and renames it to name, so name holds either its old content or all of
+// data. The caller syncs dir when the new name must survive a crash.
+func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode, durable bool) error {
+	tmp, err := createTemp(dir, data, perm, nil, durable)
 	if err != nil {
 		return err
 	}
@@ -47,6 +47,11 @@ func renameInto(dir *os.Root, name string, data []byte, perm os.FileMode) error 
 // its name. beforeWrite, when set, runs once the file exists. On any
 // failure the temp file is removed.
 func CreateTemp(dir *os.Root, data []byte, perm os.FileMode, beforeWrite func() error) (string, error) {
+	return createTemp(dir, data, perm, beforeWrite, true)
+}
+
+// createTemp is CreateTemp, the file fsynced only when durable.
+func createTemp(dir *os.Root, data []byte, perm os.FileMode, beforeWrite func() error, durable bool) (string, error) {
 	name := TempPrefix + RandomHex() + ".tmp"
 	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -59,7 +64,7 @@ func CreateTemp(dir *os.Root, data []byte, perm os.FileMode, beforeWrite func() 
 		_, err = f.Write(data)
 		savetrace.Mark("temp.written", "")
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 		savetrace.Mark("temp.synced", "")
 	}

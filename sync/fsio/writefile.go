@@ -13,6 +13,18 @@ import (
 // It is the one atomic write of a whole file outside a team directory:
 // the engine's state, the files "teammemd service install" writes.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return writeFile(path, data, perm, true)
+}
+
+// ReplaceFile is WriteFile without its fsyncs, for a file that is made
+// again when lost: a reader sees the old content or all of data, but a
+// crash may take the new content back or, on some file systems, leave
+// the file empty or missing.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	return writeFile(path, data, perm, false)
+}
+
+func writeFile(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -23,11 +35,14 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	}
 	defer root.Close()
 	name := filepath.Base(path)
-	if err := renameInto(root, name, data, perm); err != nil {
+	if err := renameInto(root, name, data, perm, durable); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := exactMode(root, name, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !durable {
+		return nil
 	}
 	return SyncDir(root, ".")
 }

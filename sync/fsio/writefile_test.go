@@ -6,18 +6,23 @@ import (
 	"testing"
 )
 
-// WriteFile creates the directory, gives the file the mode asked for even
-// where the umask would narrow it, replaces an old file whole, leaves no
-// temporary file behind, and fails without a change where a directory
-// stands in the way.
+// WriteFile and ReplaceFile create the directory, give the file the mode
+// asked for even where the umask would narrow it, replace an old file
+// whole, leave no temporary file behind, and fail without a change where a
+// directory stands in the way.
 func TestWriteFile(t *testing.T) {
+	t.Run("WriteFile", func(t *testing.T) { testWriteFile(t, WriteFile) })
+	t.Run("ReplaceFile", func(t *testing.T) { testWriteFile(t, ReplaceFile) })
+}
+
+func testWriteFile(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	dir := filepath.Join(t.TempDir(), "new", "dir")
 	path := filepath.Join(dir, "unit.service")
 	for _, tt := range []struct {
 		data string
 		perm os.FileMode
 	}{{"first\n", 0o666}, {"second\n", 0o600}, {"third\n", 0o644}} {
-		if err := WriteFile(path, []byte(tt.data), tt.perm); err != nil {
+		if err := write(path, []byte(tt.data), tt.perm); err != nil {
 			t.Fatalf("WriteFile(%s, %q, %04o) error: %v", path, tt.data, tt.perm, err)
 		}
 		got, err := os.ReadFile(path)
@@ -35,7 +40,7 @@ func TestWriteFile(t *testing.T) {
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(sub, []byte("x"), 0o600); err == nil {
+	if err := write(sub, []byte("x"), 0o600); err == nil {
 		t.Errorf("WriteFile(a directory) = nil, want an error")
 	}
 	if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
