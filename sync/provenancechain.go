@@ -85,11 +85,12 @@ func (o *writeChain) add(from, to string, version int64, at time.Time, w *api.Wr
 	o.links = append(o.links, l)
 }
 
-// advance returns old carried over the chain to st, the record a walk of
-// the history would make, without reading it; nil when the chain does not
-// lead from old to st one version at a time, each link from the checksum
-// the one before made: then a write it does not name may lie between,
-// and only the history tells.
+// advance returns old carried over the chain to st (in place: old is the
+// caller's to change), the record a walk of the history would make,
+// without reading it; nil, old untouched, when the chain does not lead
+// from old to st one version at a time, each link from the checksum the
+// one before made: then a write it does not name may lie between, and
+// only the history tells.
 func (o *writeChain) advance(old *Provenance, st *State) *Provenance {
 	if o == nil || o.broken || len(o.links) == 0 || old == nil {
 		return nil
@@ -104,8 +105,12 @@ func (o *writeChain) advance(old *Provenance, st *State) *Provenance {
 	if from != st.LastKnownChecksum || st.LastKnownVersion != version {
 		return nil
 	}
-	w := provenanceWalk{p: &Provenance{Format: provenanceFormat, Repo: st.Repo, Server: st.Server, StoreID: st.StoreID,
-		Checksum: st.LastKnownChecksum, Version: version, Complete: old.Complete, Keys: maps.Clone(old.Keys)}}
+	w := provenanceWalk{p: old}
+	w.p.Format, w.p.Repo, w.p.Server, w.p.StoreID = provenanceFormat, st.Repo, st.Server, st.StoreID
+	w.p.Checksum, w.p.Version = st.LastKnownChecksum, version
+	if w.p.Keys == nil {
+		w.p.Keys = map[string]Change{}
+	}
 	for _, l := range o.links {
 		maps.Copy(w.p.Keys, l.changes)
 	}

@@ -13,7 +13,6 @@ import (
 func TestOwnPutsAdvanceOnlyAnUnbrokenChain(t *testing.T) {
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	sum := api.EntryChecksum("a")
-	old := &Provenance{Checksum: "c0", Version: 4, Complete: true, Keys: map[string]Change{}}
 	b := batch{Entries: []upload{{Key: "a.md", Sum: sum}}}
 	answer := func(from, to string, version int64, written bool) func(*writeChain) {
 		return func(o *writeChain) {
@@ -48,7 +47,11 @@ func TestOwnPutsAdvanceOnlyAnUnbrokenChain(t *testing.T) {
 			last = o.links[len(o.links)-1].to
 		}
 		st := &State{LastKnownChecksum: last, LastKnownVersion: tt.version, ServerChecksums: map[string]string{"a.md": sum}}
+		old := &Provenance{Checksum: "c0", Version: 4, Complete: true, Keys: map[string]Change{}}
 		p := o.advance(old, st)
+		if p == nil && (old.Checksum != "c0" || old.Version != 4 || len(old.Keys) != 0) {
+			t.Errorf("%s: advance = nil after changing the record to %+v", tt.name, old)
+		}
 		if (p != nil) != tt.want {
 			t.Errorf("%s: advance = %+v, want a record: %v", tt.name, p, tt.want)
 			continue

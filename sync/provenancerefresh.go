@@ -89,11 +89,12 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 	if st.LastKnownChecksum == "" {
 		return nil
 	}
-	old := e.provKept.load(e.provenance) // a missing or corrupt record is made anew
+	old := e.provKept.take(e.provenance) // a missing or corrupt record is made anew
 	if old != nil && (old.Repo != st.Repo || old.Server != st.Server || old.StoreID != st.StoreID) {
 		old = nil
 	}
 	if old != nil && old.Checksum == st.LastKnownChecksum {
+		e.provKept.keep(e.provenance, old)
 		return nil
 	}
 	p := e.lastChain.Load().advance(old, st)
@@ -113,28 +114,31 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 // keptProvenance is the provenance record an engine last wrote, with the
 // stamp of the file that holds it: the next refresh starts from it
 // instead of decoding the file, which with a thousand notes cost more
-// than the rest of the refresh. Nothing modifies a kept record.
+// than the rest of the refresh, and carries it over the last run's writes
+// in place (writeChain.advance) instead of copying it.
 type keptProvenance struct {
 	mu    sync.Mutex
 	p     *Provenance
 	stamp stateStamp
 }
 
-// load returns the record in the file at path: the kept one while the
-// file has its stamp, else the file's, nil when it is missing or corrupt.
-func (k *keptProvenance) load(path string) *Provenance {
+// take returns the record in the file at path, the caller's to change:
+// the kept one while the file has its stamp, which is kept no more, else
+// the file's; nil when it is missing or corrupt.
+func (k *keptProvenance) take(path string) *Provenance {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if fi, err := os.Stat(path); err == nil && k.p != nil && stampOf(fi) == k.stamp && k.stamp.inode != 0 {
-		return k.p
-	}
+	p := k.p
 	k.p = nil
-	p, _ := LoadProvenance(path)
+	if fi, err := os.Stat(path); err == nil && p != nil && stampOf(fi) == k.stamp && k.stamp.inode != 0 {
+		return p
+	}
+	p, _ = LoadProvenance(path)
 	return p
 }
 
-// keep keeps p, just written to path; a file that cannot be stamped is
-// read again next time.
+// keep keeps p, the record the file at path holds; a file that cannot be
+// stamped is read again next time.
 func (k *keptProvenance) keep(path string, p *Provenance) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
