@@ -146,6 +146,18 @@ func syncedProvenancePeer(t *testing.T, srv *servertest.Server) (*peer, *history
 	return p, history
 }
 
+// refreshedProvenancePeer is a syncedProvenancePeer on a server of its
+// own that refreshed its record, with the record's path.
+func refreshedProvenancePeer(t *testing.T) (*servertest.Server, *peer, *historyCounter, string) {
+	t.Helper()
+	srv := servertest.Start(t)
+	p, history := syncedProvenancePeer(t, srv)
+	must(t, p.eng.RefreshProvenance(context.Background()))
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	must(t, err)
+	return srv, p, history, path
+}
+
 func loadProvenance(t *testing.T, p *peer) *Provenance {
 	t.Helper()
 	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
@@ -265,12 +277,8 @@ func teammateWrites(t *testing.T, srv *servertest.Server, key, value string) {
 // TestRefreshProvenanceFailureKeepsFile: a refresh that cannot reach the
 // server fails and leaves the record it made before.
 func TestRefreshProvenanceFailureKeepsFile(t *testing.T) {
-	srv := servertest.Start(t)
-	p, _ := syncedProvenancePeer(t, srv)
 	ctx := context.Background()
-	must(t, p.eng.RefreshProvenance(ctx))
-	path, err := ProvenancePath(p.state, testRepo, srv.URL)
-	must(t, err)
+	srv, p, _, path := refreshedProvenancePeer(t)
 	before, err := os.ReadFile(path)
 	must(t, err)
 	teammateWrites(t, srv, "a.md", "two")
@@ -306,12 +314,8 @@ func TestRefreshProvenanceReadsTheEnginesState(t *testing.T) {
 // record; the engine that starts next (which the daemon has refresh once)
 // makes it again for the state.
 func TestRefreshProvenanceAfterACrash(t *testing.T) {
-	srv := servertest.Start(t)
 	ctx := context.Background()
-	p, _ := syncedProvenancePeer(t, srv)
-	must(t, p.eng.RefreshProvenance(ctx))
-	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
-	must(t, err)
+	_, p, _, path := refreshedProvenancePeer(t)
 	older, err := os.ReadFile(path)
 	must(t, err)
 	p.write(t, "a.md", "two")
@@ -349,12 +353,8 @@ func TestRefreshProvenanceNeverSynced(t *testing.T) {
 // and time), and reads a file whose stamp moved, a corrupt one then
 // counting as no record.
 func TestRefreshProvenanceKeepsItsRecord(t *testing.T) {
-	srv := servertest.Start(t)
 	ctx := context.Background()
-	p, history := syncedProvenancePeer(t, srv)
-	must(t, p.eng.RefreshProvenance(ctx))
-	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
-	must(t, err)
+	srv, p, history, path := refreshedProvenancePeer(t)
 	garble := func(sameStamp bool) {
 		t.Helper()
 		fi, err := os.Stat(path)

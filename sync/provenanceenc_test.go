@@ -48,15 +48,7 @@ func TestEncodeProvenanceEveryField(t *testing.T) {
 // appendChange writes Change's fields by hand: a field added to it must
 // be added there too.
 func TestEncodeProvenanceChangeFields(t *testing.T) {
-	want := []string{"version", "subject", "time", "checksum,omitempty", "deleted,omitempty"}
-	typ := reflect.TypeFor[Change]()
-	var got []string
-	for i := range typ.NumField() {
-		got = append(got, typ.Field(i).Tag.Get("json"))
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Change's fields are %q, appendChange writes %q: update it", got, want)
-	}
+	wantJSONFields[Change](t, "appendChange", "version", "subject", "time", "checksum,omitempty", "deleted,omitempty")
 }
 
 // randTime is a time encoding/json writes in each of its forms (zones,

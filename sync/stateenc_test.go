@@ -51,14 +51,20 @@ func TestEncodeStateEveryField(t *testing.T) {
 // appendIndexEntry writes IndexEntry's fields by hand: a field added to
 // it must be added there too.
 func TestEncodeStateIndexFields(t *testing.T) {
-	want := []string{"size", "mtimeNs", "inode", "hash", "racy,omitempty"}
-	typ := reflect.TypeFor[IndexEntry]()
+	wantJSONFields[IndexEntry](t, "appendIndexEntry", "size", "mtimeNs", "inode", "hash", "racy,omitempty")
+}
+
+// wantJSONFields fails t unless T's fields, in order, have the JSON tags
+// want, which the hand-written encoder named by writes.
+func wantJSONFields[T any](t *testing.T, by string, want ...string) {
+	t.Helper()
+	typ := reflect.TypeFor[T]()
 	var got []string
 	for i := range typ.NumField() {
 		got = append(got, typ.Field(i).Tag.Get("json"))
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("IndexEntry's fields are %q, appendIndexEntry writes %q: update it", got, want)
+		t.Errorf("%s's fields are %q, %s writes %q: update it", typ.Name(), got, by, want)
 	}
 }
 
