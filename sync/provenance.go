@@ -130,14 +130,15 @@ func (c Change) check(k string) error {
 // encode), without the fsyncs the state's writes pay: a reader sees the
 // old record or all of the new one, and a record a crash took back or
 // left empty is made again from the history (RefreshProvenance), which the
-// daemon does once at start.
-func (p *Provenance) save(path string) error {
-	data, err := encodeProvenance(p)
+// daemon does once at start. It encodes into buf's memory when buf has
+// room, and returns the bytes it wrote, which it no longer holds.
+func (p *Provenance) save(path string, buf []byte) ([]byte, error) {
+	data, err := encodeProvenance(p, buf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := fsio.ReplaceFile(path, data, 0o600); err != nil {
-		return fmt.Errorf("save provenance: %w", err)
+		return nil, fmt.Errorf("save provenance: %w", err)
 	}
-	return nil
+	return data, nil
 }

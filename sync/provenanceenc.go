@@ -16,8 +16,9 @@ import (
 // writes null) and encodeProvenance writes them in that place itself,
 // each change as encoding/json would. A record it cannot write so (a
 // field added after Keys, a time encoding/json refuses) goes the slow way
-// whole, with its error.
-func encodeProvenance(p *Provenance) ([]byte, error) {
+// whole, with its error. It writes into buf's memory when buf has room
+// (the bytes of the last refresh's write, which no one holds any more).
+func encodeProvenance(p *Provenance, buf []byte) ([]byte, error) {
 	rest := *p
 	rest.Keys = nil
 	head, err := marshalProvenance(&rest)
@@ -28,7 +29,7 @@ func encodeProvenance(p *Provenance) ([]byte, error) {
 	if !bytes.HasSuffix(head, []byte(nullKeys)) {
 		return marshalProvenance(p)
 	}
-	out := make([]byte, 0, len(head)+provenanceKeySize*len(p.Keys))
+	out := slices.Grow(buf[:0], len(head)+provenanceKeySize*len(p.Keys))
 	out = append(out, head[:len(head)-len(nullKeys)]...)
 	out = append(out, `,"keys":`...)
 	ok := true

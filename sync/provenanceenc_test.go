@@ -1,6 +1,7 @@
 package memsync
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,12 +15,15 @@ import (
 func sameProvenanceAsMarshal(t testing.TB, p *Provenance) {
 	t.Helper()
 	want, wantErr := json.Marshal(p)
-	got, err := encodeProvenance(p)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("encodeProvenance() error = %v, json.Marshal error %v", err, wantErr)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("encodeProvenance:\n got %s\nwant %s", got, want)
+	// A fresh buffer, and one an earlier, longer record filled.
+	for _, buf := range [][]byte{nil, bytes.Repeat([]byte(`{"x":1}`), len(want)+1)} {
+		got, err := encodeProvenance(p, buf)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("encodeProvenance() error = %v, json.Marshal error %v", err, wantErr)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("encodeProvenance:\n got %s\nwant %s", got, want)
+		}
 	}
 }
 
@@ -132,7 +136,7 @@ func BenchmarkProvenanceEncode(b *testing.B) {
 	})
 	b.Run("encodeProvenance", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := encodeProvenance(p); err != nil {
+			if _, err := encodeProvenance(p, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -104,10 +104,12 @@ func (e *Engine) RefreshProvenance(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := p.save(e.provenance); err != nil {
+	buf, err := p.save(e.provenance, e.provKept.takeBuffer())
+	if err != nil {
 		return err
 	}
 	e.provKept.keep(e.provenance, p)
+	e.provKept.keepBuffer(buf)
 	return nil
 }
 
@@ -120,6 +122,8 @@ type keptProvenance struct {
 	mu    sync.Mutex
 	p     *Provenance
 	stamp stateStamp
+	// buf is the memory of the last write's bytes, for the next one's.
+	buf []byte
 }
 
 // take returns the record in the file at path, the caller's to change:
@@ -137,8 +141,8 @@ func (k *keptProvenance) take(path string) *Provenance {
 	return p
 }
 
-// keep keeps p, the record the file at path holds; a file that cannot be
-// stamped is read again next time.
+// keep keeps p, the record the file at path holds; a file that cannot
+// be stamped is read again next time.
 func (k *keptProvenance) keep(path string, p *Provenance) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -146,6 +150,22 @@ func (k *keptProvenance) keep(path string, p *Provenance) {
 	if fi, err := os.Stat(path); err == nil {
 		k.p, k.stamp = p, stampOf(fi)
 	}
+}
+
+// takeBuffer hands out the memory kept for the next write, nil when none
+// is; keepBuffer keeps the bytes of a write for the next one.
+func (k *keptProvenance) takeBuffer() []byte {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	buf := k.buf
+	k.buf = nil
+	return buf
+}
+
+func (k *keptProvenance) keepBuffer(buf []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.buf = buf
 }
 
 // walkHistory reads the repo's history, newest first and without content,
