@@ -12,7 +12,8 @@ import (
 
 // fileChecks reads and scans a push's changed files in the background, on
 // a pool as wide as the CPUs, so the first batch goes out while later
-// files are still being scanned. Results are taken in key order.
+// files are still being scanned; a push of one file checks it at once.
+// Results are taken in key order.
 type fileChecks struct {
 	out    []checkedFile
 	errs   []error
@@ -35,25 +36,38 @@ func (s *session) startChecks(ctx context.Context, keys []string, ahead map[stri
 	for i := range c.done {
 		c.done[i] = make(chan struct{})
 	}
+	if len(keys) == 1 {
+		// One save: nothing to scan while its batch goes out, so its check
+		// runs here, without handing it to another thread and back.
+		defer close(c.ended)
+		c.check(ctx, s, 0, keys[0], ahead)
+		return c
+	}
 	go func() {
 		defer close(c.ended)
 		var g errgroup.Group
 		g.SetLimit(runtime.GOMAXPROCS(0))
 		for i, k := range keys {
-			if err := ctx.Err(); err != nil {
-				c.errs[i] = err // stopped: the rest are not checked
-				close(c.done[i])
+			if ctx.Err() != nil {
+				c.check(ctx, s, i, k, ahead) // stopped: the rest are not checked
 				continue
 			}
 			g.Go(func() error {
-				c.out[i], c.errs[i] = s.checkFile(ctx, k, ahead[k])
-				close(c.done[i])
+				c.check(ctx, s, i, k, ahead)
 				return nil
 			})
 		}
 		g.Wait()
 	}()
 	return c
+}
+
+// check checks the i-th key, k, unless ctx is done, and marks it done.
+func (c *fileChecks) check(ctx context.Context, s *session, i int, k string, ahead map[string]warmFile) {
+	if c.errs[i] = ctx.Err(); c.errs[i] == nil {
+		c.out[i], c.errs[i] = s.checkFile(ctx, k, ahead[k])
+	}
+	close(c.done[i])
 }
 
 // get waits for the check of the i-th key.
