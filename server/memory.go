@@ -54,7 +54,11 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 		if err != nil {
 			return err
 		}
-		return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, instance: instance}, wait)
+		hints, err := wantsHints(r)
+		if err != nil {
+			return err
+		}
+		return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, hints: hints, instance: instance}, wait)
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})
 }

@@ -22,8 +22,12 @@ type metrics struct {
 	// waitsCarried counts parked change waits carried to the checksum of
 	// their own client's write instead of answered with it.
 	waitsCarried prometheus.Counter
-	putBytes     prometheus.Counter
-	secrets      prometheus.Counter
+	// parked is the change waits held on their connection alone, and
+	// writeHints the write hints sent to them (parkhint.go).
+	parked     prometheus.Gauge
+	writeHints prometheus.Counter
+	putBytes   prometheus.Counter
+	secrets    prometheus.Counter
 	// replicasDiffer is how many live replicas have other [[server.repo]]
 	// entries than this one.
 	replicasDiffer prometheus.Gauge
@@ -68,6 +72,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Name: "teammemd_change_waits_carried_total",
 			Help: "Change waits carried to the checksum their own client's write made instead of answered with it.",
 		}),
+		parked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "teammemd_change_waits_parked",
+			Help: "Change waits held on their connection alone (HTTP/1.1, a team repo): those write hints reach.",
+		}),
+		writeHints: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "teammemd_write_hints_total",
+			Help: "Write hints sent to parked change waits that asked for them.",
+		}),
 		putBytes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "teammemd_put_bytes_total",
 			Help: "Bytes of PUT bodies received.",
@@ -81,7 +93,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Help: "Live replicas of the shared store whose [[server.repo]] entries differ from this server's.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.waitsCarried, m.putBytes, m.secrets, m.replicasDiffer} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.waitsCarried, m.parked, m.writeHints, m.putBytes, m.secrets, m.replicasDiffer} {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("register metrics: %w", err)
 		}

@@ -31,6 +31,7 @@ type parkedWait struct {
 	repo     string
 	inm      string // under parkLot.mu once parked: carryOwnWaits moves it
 	delta    bool   // the client asked for the changes since inm alone
+	hints    bool   // the client asked for write hints (hintWrite)
 	subject  string
 	instance string // the client instance that sent it, "" when unnamed
 	method   string
@@ -39,6 +40,8 @@ type parkedWait struct {
 	pr       *parkedRepo // set under parkLot.mu
 	timer    *time.Timer // set under parkLot.mu
 	ended    atomic.Bool
+	writeMu  sync.Mutex // held over each write to conn: a hint or the answer
+	hinted   int        // write hints sent, under writeMu
 }
 
 // parkedRepo is the parked waits of one repo and its goroutine's kick.
@@ -75,7 +78,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadlin
 	_ = conn.SetDeadline(time.Time{})
 	info := infoFrom(r.Context())
 	info.parked = true
-	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, subject: subject, instance: a.instance, method: r.Method, info: *info, start: info.start}
+	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, hints: a.hints, subject: subject, instance: a.instance, method: r.Method, info: *info, start: info.start}
 	if brw.Reader.Buffered() > 0 {
 		// The client sent more before the answer: end the wait at once.
 		s.endParked(pw, s.notModifiedBytes(inm))
@@ -95,6 +98,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadlin
 	}
 	pr.waits[pw] = struct{}{}
 	pw.pr = pr
+	s.metrics.parked.Inc()
 	pw.timer = time.AfterFunc(time.Until(deadline), func() { s.endParked(pw, s.notModifiedBytes(s.heldAt(pw))) })
 	s.lot.wg.Go(func() { s.watchParked(pw) })
 	s.lot.mu.Unlock()
@@ -284,6 +288,7 @@ func (s *Server) endParked(pw *parkedWait, resp []byte) {
 		pw.timer.Stop()
 	}
 	if pr := pw.pr; pr != nil {
+		s.metrics.parked.Dec()
 		delete(pr.waits, pw)
 		if len(pr.waits) == 0 {
 			kick(pr) // its goroutine lets go of it
@@ -292,8 +297,10 @@ func (s *Server) endParked(pw *parkedWait, resp []byte) {
 	s.lot.mu.Unlock()
 	status, n := http.StatusServiceUnavailable, 0 // the client left: as a canceled request
 	if resp != nil {
+		pw.writeMu.Lock()
 		_ = pw.conn.SetWriteDeadline(time.Now().Add(parkWriteTimeout))
 		n, _ = pw.conn.Write(resp)
+		pw.writeMu.Unlock()
 		savetrace.Mark("server.woke", "")
 		status = responseStatus(resp)
 	}

@@ -17,11 +17,12 @@ import (
 const waitersRetryAfter = 5 * time.Second
 
 // waitAsk is a change wait: whose, on which repo, the checksum the client
-// holds, whether it asked for the changes since alone (delta), and the
-// client instance that sent it (see carryOwnWaits).
+// holds, whether it asked for the changes since alone (delta) and for
+// write hints (hintWrite), and the client instance that sent it (see
+// carryOwnWaits).
 type waitAsk struct {
 	subject, repo, inm string
-	delta              bool
+	delta, hints       bool
 	instance           string
 }
 

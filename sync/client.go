@@ -119,10 +119,14 @@ func (c *Client) wait(ctx context.Context, repo, ifNoneMatch string, wait time.D
 	if delta {
 		q.Set(api.ParamDelta, "1")
 	}
-	status, err := c.do(ctx, request{
+	rq := request{
 		op: OpWait, repo: repo, method: http.MethodGet, url: c.endpoint(api.Path, q),
 		ifNoneMatch: ifNoneMatch, timeout: time.Duration(secs)*time.Second + waitMargin, maxBody: protocolLimits.WaitBodyBytes(),
-	}, &out)
+	}
+	if hctx, header := c.hints.ask(ctx); header != nil {
+		ctx, rq.header, rq.hints = hctx, header, &c.hints
+	}
+	status, err := c.do(ctx, rq, &out)
 	if err != nil {
 		return out, false, fmt.Errorf("wait for changes in %s: %w", repo, err)
 	}
@@ -188,7 +192,7 @@ func (c *Client) send(ctx context.Context, rq request, out any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	rt := &retryReport{log: c.log, trace: retryTraceFrom(ctx), op: rq.op, repo: rq.repo, attempts: c.retryMax + 1}
+	rt := &retryReport{log: c.log, trace: retryTraceFrom(ctx), op: rq.op, repo: rq.repo, attempts: c.retryMax + 1, hints: rq.hints}
 	resp, err := c.retrying(timeout, rt).Do(req)
 	if resp != nil {
 		c.noteStoreID(resp.Header)

@@ -34,6 +34,8 @@ type Client struct {
 	// personalKey is the personal key ID the last personal lane answer
 	// named.
 	personalKey atomic.Pointer[string]
+	// hints is the change waits' use of write hints.
+	hints writeHints
 }
 
 // ClientOption configures a Client.

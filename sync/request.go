@@ -31,4 +31,7 @@ type request struct {
 	header http.Header
 	// answered, when set, sees the headers of the final answer.
 	answered func(http.Header)
+	// hints, when set, sees how each attempt ended (a change wait that
+	// asked for write hints).
+	hints *writeHints
 }

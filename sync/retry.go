@@ -59,14 +59,18 @@ type retryReport struct {
 	trace    func(Retry)
 	op, repo string
 	attempts int
-	cause    string // the last retried failure's
-	status   int    // the last retried failure's HTTP status, 0 for none
+	cause    string      // the last retried failure's
+	status   int         // the last retried failure's HTTP status, 0 for none
+	hints    *writeHints // a hinted change wait's, nil for any other request
 }
 
 // check is the retry policy; it keeps the cause of a failure it retries.
 // A redirect to another origin is refused for good: the server will send
 // the same one again; so is plain HTTP answering https://.
 func (r *retryReport) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if r.hints != nil {
+		r.hints.attempted(ctx, r.log, resp, err)
+	}
 	var redirect *RedirectError
 	if errors.As(err, &redirect) || schemeMismatch(err) {
 		return false, nil

@@ -27,7 +27,7 @@ func awaitParked(t *testing.T, srv *servertest.Server) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(body), "\nteammemd_change_waiters 1\n") {
+		if strings.Contains(string(body), "\nteammemd_change_waits_parked 1\n") {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

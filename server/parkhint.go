@@ -1,0 +1,82 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+)
+
+// hintWriteTimeout bounds the write of one hint to a parked wait: a
+// client that does not read it for this long has its wait ended.
+const hintWriteTimeout = time.Second
+
+// writeHint is the informational response a write hint is (PROTOCOL.md
+// section 21).
+var writeHint = []byte("HTTP/1.1 103 Early Hints\r\n" + api.HeaderHint + ": " + api.HintWrite + "\r\n\r\n")
+
+// wantsHints reports whether a change wait asked for write hints, or 400
+// when its HeaderHint is malformed or given twice. Only a request of
+// HTTP/1.1 or later gets them: an HTTP/1.0 client must never see a 1xx.
+func wantsHints(r *http.Request) (bool, error) {
+	v := r.Header.Values(api.HeaderHint)
+	switch {
+	case len(v) == 0:
+		return false, nil
+	case len(v) > 1 || v[0] != api.HintWrite:
+		return false, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest,
+			fmt.Sprintf("%s must be given once, as %q", api.HeaderHint, api.HintWrite))
+	}
+	return r.ProtoAtLeast(1, 1), nil
+}
+
+// hintWrite announces a write to repo that instance ("" for none) sent
+// to the waits parked on repo that asked for hints, but those of the
+// writer's own instance, which its write does not answer (section 19).
+// The hints go out on a goroutine of their own: the write does not wait
+// for them. A wait held by its handler (HTTP/2, a lane) or parked on
+// another replica gets none.
+func (s *Server) hintWrite(repo, instance string) {
+	s.lot.mu.Lock()
+	defer s.lot.mu.Unlock()
+	pr := s.lot.repos[repo]
+	if pr == nil || s.lot.closed {
+		return
+	}
+	var waits []*parkedWait
+	for pw := range pr.waits {
+		if pw.hints && (instance == "" || pw.instance != instance) {
+			waits = append(waits, pw)
+		}
+	}
+	if len(waits) == 0 {
+		return
+	}
+	s.lot.wg.Go(func() {
+		for _, pw := range waits {
+			sent, ok := pw.hint()
+			if sent {
+				s.metrics.writeHints.Inc()
+			}
+			if !ok {
+				s.endParked(pw, nil)
+			}
+		}
+	})
+}
+
+// hint sends pw a write hint unless it ended or had MaxWriteHints. It
+// reports whether it sent one, and false in ok when the write failed: the
+// connection may hold part of the hint, so the wait must end.
+func (pw *parkedWait) hint() (sent, ok bool) {
+	pw.writeMu.Lock()
+	defer pw.writeMu.Unlock()
+	if pw.ended.Load() || pw.hinted >= api.MaxWriteHints {
+		return false, true
+	}
+	pw.hinted++
+	_ = pw.conn.SetWriteDeadline(time.Now().Add(hintWriteTimeout))
+	_, err := pw.conn.Write(writeHint)
+	return err == nil, err == nil
+}

@@ -1,0 +1,216 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
+)
+
+// hintBytes is a write hint as the server sends it (PROTOCOL.md section
+// 21).
+const hintBytes = "HTTP/1.1 103 Early Hints\r\nTeammemd-Hint: write\r\n\r\n"
+
+// hintedWait is a raw change wait of wait seconds from inm on repo, in
+// proto ("HTTP/1.1" or "HTTP/1.0"), with the extra header lines extra.
+func hintedWait(s *servertest.Server, proto, inm, wait string, extra ...string) string {
+	raw := "GET " + api.Path + "?" + memQuery(repo, "view", "hashes", "wait", wait) + " " + proto + "\r\nHost: " + s.Addr +
+		"\r\nAuthorization: Bearer " + s.Token + "\r\nIf-None-Match: " + api.ETag(inm) + "\r\n"
+	for _, h := range extra {
+		raw += h + "\r\n"
+	}
+	return raw + "\r\n"
+}
+
+// metric reads the value of the metric name from the server at base, ""
+// when it is not there.
+func metric(t *testing.T, base, name string) string {
+	t.Helper()
+	for line := range strings.Lines(string(do(t, base, req{path: "/metrics"}).body)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// awaitParked waits until n change waits are parked on the server at base.
+func awaitParked(t *testing.T, base string, n string) {
+	t.Helper()
+	for range 1000 {
+		if metric(t, base, "teammemd_change_waits_parked") == n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("parked change waits never reached %s", n)
+}
+
+// transcript reads what the server sends on conn until it closes it.
+func transcript(t *testing.T, conn net.Conn) string {
+	t.Helper()
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatalf("read the wait's connection: %v", err)
+	}
+	return string(b)
+}
+
+// finalAnswer parses the response that follows hints hints in raw.
+func finalAnswer(t *testing.T, raw string, hints int) *http.Response {
+	t.Helper()
+	rest, ok := strings.CutPrefix(raw, strings.Repeat(hintBytes, hints))
+	if !ok || strings.HasPrefix(rest, "HTTP/1.1 103") {
+		t.Fatalf("the wait's connection = %q, want %d write hints and then the answer", raw, hints)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(rest)), nil)
+	if err != nil {
+		t.Fatalf("read the answer after the hints in %q: %v", raw, err)
+	}
+	return resp
+}
+
+// A write by another client reaches a parked wait that asked for hints
+// as a 103 before the answer, which follows as without it.
+func TestWriteHintComesBeforeTheAnswer(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	conn := dialWait(t, s, hintedWait(s, "HTTP/1.1", first.Checksum, "30", api.HeaderHint+": write", api.HeaderInstance+": daemon-b"))
+	awaitParked(t, s.URL, "1")
+	second := put(t, s, repo, map[string]string{"b.md": "b"})
+	resp := finalAnswer(t, transcript(t, conn), 1)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != api.ETag(second.Checksum) {
+		t.Errorf("answer after the hint = %d ETag %q, want 200 at %q", resp.StatusCode, resp.Header.Get("ETag"), second.Checksum)
+	}
+	if n := metric(t, s.URL, "teammemd_write_hints_total"); n != "1" {
+		t.Errorf("teammemd_write_hints_total = %q, want 1", n)
+	}
+	awaitParked(t, s.URL, "0")
+}
+
+// The hint goes out as the write arrives, before its scan: a write
+// refused for a secret has hinted, and the wait goes on to its end.
+func TestWriteHintForARefusedWrite(t *testing.T) {
+	s := servertest.Start(t, servertest.WithScanner(servertest.MarkerScanner(secretMarker)))
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	conn := dialWait(t, s, hintedWait(s, "HTTP/1.1", first.Checksum, "2", api.HeaderHint+": write"))
+	awaitParked(t, s.URL, "1")
+	r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: s.Token, body: putBody(t, map[string]string{"k.md": secretMarker})})
+	if r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("PUT of a secret = %d %s, want 422", r.status, r.body)
+	}
+	resp := finalAnswer(t, transcript(t, conn), 1)
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("answer after the refused write's hint = %d, want 304 when the wait ends", resp.StatusCode)
+	}
+}
+
+// One wait gets at most api.MaxWriteHints hints, which Go's client takes
+// (it refuses a sixth informational response).
+func TestWriteHintsBounded(t *testing.T) {
+	s := servertest.Start(t, servertest.WithScanner(servertest.MarkerScanner(secretMarker)))
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	conn := dialWait(t, s, hintedWait(s, "HTTP/1.1", first.Checksum, "30", api.HeaderHint+": write"))
+	awaitParked(t, s.URL, "1")
+	secret := putBody(t, map[string]string{"k.md": secretMarker})
+	for range api.MaxWriteHints + 2 {
+		if r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: s.Token, body: secret}); r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("PUT of a secret = %d, want 422", r.status)
+		}
+	}
+	// The hints go out on a goroutine of their own: the last write's
+	// answer may come before them.
+	for range 1000 {
+		if metric(t, s.URL, "teammemd_write_hints_total") == "4" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	put(t, s, repo, map[string]string{"b.md": "b"})
+	raw := transcript(t, conn)
+	resp := finalAnswer(t, raw, api.MaxWriteHints)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("answer after %d hints = %d, want 200", api.MaxWriteHints, resp.StatusCode)
+	}
+	got, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
+	if err != nil || got.StatusCode != http.StatusEarlyHints || got.Header.Get(api.HeaderHint) != api.HintWrite {
+		t.Errorf("first response = %v, %v; want a 103 with %s: write", got, err, api.HeaderHint)
+	}
+}
+
+// No hint reaches a wait that did not ask, an HTTP/1.0 wait, the writer's
+// own instance's wait, or a wait on a repo under review (the write is a
+// proposal): each ends with its answer alone.
+func TestNoWriteHint(t *testing.T) {
+	hint := api.HeaderHint + ": write"
+	for name, c := range map[string]struct {
+		proto    string
+		extra    []string
+		instance string // the writer's
+		reviewed bool
+	}{
+		"not asked":      {proto: "HTTP/1.1"},
+		"HTTP/1.0":       {proto: "HTTP/1.0", extra: []string{hint}},
+		"own instance":   {proto: "HTTP/1.1", extra: []string{hint, api.HeaderInstance + ": daemon-a"}, instance: "daemon-a"},
+		"another client": {proto: "HTTP/1.1", extra: []string{hint, api.HeaderInstance + ": daemon-b"}, instance: "daemon-a", reviewed: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var s *servertest.Server
+			token := ""
+			if c.reviewed {
+				rs := startReviewed(t)
+				s, token = rs.Server, rs.alice
+			} else {
+				s = servertest.Start(t)
+				token = s.Token
+			}
+			first := api.RepoChecksum(nil, nil)
+			if !c.reviewed {
+				first = put(t, s, repo, map[string]string{"a.md": "a"}).Checksum
+			}
+			conn := dialWait(t, s, hintedWait(s, c.proto, first, "1", c.extra...))
+			awaitParked(t, s.URL, "1")
+			h := map[string]string{}
+			if c.instance != "" {
+				h[api.HeaderInstance] = c.instance
+			}
+			if r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: token, body: putBody(t, map[string]string{"b.md": "b"}), headers: h}); r.status != http.StatusOK {
+				t.Fatalf("PUT = %d %s", r.status, r.body)
+			}
+			raw := transcript(t, conn)
+			if strings.Contains(raw, " 103 ") {
+				t.Errorf("the wait's connection = %q, want no hint", raw)
+			}
+			if n := metric(t, s.URL, "teammemd_write_hints_total"); n != "0" {
+				t.Errorf("teammemd_write_hints_total = %q, want 0", n)
+			}
+		})
+	}
+}
+
+// A malformed hint header is a 400, as the instance header's is.
+func TestWriteHintHeaderMalformed(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	for _, extra := range [][]string{{api.HeaderHint + ": yes"}, {api.HeaderHint + ": write", api.HeaderHint + ": write"}} {
+		conn := dialWait(t, s, hintedWait(s, "HTTP/1.1", first.Checksum, "30", extra...))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("read the answer: %v", err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("read the answer's body: %v", err)
+		}
+		if resp.StatusCode != http.StatusBadRequest || !bytes.Contains(body, []byte(api.HeaderHint)) {
+			t.Errorf("wait with %q = %d %s, want 400 naming %s", extra, resp.StatusCode, body, api.HeaderHint)
+		}
+	}
+}
