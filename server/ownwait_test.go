@@ -50,14 +50,11 @@ func putOwn(t *testing.T, base, token, instance, ifMatch string, entries map[str
 // at base.
 func carriedWaits(t *testing.T, base string) string {
 	t.Helper()
-	r := do(t, base, req{path: "/metrics"})
-	for line := range strings.Lines(string(r.body)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "teammemd_change_waits_carried_total "); ok {
-			return v
-		}
+	v := metric(t, base, "teammemd_change_waits_carried_total")
+	if v == "" {
+		t.Fatal("no teammemd_change_waits_carried_total in /metrics")
 	}
-	t.Fatal("no teammemd_change_waits_carried_total in /metrics")
-	return ""
+	return v
 }
 
 // A PUT of the instance whose wait is parked at the checksum it writes
