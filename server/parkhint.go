@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // hintWriteTimeout bounds the write of one hint to a parked wait: a
@@ -16,10 +18,12 @@ const hintWriteTimeout = time.Second
 // section 21).
 var writeHint = []byte("HTTP/1.1 103 Early Hints\r\n" + api.HeaderHint + ": " + api.HintWrite + "\r\n\r\n")
 
-// wantsHints reports whether a change wait asked for write hints, or 400
-// when its HeaderHint is malformed or given twice. Only a request of
-// HTTP/1.1 or later gets them: an HTTP/1.0 client must never see a 1xx.
-func wantsHints(r *http.Request) (bool, error) {
+// hintHeader reports whether a change wait or hash probe carries
+// HeaderHint, or 400 when it is malformed or given twice. A wait that
+// carries it asks for write hints (and gets them over HTTP/1.1 or later
+// alone: an HTTP/1.0 client must never see a 1xx); a probe announces a
+// write (announceWrite).
+func hintHeader(r *http.Request) (bool, error) {
 	v := r.Header.Values(api.HeaderHint)
 	switch {
 	case len(v) == 0:
@@ -28,7 +32,17 @@ func wantsHints(r *http.Request) (bool, error) {
 		return false, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest,
 			fmt.Sprintf("%s must be given once, as %q", api.HeaderHint, api.HintWrite))
 	}
-	return r.ProtoAtLeast(1, 1), nil
+	return true, nil
+}
+
+// announceWrite hints the waits on repo of a write that p's client
+// (instance, "" for none) is about to send, when p may write there and
+// the repo is not under review: the hash probe that announces it reaches
+// the server while the client still reads and scans what it will send.
+func (s *Server) announceWrite(p auth.Principal, repo, instance string) {
+	if p.Allows(repo, store.LevelWrite) && !s.ReviewRequired(repo) {
+		s.hintWrite(repo, instance)
+	}
 }
 
 // hintWrite announces a write to repo that instance ("" for none) sent

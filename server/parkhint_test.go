@@ -12,6 +12,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // hintBytes is a write hint as the server sends it (PROTOCOL.md section
@@ -212,5 +213,33 @@ func TestWriteHintHeaderMalformed(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !bytes.Contains(body, []byte(api.HeaderHint)) {
 			t.Errorf("wait with %q = %d %s, want 400 naming %s", extra, resp.StatusCode, body, api.HeaderHint)
 		}
+	}
+}
+
+// A hash probe with the hint header announces a write to come: the
+// repo's hinted waits hear of it at once, when the prober may write there;
+// the probe is answered as any probe.
+func TestProbeAnnouncesAWrite(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	reader := s.CreateToken(t, "reader", store.Grant{Pattern: "**", Level: store.LevelRead})
+	conn := dialWait(t, s, hintedWait(s, "HTTP/1.1", first.Checksum, "2", api.HeaderHint+": write"))
+	awaitParked(t, s.URL, "1")
+	probe := func(token string, hint string) reply {
+		return do(t, s.URL, req{repo: repo, token: token, query: memQuery(repo, "view", "hashes"),
+			headers: map[string]string{"If-None-Match": api.ETag(first.Checksum), api.HeaderHint: hint}})
+	}
+	if r := probe(reader, api.HintWrite); r.status != http.StatusNotModified {
+		t.Fatalf("a reader's announcing probe = %d %s, want 304", r.status, r.body)
+	}
+	if r := probe(s.Token, "soon"); r.status != http.StatusBadRequest {
+		t.Fatalf("a probe with a malformed hint header = %d %s, want 400", r.status, r.body)
+	}
+	if r := probe(s.Token, api.HintWrite); r.status != http.StatusNotModified {
+		t.Fatalf("a writer's announcing probe = %d %s, want 304", r.status, r.body)
+	}
+	resp := finalAnswer(t, transcript(t, conn), 1)
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("answer after the announced write's hint = %d, want 304 when the wait ends", resp.StatusCode)
 	}
 }

@@ -193,7 +193,11 @@ func (c *Client) send(ctx context.Context, rq request, out any) (int, error) {
 		return 0, err
 	}
 	rt := &retryReport{log: c.log, trace: retryTraceFrom(ctx), op: rq.op, repo: rq.repo, attempts: c.retryMax + 1, hints: rq.hints}
-	resp, err := c.retrying(timeout, rt).Do(req)
+	rc := c.retrying(timeout, rt)
+	if rq.once {
+		rc.RetryMax = 0
+	}
+	resp, err := rc.Do(req)
 	if resp != nil {
 		c.noteStoreID(resp.Header)
 		if rq.answered != nil {

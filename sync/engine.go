@@ -157,6 +157,8 @@ type Engine struct {
 	lastChain atomic.Pointer[writeChain]
 	// track is what a watcher told of the directory (NoteChanges).
 	track changeTrack
+	// announcing is set while an AnnounceWrite is on its way.
+	announcing atomic.Bool
 	// warm is what Warm read ahead for the next push.
 	warm warmCache
 }

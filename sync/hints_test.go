@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,5 +211,47 @@ func (p *hintBreakingProxy) relay(down net.Conn, upstream string) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// hintCounter counts the requests that carry the write hint header.
+type hintCounter struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (h *hintCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get(api.HeaderHint) != "" {
+		h.n.Add(1)
+	}
+	return h.next.RoundTrip(req)
+}
+
+// An engine announces a write only once it holds a checksum; its
+// announcement reaches a teammate's hinted wait before any write does.
+func TestEngineAnnouncesAWrite(t *testing.T) {
+	srv := servertest.Start(t)
+	hc := &hintCounter{next: http.DefaultTransport}
+	a := newPeer(t, srv.URL, srv.Token, nil, WithInstance(), WithTransport(hc))
+	a.eng.AnnounceWrite(context.Background())
+	if n := hc.n.Load(); n != 0 {
+		t.Fatalf("an engine that never synced sent %d announcements, want none", n)
+	}
+	a.write(t, "one.md", "1")
+	a.sync(t)
+	b := testClient(t, srv.URL, srv.Token, WithInstance())
+	got := waitOnce(b, a.eng.Checksum())
+	awaitParked(t, srv)
+	a.eng.AnnounceWrite(context.Background())
+	for i := 0; !b.hints.seen.Load(); i++ {
+		if i == 1000 {
+			t.Fatal("the teammate's wait never heard of the announced write")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.write(t, "one.md", "2")
+	a.sync(t)
+	if err := <-got; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,4 +34,6 @@ type request struct {
 	// hints, when set, sees how each attempt ended (a change wait that
 	// asked for write hints).
 	hints *writeHints
+	// once sends the request a single time, without retries.
+	once bool
 }

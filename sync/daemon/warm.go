@@ -16,6 +16,16 @@ type Warmer interface {
 
 var _ Warmer = (*memsync.Engine)(nil)
 
+// WriteAnnouncer is an Engine that tells the server of a push about to
+// run, so that the server hints its teammates' change waits while the
+// push still reads and scans (memsync.Engine.AnnounceWrite, PROTOCOL.md
+// section 21).
+type WriteAnnouncer interface {
+	AnnounceWrite(ctx context.Context)
+}
+
+var _ WriteAnnouncer = (*memsync.Engine)(nil)
+
 // warmStop ends the read ahead under way, if any: once the batch is due,
 // the push reads what is left itself.
 type warmStop struct {

@@ -80,6 +80,7 @@ func (r *repo) work(ctx context.Context) error {
 			r.noteChanges(b)
 			r.unsuppress()
 			if !w.waiting {
+				r.announceWrite(ctx)
 				w.attempt(ctx)
 			}
 		case a := <-r.pullReq:
@@ -92,6 +93,15 @@ func (r *repo) work(ctx context.Context) error {
 			w.waiting = false
 			w.attempt(ctx)
 		}
+	}
+}
+
+// announceWrite has an engine that can tell the server of the push a
+// batch of changes is about to start (WriteAnnouncer), unless the repo is
+// halted and the attempt will not push.
+func (r *repo) announceWrite(ctx context.Context) {
+	if a, ok := r.eng.(WriteAnnouncer); ok && r.status.haltKind() == "" && r.status.suppressed() == "" {
+		a.AnnounceWrite(ctx)
 	}
 }
 
