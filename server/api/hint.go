@@ -6,7 +6,8 @@ package api
 // 103 (Early Hints) informational response carrying HeaderHint: HintWrite,
 // before the write is scanned and committed. The final answer follows as
 // without it. A hint says only that a write arrived: it may be refused,
-// and the wait then goes on.
+// and the wait then goes on. On a hash probe, the header announces a
+// write its client is about to send, and the waits hear of it at once.
 const HeaderHint = "Teammemd-Hint"
 
 // HintWrite is the one value of HeaderHint.
