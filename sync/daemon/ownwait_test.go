@@ -62,8 +62,10 @@ func testOwnSaveCarriesTheWait(t *testing.T) {
 	})
 	got := tr.trace(from, map[string]string{old: "old", mid: "alice's", last: "bob's"})
 	want := []string{
+		"alice announce if-none-match=old",
 		"alice PUT if-match=old: 200 alice's",
 		"bob wait if-none-match=old: 200 alice's",
+		"bob announce if-none-match=alice's",
 		"bob PUT if-match=alice's: 200 bob's",
 		"alice wait if-none-match=old: 200 bob's",
 		"alice wait if-none-match=bob's: in flight",

@@ -62,8 +62,8 @@ func tracedPair(t *testing.T) (srv *servertest.Server, tr *tracer, dirA, dirB, o
 	return srv, tr, dirA, dirB, old
 }
 
-// TestOneSaveTrace: one save costs alice's PUT and bob's change wait
-// answer, which carries the note (PROTOCOL.md section 18) so that bob
+// TestOneSaveTrace: one save costs alice's announcement of her write
+// (PROTOCOL.md section 21), her PUT and bob's change wait answer, which carries the note (PROTOCOL.md section 18) so that bob
 // sends no GET, and names the write (section 20) so that bob reads no
 // history for the provenance record; alice, whose client sends no
 // instance here, reads one page of it. Nothing else. The server answers alice's own change wait
@@ -90,6 +90,7 @@ func testOneSaveTrace(t *testing.T) {
 	}
 	got := tr.trace(from, map[string]string{old: "old", new: "new"})
 	want := []string{
+		"alice announce if-none-match=old",
 		"alice PUT if-match=old: 200 new",
 		"alice history: 200",
 		"bob wait if-none-match=old: 200 new",
@@ -135,6 +136,7 @@ func testBurstTrace(t *testing.T) {
 	}
 	got := tr.trace(from, map[string]string{old: "old", puts[0]: "first", puts[1]: "last"})
 	want := []string{
+		"alice announce if-none-match=old",
 		"alice PUT if-match=old: 200 first",
 		"alice PUT if-match=first: 200 last",
 		"alice history: 200",

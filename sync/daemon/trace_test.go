@@ -84,6 +84,8 @@ func requestKind(req *http.Request) string {
 		return "PUT"
 	case q.Get(api.ParamWait) != "":
 		return "wait"
+	case q.Get(api.ParamView) != "" && req.Header.Get(api.HeaderHint) != "":
+		return "announce"
 	case q.Get(api.ParamView) != "":
 		return "probe"
 	case strings.HasSuffix(req.URL.Path, api.HistoryPath):
@@ -269,6 +271,12 @@ func (tr *tracer) trace(from int, names map[string]string) []string {
 			lines = append(lines, fmt.Sprintf("%s history: %d", ev.node, ev.status))
 			continue
 		}
+		if ev.kind == "announce" {
+			// Sent beside the push, unwaited for: whether it reaches the
+			// server before the PUT's commit is no part of the trace.
+			lines = append(lines, fmt.Sprintf("%s announce %s=%s", ev.node, preName(ev.kind), label(ev.pre)))
+			continue
+		}
 		lines = append(lines, fmt.Sprintf("%s %s %s=%s: %d %s", ev.node, ev.kind, preName(ev.kind), label(ev.pre), ev.status, label(ev.etag)))
 	}
 	for _, ev := range started {
@@ -292,7 +300,7 @@ func rearmed(events []traceEvent, i int) bool {
 		return false
 	}
 	for _, next := range events[i+1:] {
-		if next.node != ev.node || next.done || next.kind == "PUT" || next.kind == "history" {
+		if next.node != ev.node || next.done || next.kind == "PUT" || next.kind == "history" || next.kind == "announce" {
 			continue
 		}
 		return next.kind == "wait"
