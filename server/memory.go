@@ -49,28 +49,24 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 		return err
 	}
 	inm := firstETag(r.Header.Get("If-None-Match"))
-	if wait > 0 && inm != "" {
-		instance, hint, err := waitHeaders(r)
+	if view == api.ViewHashes {
+		instance, hint, err := hashesHeaders(r)
 		if err != nil {
 			return err
 		}
-		return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, hints: hint && r.ProtoAtLeast(1, 1), instance: instance}, wait)
-	}
-	if view == api.ViewHashes && wait == 0 {
-		instance, hint, err := waitHeaders(r)
-		if err != nil {
-			return err
+		if wait > 0 && inm != "" {
+			return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, hints: hint && r.ProtoAtLeast(1, 1), instance: instance}, wait)
 		}
-		if hint {
+		if hint && wait == 0 {
 			s.announceWrite(p, repo, instance)
 		}
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})
 }
 
-// waitHeaders returns the instance a change wait or hash probe names
+// hashesHeaders returns the instance a change wait or hash probe names
 // (section 19) and whether it carries the write hint header (section 21).
-func waitHeaders(r *http.Request) (string, bool, error) {
+func hashesHeaders(r *http.Request) (string, bool, error) {
 	instance, err := instanceOf(r)
 	if err != nil {
 		return "", false, err

@@ -36,9 +36,10 @@ func hintHeader(r *http.Request) (bool, error) {
 }
 
 // announceWrite hints the waits on repo of a write that p's client
-// (instance, "" for none) is about to send, when p may write there and
-// the repo is not under review: the hash probe that announces it reaches
-// the server while the client still reads and scans what it will send.
+// (instance, "" for none) sends or is about to send, when p may write
+// there and the repo is not under review: a PUT as it arrives, before its
+// scan and commit, and the hash probe that announces one while the client
+// still reads and scans what it will send.
 func (s *Server) announceWrite(p auth.Principal, repo, instance string) {
 	if p.Allows(repo, store.LevelWrite) && !s.ReviewRequired(repo) {
 		s.hintWrite(repo, instance)

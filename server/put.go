@@ -59,15 +59,12 @@ func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req a
 	if !p.Allows(repo, store.LevelWrite) {
 		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
 	}
-	review := s.ReviewRequired(repo)
-	if !review {
-		s.hintWrite(repo, o.instance)
-	}
+	s.announceWrite(p, repo, o.instance)
 	if err := s.scan(ctx, req); err != nil {
 		return api.PutResponse{}, err
 	}
 	savetrace.Mark("server.scanned", "")
-	if review {
+	if s.ReviewRequired(repo) {
 		return s.proposeWrite(ctx, p, repo, ifMatch, req)
 	}
 	return s.commit(ctx, store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: o.client}, req, o.instance)

@@ -100,7 +100,7 @@ func (r *repo) work(ctx context.Context) error {
 // batch of changes is about to start (WriteAnnouncer), unless the repo is
 // halted and the attempt will not push.
 func (r *repo) announceWrite(ctx context.Context) {
-	if a, ok := r.eng.(WriteAnnouncer); ok && r.status.haltKind() == "" && r.status.suppressed() == "" {
+	if a, ok := r.eng.(WriteAnnouncer); ok && r.status.haltKind() == "" {
 		a.AnnounceWrite(ctx)
 	}
 }
