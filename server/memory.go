@@ -57,8 +57,8 @@ func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Prin
 		if wait > 0 && inm != "" {
 			return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, hints: hint && r.ProtoAtLeast(1, 1), instance: instance}, wait)
 		}
-		if hint && wait == 0 {
-			s.announceWrite(p, repo, instance)
+		if hint && wait == 0 && s.announceWrite(p, repo, instance) {
+			s.warmWrite(repo)
 		}
 	}
 	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})

@@ -26,6 +26,9 @@ type metrics struct {
 	// writeHints the write hints sent to them (parkhint.go).
 	parked     prometheus.Gauge
 	writeHints prometheus.Counter
+	// writeWarms counts the warm-ups of the store's writer run for an
+	// announced write (parkhint.go).
+	writeWarms prometheus.Counter
 	putBytes   prometheus.Counter
 	secrets    prometheus.Counter
 	// replicasDiffer is how many live replicas have other [[server.repo]]
@@ -80,6 +83,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Name: "teammemd_write_hints_total",
 			Help: "Write hints sent to parked change waits that asked for them.",
 		}),
+		writeWarms: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "teammemd_write_warmups_total",
+			Help: "Warm-ups of the store's writer run for a write a client announced (SQLite store).",
+		}),
 		putBytes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "teammemd_put_bytes_total",
 			Help: "Bytes of PUT bodies received.",
@@ -93,7 +100,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Help: "Live replicas of the shared store whose [[server.repo]] entries differ from this server's.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.waitsCarried, m.parked, m.writeHints, m.putBytes, m.secrets, m.replicasDiffer} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.waitsCarried, m.parked, m.writeHints, m.writeWarms, m.putBytes, m.secrets, m.replicasDiffer} {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("register metrics: %w", err)
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -39,11 +40,14 @@ func hintHeader(r *http.Request) (bool, error) {
 // (instance, "" for none) sends or is about to send, when p may write
 // there and the repo is not under review: a PUT as it arrives, before its
 // scan and commit, and the hash probe that announces one while the client
-// still reads and scans what it will send.
-func (s *Server) announceWrite(p auth.Principal, repo, instance string) {
-	if p.Allows(repo, store.LevelWrite) && !s.ReviewRequired(repo) {
-		s.hintWrite(repo, instance)
+// still reads and scans what it will send. It reports whether the write
+// was announced.
+func (s *Server) announceWrite(p auth.Principal, repo, instance string) bool {
+	if !p.Allows(repo, store.LevelWrite) || s.ReviewRequired(repo) {
+		return false
 	}
+	s.hintWrite(repo, instance)
+	return true
 }
 
 // hintWrite announces a write to repo that instance ("" for none) sent
@@ -94,4 +98,38 @@ func (pw *parkedWait) hint() (sent, ok bool) {
 	_ = pw.conn.SetWriteDeadline(time.Now().Add(hintWriteTimeout))
 	_, err := pw.conn.Write(writeHint)
 	return err == nil, err == nil
+}
+
+// writeWarmer is a store that can ready its writer for a write about to
+// come (the SQLite store's WarmWrite), reporting whether it did.
+type writeWarmer interface {
+	WarmWrite(ctx context.Context, repo string) bool
+}
+
+// warmTimeout bounds one warm-up of the store's writer.
+const warmTimeout = time.Second
+
+// warmWrite has a store that can (writeWarmer) ready its writer for the
+// write to repo a probe announced, on a goroutine of its own, one at a
+// time: the write comes a few milliseconds later, while the client reads
+// and scans it, and finds the store's code and pages in memory. The
+// store gives way to any write that comes meanwhile.
+func (s *Server) warmWrite(repo string) {
+	if s.warmer == nil || !s.warming.CompareAndSwap(false, true) {
+		return
+	}
+	s.lot.mu.Lock()
+	defer s.lot.mu.Unlock()
+	if s.lot.closed {
+		s.warming.Store(false)
+		return
+	}
+	s.lot.wg.Go(func() {
+		defer s.warming.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
+		defer cancel()
+		if s.warmer.WarmWrite(ctx, repo) {
+			s.metrics.writeWarms.Inc()
+		}
+	})
 }

@@ -45,13 +45,19 @@ func metric(t *testing.T, base, name string) string {
 // awaitParked waits until n change waits are parked on the server at base.
 func awaitParked(t *testing.T, base string, n string) {
 	t.Helper()
+	awaitMetric(t, base, "teammemd_change_waits_parked", n)
+}
+
+// awaitMetric waits until the server at base shows the metric name at n.
+func awaitMetric(t *testing.T, base, name, n string) {
+	t.Helper()
 	for range 1000 {
-		if metric(t, base, "teammemd_change_waits_parked") == n {
+		if metric(t, base, name) == n {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("parked change waits never reached %s", n)
+	t.Fatalf("%s never reached %s (it is at %q)", name, n, metric(t, base, name))
 }
 
 // transcript reads what the server sends on conn until it closes it.
@@ -241,5 +247,33 @@ func TestProbeAnnouncesAWrite(t *testing.T) {
 	resp := finalAnswer(t, transcript(t, conn), 1)
 	if resp.StatusCode != http.StatusNotModified {
 		t.Errorf("answer after the announced write's hint = %d, want 304 when the wait ends", resp.StatusCode)
+	}
+}
+
+// TestProbeWarmsTheWriter: a probe that announces a write has the SQLite
+// store warm its writer up, when its sender may write there; a reader's
+// does not.
+func TestProbeWarmsTheWriter(t *testing.T) {
+	s := servertest.Start(t)
+	first := put(t, s, repo, map[string]string{"a.md": "a", "b.md": "b"})
+	reader := s.CreateToken(t, "reader", store.Grant{Pattern: "**", Level: store.LevelRead})
+	probe := func(token string) {
+		r := do(t, s.URL, req{repo: repo, token: token, query: memQuery(repo, "view", "hashes"),
+			headers: map[string]string{"If-None-Match": api.ETag(first.Checksum), api.HeaderHint: api.HintWrite}})
+		if r.status != http.StatusNotModified && r.status != http.StatusOK {
+			t.Fatalf("announcing probe = %d %s, want 304 or 200", r.status, r.body)
+		}
+	}
+	probe(reader)
+	put(t, s, repo, map[string]string{"c.md": "c"}) // the writer is free once more: a warm-up would have run
+	if n := metric(t, s.URL, "teammemd_write_warmups_total"); n != "0" {
+		t.Fatalf("write warm-ups after a reader's probe = %s, want 0", n)
+	}
+	probe(s.Token)
+	awaitMetric(t, s.URL, "teammemd_write_warmups_total", "1")
+	got := put(t, s, repo, map[string]string{"a.md": "a2"})
+	snap := do(t, s.URL, req{repo: repo, token: s.Token})
+	if snap.status != http.StatusOK || !strings.Contains(string(snap.body), got.Checksum) {
+		t.Errorf("after the warm-up and a write: GET = %d %s, want the write's checksum %s", snap.status, snap.body, got.Checksum)
 	}
 }

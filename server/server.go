@@ -93,6 +93,10 @@ type Server struct {
 	// recent, when set, holds the states of this server's own commits:
 	// the waits they wake take them instead of a read (see ownCommit).
 	recent recentReader
+	// warmer, when set, readies the store's writer for an announced write;
+	// warming is set while one warm-up runs (warmWrite).
+	warmer  writeWarmer
+	warming atomic.Bool
 	// lastRequest is when the last request came, in Unix ns; each request
 	// also leaves a wake in watchWake, for a store watch that sleeps until
 	// one comes (watchStore).
@@ -213,6 +217,7 @@ func New(opts Options) (*Server, error) {
 		s.waker = wake.NewBroker()
 		s.recent, _ = opts.Store.(recentReader) // only this server's commits wake its waits
 	}
+	s.warmer, _ = opts.Store.(writeWarmer)
 	s.identity = &storeIdentity{now: func() time.Time { return s.now() }}
 	if id, ok := opts.Store.(storeIdentifier); ok {
 		s.identity.src = id

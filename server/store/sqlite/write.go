@@ -52,6 +52,9 @@ type writers struct {
 	closed   bool
 	idle     sync.Cond // signalled when leading becomes false
 	maxBatch int
+	// cutWarm interrupts the write warm-up under way (WarmWrite), nil
+	// when none is: a request that comes takes the writer from it.
+	cutWarm context.CancelFunc
 }
 
 // Apply implements store.Store. Concurrent calls are committed together,
@@ -85,6 +88,9 @@ func (s *Store) await(req *writeReq) error {
 		return ErrClosed
 	}
 	q.pending = append(q.pending, req)
+	if q.cutWarm != nil {
+		q.cutWarm()
+	}
 	lead := !q.leading
 	q.leading = true
 	q.mu.Unlock()
@@ -181,6 +187,9 @@ func (s *Store) closeWriters() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true
+	if q.cutWarm != nil {
+		q.cutWarm()
+	}
 	for _, req := range q.pending {
 		if req.purge != nil {
 			req.purge.res <- purgeRes{err: ErrClosed}
