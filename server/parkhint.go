@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/savetrace"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
@@ -128,8 +129,10 @@ func (s *Server) warmWrite(repo string) {
 		defer s.warming.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
 		defer cancel()
+		savetrace.Mark("server.warmup", "")
 		if s.warmer.WarmWrite(ctx, repo) {
 			s.metrics.writeWarms.Inc()
+			savetrace.Mark("server.warmed", "")
 		}
 	})
 }

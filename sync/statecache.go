@@ -70,6 +70,15 @@ func (c *stateCache) prepare() {
 	}
 }
 
+// renew makes the copy the next load hands out anew, as prepare does but
+// also when one was made before: a copy made seconds ago is as cold as
+// the state itself.
+func (c *stateCache) renew() {
+	if c.st != nil {
+		c.spare = c.st.clone()
+	}
+}
+
 // put keeps st as the state the file with stamp holds. A state read from
 // the file (read) is kept as a copy, since its reader goes on to modify
 // it, and comes with no scan memo; a state just saved is kept as it is,

@@ -134,6 +134,22 @@ func (e *Engine) prepareState() {
 	e.state.cache.prepare()
 }
 
+// WarmPull readies the engine for the pull a write hint announces
+// (PROTOCOL.md section 21): the change wait's answer follows once the
+// server has scanned and committed the write, a few milliseconds later,
+// and the pull then loads the state. WarmPull makes the copy of the saved
+// state that load takes anew, reading every map of the state on the way,
+// so that the pull finds them in the processor's caches rather than where
+// seconds of sleep left them. It changes nothing a run relies on, and
+// does nothing while a run is under way.
+func (e *Engine) WarmPull() {
+	if !e.mu.TryLock() {
+		return
+	}
+	defer e.mu.Unlock()
+	e.state.cache.renew()
+}
+
 // warmOne reads key ahead unless it cannot sync, was read ahead as it is,
 // or is too recently modified to be trusted by its stat. A file as the
 // last run indexed it is read only when that run could not trust its hash

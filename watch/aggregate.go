@@ -39,10 +39,20 @@ type aggregator struct {
 
 	hints  *settler        // the hints ahead of the batch (settle.go)
 	hinted chan<- []string // where hints go; nil without them
+
+	ahead *leader         // the notice before the batch is due (lead.go)
+	soon  chan<- []string // where it goes; nil without it
 }
 
 func newAggregator(debounce, maxWait time.Duration) *aggregator {
-	return &aggregator{debounce: debounce, maxWait: maxWait, pending: map[string]struct{}{}, hints: newSettler(0, debounce)}
+	return &aggregator{debounce: debounce, maxWait: maxWait, pending: map[string]struct{}{}, hints: newSettler(0, debounce), ahead: newLeader(0, debounce)}
+}
+
+// withLead has the aggregator offer on out, lead before a batch of named
+// changes is due, the paths it will name (see leader).
+func (a *aggregator) withLead(lead time.Duration, out chan<- []string) *aggregator {
+	a.ahead, a.soon = newLeader(lead, a.debounce), out
+	return a
 }
 
 // withHints has the aggregator offer, on out, the paths changed once the
@@ -60,6 +70,7 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 	timer.Stop()
 	defer timer.Stop()
 	defer a.hints.stop()
+	defer a.ahead.stop()
 	var ready *Batch
 	for {
 		var send chan<- Batch
@@ -68,6 +79,7 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 			send, head = out, *ready
 		}
 		hint, hintPaths := a.hints.offer(a.hinted)
+		notice, noticePaths := a.ahead.offer(a.soon)
 		select {
 		case <-ctx.Done():
 			return
@@ -77,12 +89,19 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 			}
 			a.add(ev, time.Now())
 			timer.Reset(time.Until(a.deadline()))
+			if !ev.rescan {
+				a.ahead.set(a.deadline())
+			}
 		case <-timer.C:
 			ready = a.flush(ready)
 		case send <- head:
 			ready = nil
 		case <-a.hints.due():
 			a.hints.fire()
+		case <-a.ahead.due():
+			a.ahead.fire(a.pending)
+		case notice <- noticePaths:
+			a.ahead.taken()
 		case hint <- hintPaths:
 			a.hints.taken()
 		}
@@ -137,6 +156,7 @@ func (a *aggregator) flush(ready *Batch) *Batch {
 	clear(a.pending)
 	a.rescan = false
 	a.hints.drop()
+	a.ahead.stop()
 	savetrace.Mark("watch.batch", "")
 	return b
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// long (DefaultSettle is a good value): a head start for a reader
 	// that reads the files while the debounce runs.
 	Settle time.Duration
+	// Lead, when set and shorter than Debounce, has the watcher offer on
+	// Soon, this long before a batch of changes is due, the paths it will
+	// name (DefaultLead is a good value): a head start for whoever wakes
+	// to handle it.
+	Lead   time.Duration
 	Logger *slog.Logger
 	// Notify, when set, replaces fsnotify as the source of notifications:
 	// each Run calls it once and closes what it returns. Tests use it to
@@ -121,6 +126,7 @@ type Watcher struct {
 	log     *slog.Logger
 	batches chan Batch
 	settled chan []string
+	soon    chan []string
 	recheck chan struct{}
 	// attached is closed once Run watches (or polls) the directory.
 	attached     chan struct{}
@@ -135,7 +141,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
 	opts = opts.withDefaults()
-	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), settled: make(chan []string), recheck: make(chan struct{}, 1), attached: make(chan struct{})}, nil
+	return &Watcher{dir: abs, opts: opts, log: opts.Logger, batches: make(chan Batch), settled: make(chan []string), soon: make(chan []string), recheck: make(chan struct{}, 1), attached: make(chan struct{})}, nil
 }
 
 // Recheck asks the watcher to look at the watched directory itself again,
@@ -159,6 +165,12 @@ func (w *Watcher) Batches() <-chan Batch { return w.batches }
 // batch drops those it covers. It is never closed.
 func (w *Watcher) Settled() <-chan []string { return w.settled }
 
+// Soon delivers, when Options.Lead is set, the paths of a batch of
+// changes due within Lead: once for each deadline, again when a change
+// moves it. A notice not taken by the time its batch is out is dropped;
+// the batch names the paths all the same. It is never closed.
+func (w *Watcher) Soon() <-chan []string { return w.soon }
+
 // Attached is closed once Run watches the directory, or polls it where
 // notification is unavailable: from then on, every change to the tree is
 // in a batch, named or as a rescan. A watcher waiting for a missing
@@ -179,7 +191,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).run(ctx, events, w.batches)
+		newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).withLead(w.opts.Lead, w.soon).run(ctx, events, w.batches)
 	}()
 	defer func() { <-done }()
 

@@ -1,17 +1,20 @@
 package daemon
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // parkedWaits returns a condition that holds once the server holds n
@@ -79,4 +82,42 @@ func TestSaveAnnouncesItsWrite(t *testing.T) {
 	if _, ok := serverEntries(t, srv)["leak.md"]; ok {
 		t.Fatal("the note with a secret reached the server")
 	}
+}
+
+// pullWarmCounter counts the engine's pull warm-ups.
+type pullWarmCounter struct {
+	*memsync.Engine
+	warmed atomic.Int32
+}
+
+func (e *pullWarmCounter) WarmPull() {
+	e.warmed.Add(1)
+	e.Engine.WarmPull()
+}
+
+// A teammate's write heard as a hint on the change wait has the daemon
+// ready its engine for the pull before the answer comes.
+func TestWriteHintWarmsThePull(t *testing.T) {
+	srv := startServer(t)
+	mate := newTeammate(t, srv)
+	mate.write(t, "first.md", "first note\n")
+	dir := t.TempDir()
+	var eng atomic.Pointer[pullWarmCounter]
+	startRepo(t, srv, dir, t.TempDir(), func(o *Options) {
+		open := o.Open
+		o.Open = func(ctx context.Context, s Spec) (Engine, Waiter, error) {
+			e, w, err := open(ctx, s)
+			if err != nil {
+				return e, w, err
+			}
+			c := &pullWarmCounter{Engine: e.(*memsync.Engine)}
+			eng.Store(c)
+			return c, w, nil
+		}
+	})
+	eventually(t, "the first note pulled", fileIs(dir+"/first.md", "first note\n"))
+	eventually(t, "the daemon's wait parked", parkedWaits(srv, 1))
+	mate.write(t, "second.md", "second note\n")
+	eventually(t, "the second note pulled", fileIs(dir+"/second.md", "second note\n"))
+	eventually(t, "the engine readied for the hinted pull", func() bool { return eng.Load().warmed.Load() == 1 })
 }

@@ -280,11 +280,12 @@ func (d *Daemon) start(ctx context.Context, s Spec) (*running, error) {
 }
 
 // watchOptions is the daemon's watcher timing for spec, with hints ahead
-// of each batch when the repo reads ahead (see repo.readsAhead).
+// of each batch, and a signal just before it is due, when the repo reads
+// ahead (see repo.readsAhead).
 func (d *Daemon) watchOptions(s Spec, eng Engine) watch.Options {
 	o := d.watch
 	if _, ok := eng.(Warmer); ok && s.lane() == LaneTeam {
-		o.Settle = watch.DefaultSettle
+		o.Settle, o.Lead = watch.DefaultSettle, watch.DefaultLead
 	}
 	return o
 }

@@ -66,6 +66,8 @@ func (r *repo) work(ctx context.Context) error {
 		case <-attached:
 			attached = nil
 			r.tellEngine(watch.Batch{Rescan: true})
+		case paths := <-r.watcher.Soon():
+			w.batchDue(ctx, paths)
 		case b := <-r.watcher.Batches():
 			r.warming.stop()
 			if b = r.relevant(b); !b.Rescan && len(b.Paths) == 0 {
@@ -80,7 +82,7 @@ func (r *repo) work(ctx context.Context) error {
 			r.noteChanges(b)
 			r.unsuppress()
 			if !w.waiting {
-				r.announceWrite(ctx)
+				r.announceForBatch(ctx)
 				w.attempt(ctx)
 			}
 		case a := <-r.pullReq:
