@@ -27,30 +27,15 @@ type writeHints struct {
 	failures atomic.Int32 // hinted attempts that failed, while none was seen
 }
 
-// hintHook is the context key of what a change wait calls when a write
-// hint comes (OnWriteHint).
-type hintHook struct{}
-
-// OnWriteHint returns ctx with f, which a change wait sent with it calls
-// each time a write hint comes: on the goroutine that reads the
-// connection, so f must return at once.
-func OnWriteHint(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, hintHook{}, f)
-}
-
 // ask returns ctx and the header with which a change wait asks for hints,
 // or ctx and nil once the client asks for them no more.
 func (h *writeHints) ask(ctx context.Context) (context.Context, http.Header) {
 	if h.off.Load() {
 		return ctx, nil
 	}
-	onHint, _ := ctx.Value(hintHook{}).(func())
 	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, hdr textproto.MIMEHeader) error {
 		if code == http.StatusEarlyHints && hdr.Get(api.HeaderHint) == api.HintWrite {
 			h.seen.Store(true)
-			if onHint != nil {
-				onHint()
-			}
 		}
 		return nil
 	}}

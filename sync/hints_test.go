@@ -71,14 +71,9 @@ func TestWriteHintsAttempted(t *testing.T) {
 
 // waitOnce sends one change wait of c from inm and returns its outcome.
 func waitOnce(c *Client, inm string) <-chan error {
-	return waitOnceCtx(context.Background(), c, inm)
-}
-
-// waitOnceCtx is waitOnce with ctx.
-func waitOnceCtx(ctx context.Context, c *Client, inm string) <-chan error {
 	out := make(chan error, 1)
 	go func() {
-		_, changed, err := c.Wait(ctx, testRepo, inm, 20*time.Second)
+		_, changed, err := c.Wait(context.Background(), testRepo, inm, 20*time.Second)
 		if err == nil && !changed {
 			err = errors.New("the wait timed out")
 		}
@@ -102,25 +97,6 @@ func TestWaitTakesAWriteHint(t *testing.T) {
 	}
 	if !c.hints.seen.Load() || c.hints.off.Load() {
 		t.Errorf("hints seen %v, off %v; want seen and on", c.hints.seen.Load(), c.hints.off.Load())
-	}
-}
-
-// A wait sent with OnWriteHint calls its function when the hint comes,
-// before the answer.
-func TestWaitCallsOnWriteHint(t *testing.T) {
-	srv := servertest.Start(t)
-	teammate := testClient(t, srv.URL, srv.Token)
-	first := putEntries(t, teammate, "", map[string]string{"a.md": "a"})
-	c := testClient(t, srv.URL, srv.Token, WithInstance())
-	hinted := make(chan struct{}, 8)
-	got := waitOnceCtx(OnWriteHint(context.Background(), func() { hinted <- struct{}{} }), c, first)
-	awaitParked(t, srv)
-	putEntries(t, teammate, first, map[string]string{"b.md": "b"})
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
-	if n := len(hinted); n != 1 {
-		t.Errorf("OnWriteHint's function called %d times by the time the answer came, want once", n)
 	}
 }
 

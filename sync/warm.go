@@ -134,15 +134,12 @@ func (e *Engine) prepareState() {
 	e.state.cache.prepare()
 }
 
-// WarmPull readies the engine for the pull a write hint announces
-// (PROTOCOL.md section 21): the change wait's answer follows once the
-// server has scanned and committed the write, a few milliseconds later,
-// and the pull then loads the state. WarmPull makes the copy of the saved
-// state that load takes anew, reading every map of the state on the way,
-// so that the pull finds them in the processor's caches rather than where
-// seconds of sleep left them. It changes nothing a run relies on, and
-// does nothing while a run is under way.
-func (e *Engine) WarmPull() {
+// WarmState makes the copy of the saved state the next run loads anew,
+// reading every map of the state on the way, so that a run about to
+// start (a push whose batch is due) finds them in the processor's caches
+// rather than where seconds of sleep left them. It changes nothing a run
+// relies on, and does nothing while a run is under way.
+func (e *Engine) WarmState() {
 	if !e.mu.TryLock() {
 		return
 	}

@@ -253,10 +253,10 @@ func TestWarmPreparesTheState(t *testing.T) {
 	}
 }
 
-// WarmPull makes the copy of the saved state the next run takes anew,
+// WarmState makes the copy of the saved state the next run takes anew,
 // also when one was made before, and leaves the state alone while a run
 // holds the engine.
-func TestWarmPullRenewsTheState(t *testing.T) {
+func TestWarmStateRenewsTheCopy(t *testing.T) {
 	p, _, _ := warmPeer(t)
 	p.eng.Warm(t.Context(), nil)
 	old := p.eng.state.cache.spare
@@ -264,15 +264,15 @@ func TestWarmPullRenewsTheState(t *testing.T) {
 		t.Fatal("Warm prepared no copy of the saved state")
 	}
 	p.eng.mu.Lock()
-	p.eng.WarmPull()
+	p.eng.WarmState()
 	p.eng.mu.Unlock()
 	if p.eng.state.cache.spare != old {
-		t.Fatal("WarmPull changed the state cache while a run held the engine")
+		t.Fatal("WarmState changed the state cache while a run held the engine")
 	}
-	p.eng.WarmPull()
+	p.eng.WarmState()
 	spare := p.eng.state.cache.spare
 	if spare == nil || spare == old || spare == p.eng.synced.Load() {
-		t.Fatal("WarmPull did not make a new copy of the saved state")
+		t.Fatal("WarmState did not make a new copy of the saved state")
 	}
 	if !reflect.DeepEqual(spare, p.eng.synced.Load()) {
 		t.Fatal("the new copy differs from the saved state")
@@ -280,6 +280,6 @@ func TestWarmPullRenewsTheState(t *testing.T) {
 	p.write(t, "a.md", "alpha\n")
 	p.sync(t)
 	if st := p.eng.synced.Load(); st != spare || st.Base["a.md"] == "" {
-		t.Fatal("the run did not run on, and save, the copy WarmPull made")
+		t.Fatal("the run did not run on, and save, the copy WarmState made")
 	}
 }

@@ -84,25 +84,26 @@ func TestSaveAnnouncesItsWrite(t *testing.T) {
 	}
 }
 
-// pullWarmCounter counts the engine's pull warm-ups.
-type pullWarmCounter struct {
+// stateWarmCounter counts the engine's state warm-ups.
+type stateWarmCounter struct {
 	*memsync.Engine
 	warmed atomic.Int32
 }
 
-func (e *pullWarmCounter) WarmPull() {
+func (e *stateWarmCounter) WarmState() {
 	e.warmed.Add(1)
-	e.Engine.WarmPull()
+	e.Engine.WarmState()
 }
 
-// A teammate's write heard as a hint on the change wait has the daemon
-// ready its engine for the pull before the answer comes.
-func TestWriteHintWarmsThePull(t *testing.T) {
+// A batch of the user's changes about to be due has the daemon make the
+// copy of the state its push loads; the writes of a teammate's change it
+// pulls do not.
+func TestBatchDueWarmsTheState(t *testing.T) {
 	srv := startServer(t)
 	mate := newTeammate(t, srv)
 	mate.write(t, "first.md", "first note\n")
 	dir := t.TempDir()
-	var eng atomic.Pointer[pullWarmCounter]
+	var eng atomic.Pointer[stateWarmCounter]
 	startRepo(t, srv, dir, t.TempDir(), func(o *Options) {
 		open := o.Open
 		o.Open = func(ctx context.Context, s Spec) (Engine, Waiter, error) {
@@ -110,14 +111,22 @@ func TestWriteHintWarmsThePull(t *testing.T) {
 			if err != nil {
 				return e, w, err
 			}
-			c := &pullWarmCounter{Engine: e.(*memsync.Engine)}
+			c := &stateWarmCounter{Engine: e.(*memsync.Engine)}
 			eng.Store(c)
 			return c, w, nil
 		}
 	})
 	eventually(t, "the first note pulled", fileIs(dir+"/first.md", "first note\n"))
+	write(t, dir, "mine.md", "my note\n")
+	eventually(t, "my note pushed", func() bool { return serverEntries(t, srv)["mine.md"] == "my note\n" })
+	if n := eng.Load().warmed.Load(); n != 1 {
+		t.Errorf("state warm-ups after one save = %d, want 1", n)
+	}
 	eventually(t, "the daemon's wait parked", parkedWaits(srv, 1))
 	mate.write(t, "second.md", "second note\n")
 	eventually(t, "the second note pulled", fileIs(dir+"/second.md", "second note\n"))
-	eventually(t, "the engine readied for the hinted pull", func() bool { return eng.Load().warmed.Load() == 1 })
+	time.Sleep(300 * time.Millisecond) // past the debounce of the pull's own writes
+	if n := eng.Load().warmed.Load(); n != 1 {
+		t.Errorf("state warm-ups after a pull = %d, want still 1: a pull's own writes start no push", n)
+	}
 }

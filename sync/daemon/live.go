@@ -87,9 +87,6 @@ func (r *repo) live(ctx context.Context) error {
 // (PROTOCOL.md section 19), which the engine has synced to by then.
 func (r *repo) wait(ctx context.Context, cur string, held api.HashesResponse) (api.HashesResponse, string, bool, error) {
 	ctx = r.traced(ctx, retryWait)
-	if _, ok := readsAhead(r.spec, r.eng); ok {
-		ctx = memsync.OnWriteHint(ctx, r.warmForPull)
-	}
 	from := cur
 	if cw, ok := r.waiter.(ChangesWaiter); ok && held.Checksum == cur && held.EntryChecksums != nil {
 		h, changed, err := cw.WaitChanges(ctx, r.spec.Repo, held, r.opts.WaitTimeout, func(at string) (api.HashesResponse, bool) {

@@ -126,9 +126,6 @@ type repo struct {
 	kick    chan struct{}   // push now and forget a suppression
 	own     *ownWrites      // what pulls wrote; the worker's alone
 	warming warmStop        // the read ahead under way (warm.go)
-	// pullHinted has the read ahead ready the engine for a pull a write
-	// hint announced (warmForPull).
-	pullHinted chan struct{}
 	// announcedAt is when the worker last announced a push ahead of its
 	// batch (batchDue); the worker's alone.
 	announcedAt time.Time
@@ -139,12 +136,11 @@ type repo struct {
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
 	r := &repo{
 		spec: spec, eng: eng, waiter: waiter, watcher: w, opts: opts,
-		log:        opts.Logger.With("repo", spec.Repo, "lane", spec.lane(), "dir", spec.Dir),
-		status:     &statusBox{s: RepoStatus{Repo: spec.Repo, Lane: spec.lane(), Dir: spec.Dir, Server: spec.Server}, show: eng.Show},
-		pullReq:    make(chan waitAnswer),
-		kick:       make(chan struct{}, 1),
-		own:        newOwnWrites(eng.Identify),
-		pullHinted: make(chan struct{}, 1),
+		log:     opts.Logger.With("repo", spec.Repo, "lane", spec.lane(), "dir", spec.Dir),
+		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Lane: spec.lane(), Dir: spec.Dir, Server: spec.Server}, show: eng.Show},
+		pullReq: make(chan waitAnswer),
+		kick:    make(chan struct{}, 1),
+		own:     newOwnWrites(eng.Identify),
 	}
 	return r
 }

@@ -18,13 +18,13 @@ type Warmer interface {
 
 var _ Warmer = (*memsync.Engine)(nil)
 
-// PullWarmer is an Engine that readies itself for the pull a write hint
-// announces (memsync.Engine.WarmPull).
-type PullWarmer interface {
-	WarmPull()
+// StateWarmer is an Engine that makes ahead the copy of its state the
+// next run loads (memsync.Engine.WarmState).
+type StateWarmer interface {
+	WarmState()
 }
 
-var _ PullWarmer = (*memsync.Engine)(nil)
+var _ StateWarmer = (*memsync.Engine)(nil)
 
 // WriteAnnouncer is an Engine that tells the server of a push about to
 // run, so that the server hints its teammates' change waits while the
@@ -67,18 +67,12 @@ func readsAhead(spec Spec, eng Engine) (Warmer, bool) {
 }
 
 // readAhead hands the watcher's hints to the engine, one read ahead at a
-// time, and readies it for the pulls that write hints announce
-// (warmForPull), until ctx is done.
+// time, until ctx is done.
 func (r *repo) readAhead(ctx context.Context, w Warmer) error {
-	pw, _ := w.(PullWarmer)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-r.pullHinted:
-			if pw != nil {
-				pw.WarmPull()
-			}
 		case paths := <-r.watcher.Settled():
 			wctx, cancel := context.WithCancel(ctx)
 			r.warming.set(cancel)
@@ -86,17 +80,6 @@ func (r *repo) readAhead(ctx context.Context, w Warmer) error {
 			r.warming.set(nil)
 			cancel()
 		}
-	}
-}
-
-// warmForPull has the read ahead ready the engine for a pull, a change
-// wait having heard of a teammate's write (memsync.OnWriteHint). It is
-// called on the goroutine that reads the wait's connection and returns at
-// once; a hint that finds one pending is dropped.
-func (r *repo) warmForPull() {
-	select {
-	case r.pullHinted <- struct{}{}:
-	default:
 	}
 }
 
@@ -109,8 +92,8 @@ const announceFresh = 10 * watch.DefaultLead
 // batchDue readies the push of the batch of paths the watcher says is
 // about to be due: it announces the push (announceWrite), so that the
 // server and the teammates' daemons wake while this one still waits for
-// the batch, and has the engine ready the state the push loads
-// (PullWarmer). Changes that are all the last pull's own writes, or
+// the batch, and has the engine make the copy of the state the push
+// loads (StateWarmer). Changes that are all the last pull's own writes, or
 // ignored, start no push and are not announced; nor is a batch that will
 // wait for a retry.
 func (w *worker) batchDue(ctx context.Context, paths []string) {
@@ -121,8 +104,8 @@ func (w *worker) batchDue(ctx context.Context, paths []string) {
 	}
 	r.announcedAt = time.Now()
 	r.announceWrite(ctx)
-	if pw, ok := r.eng.(PullWarmer); ok {
-		pw.WarmPull() // a push loads the state as a pull does
+	if sw, ok := r.eng.(StateWarmer); ok {
+		sw.WarmState()
 	}
 }
 
