@@ -121,14 +121,23 @@ func runScript(t *testing.T, debounce, maxWait time.Duration, steps []step, hori
 // the start, until horizon.
 func record(t *testing.T, a *aggregator, settle time.Duration, steps []step, horizon time.Duration) ([]batchAt, []hintAt) {
 	t.Helper()
+	hints := make(chan []string)
+	batches, hinted, _ := recordAll(t, a.withHints(settle, hints), hints, nil, steps, horizon)
+	return batches, hinted
+}
+
+// recordAll feeds steps to a, which offers its hints on hints and its
+// notices on notices (nil when it offers none), and returns its batches,
+// hints and notices, each with when it came.
+func recordAll(t *testing.T, a *aggregator, hints, notices chan []string, steps []step, horizon time.Duration) ([]batchAt, []hintAt, []hintAt) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	in := make(chan event)
 	out := make(chan Batch)
-	hints := make(chan []string)
 	start := time.Now()
-	go a.withHints(settle, hints).run(ctx, in, out)
+	go a.run(ctx, in, out)
 	var batches []batchAt
-	var hinted []hintAt
+	var hinted, noticed []hintAt
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
@@ -138,6 +147,8 @@ func record(t *testing.T, a *aggregator, settle time.Duration, steps []step, hor
 				batches = append(batches, batchAt{time.Since(start), b})
 			case h := <-hints:
 				hinted = append(hinted, hintAt{time.Since(start), h})
+			case n := <-notices:
+				noticed = append(noticed, hintAt{time.Since(start), n})
 			case <-ctx.Done():
 				return
 			}
@@ -150,7 +161,7 @@ func record(t *testing.T, a *aggregator, settle time.Duration, steps []step, hor
 	time.Sleep(horizon - time.Since(start))
 	cancel()
 	<-collected
-	return batches, hinted
+	return batches, hinted, noticed
 }
 
 func equalBatches(a, b []batchAt) bool {

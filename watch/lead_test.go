@@ -1,52 +1,23 @@
 package watch
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 )
 
-// noticeAt is a notice and when it came, measured from the start of the
-// test.
-type noticeAt struct {
-	at    time.Duration
-	paths []string
-}
-
 // recordLead runs steps through an aggregator with the given lead and
-// returns the notices and when, from the start, each batch came.
-func recordLead(t *testing.T, lead time.Duration, steps []step, horizon time.Duration) (notices []noticeAt, batches []time.Duration) {
+// returns its notices and when, from the start, each batch came.
+func recordLead(t *testing.T, lead time.Duration, steps []step, horizon time.Duration) ([]hintAt, []time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	in := make(chan event)
-	out := make(chan Batch)
 	soon := make(chan []string)
-	start := time.Now()
-	go newAggregator(2*time.Second, 10*time.Second).withLead(lead, soon).run(ctx, in, out)
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for {
-			select {
-			case <-out:
-				batches = append(batches, time.Since(start))
-			case paths := <-soon:
-				notices = append(notices, noticeAt{time.Since(start), paths})
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for _, s := range steps {
-		time.Sleep(s.after)
-		in <- s.ev
+	batches, _, notices := recordAll(t, newAggregator(2*time.Second, 10*time.Second).withLead(lead, soon), nil, soon, steps, horizon)
+	var at []time.Duration
+	for _, b := range batches {
+		at = append(at, b.at)
 	}
-	time.Sleep(horizon - time.Since(start))
-	cancel()
-	<-collected
-	return notices, batches
+	return notices, at
 }
 
 func TestAggregatorLead(t *testing.T) {
@@ -56,26 +27,26 @@ func TestAggregatorLead(t *testing.T) {
 		name    string
 		lead    time.Duration
 		steps   []step
-		notices []noticeAt
+		notices []hintAt
 		batches []time.Duration
 	}{
 		{
 			name:    "a change is noticed lead before its batch",
 			lead:    lead,
 			steps:   []step{{0, event{path: "a.md"}}},
-			notices: []noticeAt{{ms(1970), []string{"a.md"}}}, batches: []time.Duration{ms(2000)},
+			notices: []hintAt{{ms(1970), []string{"a.md"}}}, batches: []time.Duration{ms(2000)},
 		},
 		{
 			name:    "a change after the notice moves it with the deadline",
 			lead:    lead,
 			steps:   []step{{0, event{path: "a.md"}}, {ms(1980), event{path: "b.md"}}},
-			notices: []noticeAt{{ms(1970), []string{"a.md"}}, {ms(3950), []string{"a.md", "b.md"}}}, batches: []time.Duration{ms(3980)},
+			notices: []hintAt{{ms(1970), []string{"a.md"}}, {ms(3950), []string{"a.md", "b.md"}}}, batches: []time.Duration{ms(3980)},
 		},
 		{
 			name:    "changes before the notice give one",
 			lead:    lead,
 			steps:   []step{{0, event{path: "b.md"}}, {ms(500), event{path: "a.md"}}},
-			notices: []noticeAt{{ms(2470), []string{"a.md", "b.md"}}}, batches: []time.Duration{ms(2500)},
+			notices: []hintAt{{ms(2470), []string{"a.md", "b.md"}}}, batches: []time.Duration{ms(2500)},
 		},
 		{
 			name:    "a rescan alone gives none",
@@ -99,7 +70,7 @@ func TestAggregatorLead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				notices, batches := recordLead(t, tt.lead, tt.steps, 6*time.Second)
-				same := slices.EqualFunc(notices, tt.notices, func(x, y noticeAt) bool { return x.at == y.at && slices.Equal(x.paths, y.paths) })
+				same := slices.EqualFunc(notices, tt.notices, func(x, y hintAt) bool { return x.at == y.at && slices.Equal(x.paths, y.paths) })
 				if !same || !slices.Equal(batches, tt.batches) {
 					t.Errorf("notices %v, batches %v; want %v, %v", notices, batches, tt.notices, tt.batches)
 				}
