@@ -65,8 +65,8 @@ func (c *stateCache) get(stamp stateStamp) (*State, bool) {
 // it, which after a pause costs milliseconds in a repo of a thousand
 // notes (nothing of the maps is left in the processor's caches).
 func (c *stateCache) prepare() {
-	if c.st != nil && c.spare == nil {
-		c.spare = c.st.clone()
+	if c.spare == nil {
+		c.renew()
 	}
 }
 
