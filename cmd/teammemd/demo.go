@@ -254,6 +254,7 @@ func (d *demo) serverKeys(ctx context.Context) ([]string, error) {
 func demoSecretNote() string {
 	keyID := "AKIA" + "Q3VX7NMP2RLT6YWZ"
 	secret := "wJa7Rx" + "UtnFEMI/K7MDENG/bPxRfiCYzk9Q2mHd"
-	return "# Deploying\n\nThe staging bucket uses these credentials:\n\n" +
+	return "---\nname: Deploying\ndescription: how to reach the staging bucket\ntype: reference\n---\n\n" +
+		"# Deploying\n\nThe staging bucket uses these credentials:\n\n" +
 		"    AWS_ACCESS_KEY_ID=" + keyID + "\n    AWS_SECRET_ACCESS_KEY=" + secret + "\n"
 }
