@@ -40,7 +40,7 @@ With --keep everything keeps running, to try edits by hand.`,
 		Args: noArgs,
 	}
 	fs := cmd.Flags()
-	workdir := fs.String("workdir", "", "directory for the demo's server data and team directories (default: a new temporary directory)")
+	workdir := fs.String("workdir", "", "new or empty directory for the demo's server data and team directories, kept afterwards (default: a new temporary directory, removed after a run that went well)")
 	keep := fs.Bool("keep", false, "keep the server and both daemons running until interrupted, to try edits by hand")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		root, created, err := demoRoot(*workdir)
@@ -61,10 +61,23 @@ With --keep everything keeps running, to try edits by hand.`,
 	return cmd
 }
 
-// demoRoot returns workdir, or a new temporary directory when it is empty;
-// created says the demo made it.
+// demoRoot returns workdir, created if need be, or a new temporary
+// directory when workdir is ""; created says the demo made a temporary
+// directory it may remove. A workdir that holds anything is refused: the
+// demo starts from empty team directories (a previous demo's would make a
+// note seem to travel at once), and puts nothing among a user's files.
 func demoRoot(workdir string) (root string, created bool, err error) {
 	if workdir != "" {
+		if err := os.MkdirAll(workdir, 0o700); err != nil {
+			return "", false, fmt.Errorf("create --workdir: %w", err)
+		}
+		entries, err := os.ReadDir(workdir)
+		if err != nil {
+			return "", false, fmt.Errorf("read --workdir: %w", err)
+		}
+		if len(entries) > 0 {
+			return "", false, usageError{fmt.Errorf("--workdir %s is not empty (%s, ...): the demo starts from empty team directories; name a new or empty directory, or remove this one first", workdir, entries[0].Name())}
+		}
 		return workdir, false, nil
 	}
 	root, err = os.MkdirTemp("", "teammemd-demo-")

@@ -180,3 +180,37 @@ func TestDemoAgentRoute(t *testing.T) {
 		}
 	}
 }
+
+// --workdir names a directory the demo may create, and must be new or
+// empty: a previous demo's team directories would make a note seem to
+// travel in no time, and the demo writes nothing into a directory of the
+// user's.
+func TestDemoRoot(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "new", "demo")
+	root, created, err := demoRoot(fresh)
+	if err != nil || root != fresh || created {
+		t.Fatalf("demoRoot(%s) = %q, %v, %v; want it, false (kept), nil", fresh, root, created, err)
+	}
+	if fi, err := os.Stat(fresh); err != nil || !fi.IsDir() {
+		t.Fatalf("demoRoot did not create %s: %v", fresh, err)
+	}
+	if _, _, err := demoRoot(fresh); err != nil {
+		t.Errorf("demoRoot of an empty directory = %v, want it used", err)
+	}
+	if err := os.WriteFile(filepath.Join(fresh, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = demoRoot(fresh)
+	var usage usageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "is not empty") {
+		t.Errorf("demoRoot of a directory holding a file = %v, want a usage error saying it is not empty", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(fresh, "notes.txt")); err != nil || string(data) != "mine" {
+		t.Errorf("the user's file after demoRoot: %q, %v", data, err)
+	}
+	root, created, err = demoRoot("")
+	if err != nil || !created {
+		t.Fatalf("demoRoot(\"\") = %q, %v, %v; want a new temporary directory", root, created, err)
+	}
+	os.RemoveAll(root)
+}
