@@ -148,6 +148,9 @@ type Engine struct {
 	// secretsWarned is the sha256 of the content of each file last logged
 	// as holding a secret, by key (under mu): warnSecretOnce.
 	secretsWarned map[string][32]byte
+	// skipsWarned is the reason each local file that cannot sync was last
+	// logged for, by key (under mu): warnSkippedOnce.
+	skipsWarned map[string]string
 	// provenance is this repo's provenance file (RefreshProvenance).
 	provenance string
 	// provKept is the record the last refresh wrote (RefreshProvenance).

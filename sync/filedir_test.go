@@ -110,6 +110,38 @@ func TestDirectoryInTheWayWithUserFiles(t *testing.T) {
 	}
 }
 
+// TestSymlinkInTheWay: a teammate's note whose name a local symlink holds
+// is not written through or over the link; the pull says why, and writes
+// the note on the next pull once the link is gone, though the repo has
+// not changed since.
+func TestSymlinkInTheWay(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b := newPeer(t, srv.URL, srv.Token, nil)
+	a.write(t, "other.md", "other v1\n")
+	a.sync(t)
+	b.sync(t)
+	target := filepath.Join(t.TempDir(), "elsewhere.md")
+	must(t, os.WriteFile(target, []byte("the user's, never synced\n"), 0o600))
+	must(t, os.Symlink(target, filepath.Join(b.dir, "linked.md")))
+	a.write(t, "linked.md", "the teammate's\n")
+	a.sync(t)
+	if rep := b.sync(t); !skippedFor(rep, "linked.md", "in the way") {
+		t.Errorf("Skipped = %+v, want linked.md skipped for the symlink in the way", rep.Skipped)
+	}
+	if data, err := os.ReadFile(target); err != nil || string(data) != "the user's, never synced\n" {
+		t.Errorf("the link's target = %q, %v; want it untouched", data, err)
+	}
+	must(t, os.Remove(filepath.Join(b.dir, "linked.md")))
+	rep := b.sync(t)
+	if got := b.read(t, "linked.md"); got != "the teammate's\n" {
+		t.Errorf("linked.md once the symlink is gone = %q, want the teammate's note", got)
+	}
+	if len(rep.Skipped) != 0 {
+		t.Errorf("Skipped %+v once the symlink is gone", rep.Skipped)
+	}
+}
+
 // TestEditedFileInTheWayOfDirectory: when a teammate turns note1.md into a
 // directory while the user has an unpushed edit of the file, the edit
 // stays and the pull says why it cannot write the teammate's inner file.

@@ -291,7 +291,7 @@ func (t *teamDir) indexFile(key string, d fs.DirEntry, cached, warm IndexEntry, 
 		return IndexEntry{}, "", fmt.Errorf("stat %s: %w", key, err)
 	}
 	if fi.Size() > MaxFileBytes {
-		return IndexEntry{}, fmt.Sprintf("%d bytes, over the %d byte limit", fi.Size(), MaxFileBytes), nil
+		return IndexEntry{}, fmt.Sprintf("%d bytes, over the %d byte limit; split it into smaller notes", fi.Size(), MaxFileBytes), nil
 	}
 	e := statEntry(fi)
 	if cached.fresh(e) {

@@ -122,8 +122,8 @@ func (s *session) planEntry(k, value, remote string, local map[string]IndexEntry
 		s.st.Base[k] = remote
 		return entryWrite{}, false, nil
 	}
-	if reason := writeProblem(k, claimed, s.td.caseInsensitive); reason != "" {
-		s.rep.skip(k, reason)
+	if reason, passing := writeProblem(k, claimed, s.td.caseInsensitive); reason != "" {
+		s.skipEntry(k, reason, passing)
 		return entryWrite{}, false, nil
 	}
 	base := s.st.Base[k]
@@ -132,7 +132,7 @@ func (s *session) planEntry(k, value, remote string, local map[string]IndexEntry
 			return entryWrite{}, false, nil // deleted locally; the push deletes it on the server
 		}
 		if _, err := s.td.root.Lstat(k); err == nil {
-			s.rep.skip(k, "a local file that cannot sync is in the way")
+			s.skipEntry(k, "a local file that cannot sync (a symlink, or one too large) is in the way; the next pull tries again", true)
 			return entryWrite{}, false, nil
 		}
 	}
@@ -148,21 +148,32 @@ func (s *session) planEntry(k, value, remote string, local map[string]IndexEntry
 // writeProblem says why key must not be written here: not synced by the
 // daemon, not a valid file name on this OS, or a case twin of another key
 // on a case-insensitive file system.
-func writeProblem(k string, claimed map[string]string, caseInsensitive bool) string {
+func writeProblem(k string, claimed map[string]string, caseInsensitive bool) (reason string, passing bool) {
 	if !api.IsSyncableKey(k) {
-		return "not synced: hidden, or not a .md or .txt file"
+		return "not synced: hidden, or not a .md or .txt file", false
 	}
 	if reason := fileNameProblem(k, runtime.GOOS); reason != "" {
-		return "not a valid file name here: " + reason
+		return "not a valid file name here: " + reason, false
 	}
 	if caseInsensitive {
 		f := foldKey(k)
 		if owner, ok := claimed[f]; ok && owner != k {
-			return fmt.Sprintf("differs only in case from %s on a case-insensitive file system", owner)
+			return fmt.Sprintf("differs only in case from %s on a case-insensitive file system", owner), true
 		}
 		claimed[f] = k
 	}
-	return ""
+	return "", false
+}
+
+// skipEntry reports the server's key k as not written, for reason. When
+// the reason may pass (passing: a file of the user's in the way, which
+// the user may remove), the next pull fetches in full: the repo may not
+// change again, and an incremental pull would never bring k.
+func (s *session) skipEntry(k, reason string, passing bool) {
+	s.rep.skip(k, reason)
+	if passing {
+		s.st.PullAgain = true
+	}
 }
 
 // forgetIfUnknown reports whether err is the server's 404 for the repo,

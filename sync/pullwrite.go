@@ -193,7 +193,7 @@ func (s *session) recordWrites(writes []entryWrite, out []writeOutcome, syncErr 
 				first = o.err
 			}
 		case o.skip != "":
-			s.rep.skip(w.key, o.skip)
+			s.skipEntry(w.key, o.skip, true)
 		case syncErr == nil:
 			s.recordWrite(w, o)
 		}

@@ -45,6 +45,7 @@ func (s *session) push(ctx context.Context) (err error) {
 	}()
 	savetrace.Mark("push.scanned", "")
 	s.rep.Skipped = append(s.rep.Skipped, skipped...)
+	s.warnSkippedOnce(skipped)
 	var rounds pushRounds
 	for {
 		s.reopenReviews(local)

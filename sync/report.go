@@ -62,6 +62,12 @@ type Report struct {
 	Warnings []Warning
 	// PUTs counts the PUT requests sent.
 	PUTs int
+	// PullAgain is set when a change the server holds is not applied here
+	// for a reason that may pass (a file that cannot be read, a file or
+	// directory of the user's in the way): the next pull fetches in full,
+	// and the next push should pull first, as removing what was in the way
+	// changes nothing on the server.
+	PullAgain bool
 	// NotModified is true when the pull found nothing new (304).
 	NotModified bool
 	// Rebaselined is true when the server's store identity had changed (a

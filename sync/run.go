@@ -87,6 +87,7 @@ func (e *Engine) run(ctx context.Context, op func(*session) error) (rep Report, 
 	}
 	e.scrubState(st)
 	rep.Review = reviewNotes(st)
+	rep.PullAgain = st.PullAgain
 	serr := e.state.save(st)
 	savetrace.Mark("state.saved", "")
 	if serr != nil {

@@ -24,3 +24,18 @@ func (s *session) warnSecretOnce(key string, data []byte, b Blocked) {
 func (s *session) forgetSecret(key string) {
 	delete(s.secretsWarned, key)
 }
+
+// warnSkippedOnce logs each local file the push's scan found unable to
+// sync (over the size limit, a symlink, a name no note may have), once
+// while the reason lasts; skipped is every such file of the scan, so a
+// file missing from it is forgotten and logged again if it comes back.
+func (s *session) warnSkippedOnce(skipped []Skipped) {
+	now := make(map[string]string, len(skipped))
+	for _, sk := range skipped {
+		now[sk.Key] = sk.Reason
+		if s.skipsWarned[sk.Key] != sk.Reason {
+			s.log.Warn("file not synced", "key", s.Show(sk.Key), "reason", sk.Reason)
+		}
+	}
+	s.skipsWarned = now
+}

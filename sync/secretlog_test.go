@@ -41,3 +41,36 @@ func TestSecretLoggedOncePerContent(t *testing.T) {
 		}
 	}
 }
+
+// A file that cannot sync is logged, with the reason, once while the
+// reason lasts: syncs that find it so again say nothing more, a new reason
+// is logged, and so is the file gone bad again after it synced.
+func TestSkippedLoggedOncePerReason(t *testing.T) {
+	srv := servertest.Start(t)
+	var logs bytes.Buffer
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	a.eng.log = slog.New(slog.NewTextHandler(&logs, nil))
+	warnings := func() int { return strings.Count(logs.String(), `msg="file not synced" key=big.md`) }
+	big := strings.Repeat("x", MaxFileBytes+1)
+	steps := []struct {
+		what    string
+		content string // big.md's content, "" to leave it
+		want    int    // warnings logged so far
+	}{
+		{"first sync", big, 1},
+		{"unchanged", "", 1},
+		{"larger, the same reason", big + "y", 2},
+		{"unchanged again", "", 2},
+		{"small", "fits now\n", 2},
+		{"too large again", big, 3},
+	}
+	for _, st := range steps {
+		if st.content != "" {
+			a.write(t, "big.md", st.content)
+		}
+		a.sync(t)
+		if got := warnings(); got != st.want {
+			t.Errorf("after %s: %d warnings logged, want %d\n%s", st.what, got, st.want, logs.String())
+		}
+	}
+}

@@ -16,7 +16,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 	outcome := memsync.Classify(err)
 	done := outcome == memsync.Done || outcome == memsync.DeletionsHeld
 	if done {
-		r.status.setHeld(retryPush, slices.Concat(rep.Held, refusedFiles(rep.Refused)))
+		r.status.setHeld(retryPush, slices.Concat(rep.Held, asHeld(rep.Refused), asHeld(rep.Skipped)))
 	}
 	r.status.update(func(s *RepoStatus) {
 		s.LastPush = &OpResult{Time: now, OK: done, Result: pushSummary(rep, err, done)}
@@ -44,7 +44,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 func (r *repo) recordPull(rep memsync.Report, err error) {
 	now := time.Now()
 	if err == nil {
-		r.status.setHeld(retryPull, rep.Held)
+		r.status.setHeld(retryPull, slices.Concat(rep.Held, asHeld(rep.Skipped)))
 	}
 	r.status.update(func(s *RepoStatus) {
 		s.LastPull = &OpResult{Time: now, OK: err == nil, Result: pullSummary(rep, err)}
@@ -59,11 +59,15 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 	})
 }
 
-// refusedFiles lists the files the server refused, which the push left
-// out, as held back with the reason and when they are sent.
-func refusedFiles(refused []memsync.Skipped) []memsync.Held {
-	out := make([]memsync.Held, 0, len(refused))
-	for _, f := range refused {
+// asHeld lists files that did not sync as held back, with the reason: the
+// files the server refused, which the push left out, with when they are
+// sent; and the files that cannot sync as they are (over the size limit, a
+// symlink, a name no note may have), or a teammate's note such a file
+// stands in the way of. Counted only, they would not sync with nothing to
+// say which or why.
+func asHeld(skipped []memsync.Skipped) []memsync.Held {
+	out := make([]memsync.Held, 0, len(skipped))
+	for _, f := range skipped {
 		out = append(out, memsync.Held(f))
 	}
 	return out

@@ -19,7 +19,9 @@ type worker struct {
 	retry   *time.Timer
 	waiting bool // a retry is scheduled
 	// pullOwed is set while the last pull failed, found the directory
-	// missing, or held files back: the next attempt pulls before it pushes.
+	// missing, or left a change unapplied for a reason that may pass (held
+	// files back, a file of the user's in the way): the next attempt pulls
+	// before it pushes.
 	pullOwed bool
 	bo       backoff
 	// provenanceOf is the repo checksum the provenance was last refreshed
@@ -247,7 +249,7 @@ func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) error {
 		w.failed(ctx, retryPull, err)
 		return err
 	}
-	w.pullOwed = len(rep.Held) > 0
+	w.pullOwed = rep.PullAgain
 	if rep.Rebaselined {
 		w.noteUnsent() // what the restored server lacks is pushed again
 	}
