@@ -50,6 +50,8 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 	if s.ui != nil {
 		mux.Handle(webui.Prefix+"/", s.instrument("ui", s.ui))
 		mux.Handle(webui.Prefix, http.RedirectHandler(webui.Prefix+"/", http.StatusSeeOther))
+		// The server's own URL, opened in a browser, leads to the web view.
+		mux.Handle("GET /{$}", s.instrument("ui", http.RedirectHandler(webui.Prefix+"/", http.StatusSeeOther)))
 	}
 	if gatherer != nil {
 		mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
