@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -264,11 +265,12 @@ func (b *statusBox) setHeld(source string, held []memsync.Held) {
 }
 
 // heldFiles merges the files held back by every operation, one entry per
-// file, sorted.
+// file, sorted; a file two operations hold back shows the reason of the
+// first by name (the pull's), the same on every call.
 func (b *statusBox) heldFiles() []Held {
 	out := []Held{}
-	for _, hs := range b.held {
-		for _, h := range hs {
+	for _, source := range slices.Sorted(maps.Keys(b.held)) {
+		for _, h := range b.held[source] {
 			if !slices.ContainsFunc(out, func(o Held) bool { return o.Path == h.Path }) {
 				out = append(out, h)
 			}

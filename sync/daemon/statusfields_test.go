@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // A pending path is shown as the engine shows it only when the status is
@@ -66,6 +68,20 @@ func TestStatusFields(t *testing.T) {
 		}
 		if got, want := b.hasUnsent(), len(snap.Pending) > 0 || len(snap.HeldDeletions) > 0; got != want || got != tt.unsent {
 			t.Errorf("hasUnsent() of %+v = %v, want %v", tt.s, got, tt.unsent)
+		}
+	}
+}
+
+// A file both the pull and the push hold back shows one reason, the
+// pull's, on every call: the status does not flip between the two.
+func TestHeldFilesOneReasonAlways(t *testing.T) {
+	var b statusBox
+	b.setHeld(retryPush, []memsync.Held{{Key: "a.md", Reason: "the push's"}, {Key: "b.md", Reason: "only the push's"}})
+	b.setHeld(retryPull, []memsync.Held{{Key: "a.md", Reason: "the pull's"}})
+	for range 50 {
+		got := b.heldFiles()
+		if len(got) != 2 || got[0] != (Held{Path: "a.md", Reason: "the pull's"}) || got[1] != (Held{Path: "b.md", Reason: "only the push's"}) {
+			t.Fatalf("heldFiles() = %+v, want a.md with the pull's reason, then b.md", got)
 		}
 	}
 }
