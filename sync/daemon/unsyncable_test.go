@@ -46,8 +46,8 @@ func testUnsyncableInStatus(t *testing.T) {
 		}
 		return true
 	})
-	if got := serverEntries(t, srv); slices.Contains(mapKeys(got), "big.md") || got["link.md"] != "the teammate's link.md\n" {
-		t.Errorf("server entries = %v, want no big.md and the teammate's link.md", mapKeys(got))
+	if got := serverEntries(t, srv); slices.Contains(keysOf(got), "big.md") || got["link.md"] != "the teammate's link.md\n" {
+		t.Errorf("server entries = %v, want no big.md and the teammate's link.md", keysOf(got))
 	}
 	if target, err := os.Readlink(filepath.Join(dir, "link.md")); err != nil || !strings.HasSuffix(target, "elsewhere.md") {
 		t.Errorf("local link.md = %q, %v; want the symlink left as it was", target, err)
@@ -59,12 +59,4 @@ func testUnsyncableInStatus(t *testing.T) {
 	eventually(t, "big.md's edit on the server once it fits", onServer(t, srv, map[string]string{"big.md": "small now\n"}))
 	eventually(t, "the teammate's link.md pulled once the symlink is gone", fileIs(filepath.Join(dir, "link.md"), "the teammate's link.md\n"))
 	eventually(t, "the repo idle", func() bool { r, _ := n.repoStatus(dir); return r.State == StateIdle && len(r.Held) == 0 })
-}
-
-func mapKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
