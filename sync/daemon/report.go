@@ -104,12 +104,14 @@ func blockedFiles(bs []memsync.Blocked) []Blocked {
 	return out
 }
 
+// pushSummary counts what a push did; the files it left out, for any
+// reason but a secret, count as held back, as the status lists them.
 func pushSummary(rep memsync.Report, err error, done bool) string {
 	if !done {
 		return "failed: " + err.Error()
 	}
 	parts := counts(map[string]int{"pushed": len(rep.Pushed), "proposed": len(rep.Proposed), "deleted": len(rep.SoftDeleted), "blocked": len(rep.Blocked),
-		"held back": len(rep.Held) + len(rep.HeldDeletions), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
+		"held back": len(rep.Held) + len(rep.HeldDeletions) + len(rep.Skipped), "conflicts": len(rep.Conflicts)})
 	if parts == "" {
 		return "up to date"
 	}
@@ -131,7 +133,7 @@ func pullSummary(rep memsync.Report, err error) string {
 	if rep.NotModified {
 		return "up to date"
 	}
-	parts := counts(map[string]int{"pulled": len(rep.Pulled), "deleted": len(rep.Deleted), "held back": len(rep.Held), "conflicts": len(rep.Conflicts), "skipped": len(rep.Skipped)})
+	parts := counts(map[string]int{"pulled": len(rep.Pulled), "deleted": len(rep.Deleted), "held back": len(rep.Held) + len(rep.Skipped), "conflicts": len(rep.Conflicts)})
 	if parts == "" {
 		return "up to date"
 	}
@@ -141,7 +143,7 @@ func pullSummary(rep memsync.Report, err error) string {
 // counts renders the non-zero counts in a fixed order.
 func counts(m map[string]int) string {
 	var parts []string
-	for _, k := range []string{"pulled", "pushed", "proposed", "deleted", "blocked", "held back", "conflicts", "skipped"} {
+	for _, k := range []string{"pulled", "pushed", "proposed", "deleted", "blocked", "held back", "conflicts"} {
 		if n := m[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}

@@ -36,7 +36,7 @@ func testUnsyncableInStatus(t *testing.T) {
 	want := map[string]string{"big.md": "over the", "link.md": "symlink"}
 	eventually(t, "big.md and link.md held back in the status, with the reason", func() bool {
 		r, _ := n.repoStatus(dir)
-		if r.State != StateHeld || len(r.Held) != len(want) {
+		if r.State != StateHeld || len(r.Held) != len(want) || r.LastPush == nil || !strings.Contains(r.LastPush.Result, "2 held back") {
 			return false
 		}
 		for _, h := range r.Held {
