@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -42,7 +43,8 @@ func (a agentChecker) check(dir string) agentCheck {
 	}
 	checkout, ok := claude.CheckoutOf(a.home, dir)
 	if !ok {
-		return agentCheck{checkSkip, "Claude Code reads no team notes from " + dir + ", which is not a project's memory/team/ under " + a.home, ""}
+		return agentCheck{checkSkip, "Claude Code reads no team notes from " + dir + ": it reads a project's, in " +
+			filepath.Join(a.home, "projects", "<project>", "memory", "team") + "; other agents read the team's notes through teammemd mcp", ""}
 	}
 	v := route.Inspect(a.client, a.home, checkout, os.Getenv)
 	if v.Client.Path == "" {
