@@ -28,14 +28,14 @@ const maxReasonBytes = 1000
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "List an entry's revisions, purge their content from the server, list purges, audit who changed what",
+		Short: "List an entry's revisions, purge their content from the server, list purges, audit who changed what, back the database up",
 		Long: `Operate on the server's database directly, the SQLite file in --data or
 the PostgreSQL database in --store, as token does: the server may be
 running.`,
 		Example: `  teammemd admin history --repo acme/app --key notes/deploy.md
   teammemd admin audit --since 24h --json`,
 	}
-	cmd.AddCommand(newAdminHistoryCmd(), newAdminPurgeCmd(), newAdminPurgesCmd(), newAdminAuditCmd(), newAdminNewStoreIDCmd(),
+	cmd.AddCommand(newAdminHistoryCmd(), newAdminPurgeCmd(), newAdminPurgesCmd(), newAdminAuditCmd(), newAdminNewStoreIDCmd(), newAdminBackupCmd(),
 		newAdminPersonalCmd())
 	return cmd
 }
