@@ -51,13 +51,28 @@ func Backup(ctx context.Context, src, dst string) (BackupInfo, error) {
 	if err := syncFile(tmp); err != nil {
 		return BackupInfo{}, err
 	}
-	if err := os.Link(tmp, dst); err != nil {
+	if err := putInPlace(tmp, dst); err != nil {
 		return BackupInfo{}, fmt.Errorf("put the backup at %s: %w", dst, err)
 	}
 	if err := syncFile(filepath.Dir(dst)); err != nil && !errors.Is(err, os.ErrInvalid) {
 		return BackupInfo{}, err
 	}
 	return info, nil
+}
+
+// putInPlace gives the finished backup tmp its name dst without replacing
+// a file: a hard link, which fails if dst exists. A file system without
+// hard links (vfat, some network mounts) gets a rename after a last look
+// that dst is still absent.
+func putInPlace(tmp, dst string) error {
+	err := os.Link(tmp, dst)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, lerr := os.Lstat(dst); !errors.Is(lerr, fs.ErrNotExist) {
+		return fmt.Errorf("%s appeared meanwhile: %w", dst, errors.Join(err, lerr))
+	}
+	return os.Rename(tmp, dst)
 }
 
 // vacuumInto copies the database at src into the new file dst, mode 0600.
