@@ -112,3 +112,28 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// A backup made after a purge holds none of the purged bytes.
+func TestBackupAfterPurge(t *testing.T) {
+	s, path := warmRepo(t, 5)
+	const marker = "SECRET-Bk9Bk9Bk9"
+	mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": strings.Repeat(marker+" ", 2000)}, Subject: "ann"})
+	mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "fixed"}, Subject: "ann"})
+	seen := t.TempDir()
+	if _, err := Backup(context.Background(), path, filepath.Join(seen, "b.db")); err != nil {
+		t.Fatal(err)
+	}
+	if got := filesHolding(t, seen, marker); len(got) == 0 {
+		t.Fatal("a backup before the purge does not hold the secret; the test cannot see it")
+	}
+	if _, err := s.Purge(context.Background(), store.Purge{Repo: "acme/app", Key: "a.md", Versions: []int64{2}, Actor: "root"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Backup(context.Background(), path, filepath.Join(dir, "b.db")); err != nil {
+		t.Fatal(err)
+	}
+	if got := filesHolding(t, dir, marker); len(got) > 0 {
+		t.Errorf("the backup %v holds the purged bytes", got)
+	}
+}
