@@ -184,7 +184,10 @@ func addToken(env Env, f Options, sc existing, add *additions, p *prompter) erro
 // keepToken arranges for tok to be written to the config's token file, or
 // to token in the config directory.
 func keepToken(env Env, tok, have string, add *additions) error {
-	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+	switch {
+	case tok == "":
+		return InputError{errors.New("the API token is empty: give the one teammemd token create printed (with --token-stdin, on standard input)")}
+	case strings.ContainsAny(tok, " \t\r\n"):
 		return InputError{errors.New("the API token must be one word, as teammemd token create prints it")}
 	}
 	add.token = tok

@@ -155,6 +155,7 @@ func TestServiceInstallRefuses(t *testing.T) {
 		{cat([]string{"--server", "ftp://teammemd.example.com"}, repo, token), "http:// or https://"},
 		{cat(server, repo, []string{"--token-file", open}), "chmod 600 " + open},
 		{cat(server, repo, token, []string{"--token-stdin"}), "not both"},
+		{cat(server, repo, []string{"--token-stdin"}), "the API token is empty"},
 		{slices.Concat([]string{"install", "--binary", goRun}, server, repo, token), "go install ./cmd/teammemd"},
 	}
 	for _, tt := range tests {
