@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 // newConflictsCmd lists the conflict copies of every repo; its resolve
@@ -77,7 +81,7 @@ func printConflicts(w io.Writer, repos []memsync.RepoConflicts) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nSettle one with: teammemd conflicts resolve KEY --keep local|server|FILE (in its checkout or team directory, anywhere when the config names one repo, or with --dir and --repo)")
+	_, err := fmt.Fprintln(w, "\nSettle one with: teammemd conflicts resolve KEY --keep local|server|FILE (in its checkout or team directory, anywhere when one repo of the config has that copy, or with --dir and --repo)")
 	return err
 }
 
@@ -106,7 +110,8 @@ func newResolveCmd() *cobra.Command {
 		Long: `Settle one conflict copy, named by its note's key or the copy's path: keep
 local (the conflict copy), server (the version the server holds) or the
 content of a FILE, say a merge of both. What is kept is pushed as a new
-revision and the copy removed. Run it in the note's checkout, or name the
+revision and the copy removed. Run it in the note's checkout; elsewhere it
+settles the copy in the one repo of the config that has it, or name the
 repo with --repo and --dir.`,
 		Example: `  teammemd conflicts resolve notes/deploy.md --keep local
   teammemd conflicts resolve notes/deploy.md --keep merged.md --repo acme/app --dir ~/src/app/team`,
@@ -126,11 +131,7 @@ func runResolve(ctx context.Context, c *repoCommand, keep *string, pos []string,
 	if len(pos) != 1 || *keep == "" {
 		return usageError{errors.New("conflicts resolve takes one KEY (or the copy's path) and --keep local|server|FILE")}
 	}
-	eng, sc, err := c.engine(stderr)
-	if err != nil {
-		return err
-	}
-	cp, err := findCopy(eng, pos[0])
+	eng, sc, cp, err := copyTarget(c, pos[0], stderr)
 	if err != nil {
 		return err
 	}
@@ -148,6 +149,65 @@ func runResolve(ctx context.Context, c *repoCommand, keep *string, pos []string,
 	}
 	fmt.Fprintf(stdout, "resolved  %s: kept %s; removed %s\n", api.Printable(cp.Key), api.Printable(kept), api.Printable(cp.Path))
 	return nil
+}
+
+// copyTarget finds the repo of the conflict copy key names and the copy:
+// the repo found as for any one-repo command; else, run outside the
+// config's repos with no --dir or --repo, the one configured repo that
+// has a copy of key, as teammemd conflicts lists them.
+func copyTarget(c *repoCommand, key string, stderr io.Writer) (*memsync.Engine, *scan.Scanner, memsync.Conflict, error) {
+	eng, sc, err := c.engine(stderr)
+	if err == nil {
+		cp, err := findCopy(eng, key)
+		return eng, sc, cp, err
+	}
+	var usage usageError
+	if c.f.dir != "" || c.f.repo != "" || !errors.As(err, &usage) {
+		return nil, nil, memsync.Conflict{}, err
+	}
+	found, ferr := configuredCopy(c, key, stderr)
+	if ferr != nil || found.eng == nil {
+		return nil, nil, memsync.Conflict{}, cmp.Or(ferr, err)
+	}
+	return found.eng, found.sc, found.cp, nil
+}
+
+// heldCopy is a conflict copy and the engine of its repo.
+type heldCopy struct {
+	eng *memsync.Engine
+	sc  *scan.Scanner
+	cp  memsync.Conflict
+}
+
+// configuredCopy returns the one configured repo with a conflict copy of
+// key, none (a nil engine) when no repo has one, or an error naming the
+// repos when several do.
+func configuredCopy(c *repoCommand, key string, stderr io.Writer) (heldCopy, error) {
+	cfg, err := loadConfig(c.f.config)
+	if err != nil {
+		return heldCopy{}, err
+	}
+	client := c.f.client.resolve(cfg.Client)
+	var found []heldCopy
+	var repos []string
+	for _, s := range daemon.LocalSpecs(cfg.Daemon, daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile}) {
+		eng, sc, err := buildSyncEngine(specTarget(s).withTarget(c.f, cfg), cfg, s.Dir, s.Repo, stderr)
+		if err != nil {
+			continue // a repo that cannot be opened holds no copy to settle here
+		}
+		if cp, err := findCopy(eng, key); err == nil {
+			found = append(found, heldCopy{eng, sc, cp})
+			repos = append(repos, api.Printable(s.Repo)+" ("+api.Printable(s.Dir)+")")
+		}
+	}
+	switch len(found) {
+	case 0:
+		return heldCopy{}, nil
+	case 1:
+		return found[0], nil
+	}
+	return heldCopy{}, usageError{fmt.Errorf("%d repos have a conflict copy of %s: run this in one's checkout or team directory, or pass --dir and --repo; the repos: %s",
+		len(found), api.Printable(key), strings.Join(repos, ", "))}
 }
 
 // findCopy returns the repo's conflict copy of key, or at path key. A key
