@@ -104,7 +104,10 @@ func TestBatchDueWarmsTheState(t *testing.T) {
 	mate.write(t, "first.md", "first note\n")
 	dir := t.TempDir()
 	var eng atomic.Pointer[stateWarmCounter]
-	startRepo(t, srv, dir, t.TempDir(), func(o *Options) {
+	n := startRepo(t, srv, dir, t.TempDir(), func(o *Options) {
+		// A debounce long enough that a pull's own writes are recorded as
+		// its own, even on a loaded machine, before their batch is due.
+		o.Watch.Debounce, o.Watch.MaxWait = time.Second, 2*time.Second
 		open := o.Open
 		o.Open = func(ctx context.Context, s Spec) (Engine, Waiter, error) {
 			e, w, err := open(ctx, s)
@@ -117,6 +120,8 @@ func TestBatchDueWarmsTheState(t *testing.T) {
 		}
 	})
 	eventually(t, "the first note pulled", fileIs(dir+"/first.md", "first note\n"))
+	// The start-up push done first: a save it took in would need no batch.
+	eventually(t, "the start-up push done", func() bool { r, _ := n.repoStatus(dir); return r.LastPush != nil && r.State == StateIdle })
 	write(t, dir, "mine.md", "my note\n")
 	eventually(t, "my note pushed", func() bool { return serverEntries(t, srv)["mine.md"] == "my note\n" })
 	if n := eng.Load().warmed.Load(); n != 1 {
@@ -125,7 +130,7 @@ func TestBatchDueWarmsTheState(t *testing.T) {
 	eventually(t, "the daemon's wait parked", parkedWaits(srv, 1))
 	mate.write(t, "second.md", "second note\n")
 	eventually(t, "the second note pulled", fileIs(dir+"/second.md", "second note\n"))
-	time.Sleep(300 * time.Millisecond) // past the debounce of the pull's own writes
+	time.Sleep(1200 * time.Millisecond) // past the debounce of the pull's own writes
 	if n := eng.Load().warmed.Load(); n != 1 {
 		t.Errorf("state warm-ups after a pull = %d, want still 1: a pull's own writes start no push", n)
 	}
