@@ -1,13 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -153,61 +153,65 @@ func runResolve(ctx context.Context, c *repoCommand, keep *string, pos []string,
 
 // copyTarget finds the repo of the conflict copy key names and the copy:
 // the repo found as for any one-repo command; else, run outside the
-// config's repos with no --dir or --repo, the one configured repo that
-// has a copy of key, as teammemd conflicts lists them.
+// config's repos with no --dir or --repo, the one configured repo whose
+// state records a copy of key, as teammemd conflicts lists them.
 func copyTarget(c *repoCommand, key string, stderr io.Writer) (*memsync.Engine, *scan.Scanner, memsync.Conflict, error) {
 	eng, sc, err := c.engine(stderr)
-	if err == nil {
-		cp, err := findCopy(eng, key)
-		return eng, sc, cp, err
+	if err != nil {
+		var usage usageError
+		if c.f.dir != "" || c.f.repo != "" || !errors.As(err, &usage) {
+			return nil, nil, memsync.Conflict{}, err
+		}
+		eng, sc, err = configuredCopy(c, key, err, stderr)
+		if err != nil {
+			return nil, nil, memsync.Conflict{}, err
+		}
 	}
-	var usage usageError
-	if c.f.dir != "" || c.f.repo != "" || !errors.As(err, &usage) {
-		return nil, nil, memsync.Conflict{}, err
-	}
-	found, ferr := configuredCopy(c, key, stderr)
-	if ferr != nil || found.eng == nil {
-		return nil, nil, memsync.Conflict{}, cmp.Or(ferr, err)
-	}
-	return found.eng, found.sc, found.cp, nil
+	cp, err := findCopy(eng, key)
+	return eng, sc, cp, err
 }
 
-// heldCopy is a conflict copy and the engine of its repo.
-type heldCopy struct {
-	eng *memsync.Engine
-	sc  *scan.Scanner
-	cp  memsync.Conflict
-}
-
-// configuredCopy returns the one configured repo with a conflict copy of
-// key, none (a nil engine) when no repo has one, or an error naming the
-// repos when several do.
-func configuredCopy(c *repoCommand, key string, stderr io.Writer) (heldCopy, error) {
+// configuredCopy builds the engine of the one configured repo whose state
+// records a conflict copy of key; with none it returns notFound, with
+// several an error naming them.
+func configuredCopy(c *repoCommand, key string, notFound error, stderr io.Writer) (*memsync.Engine, *scan.Scanner, error) {
 	cfg, err := loadConfig(c.f.config)
 	if err != nil {
-		return heldCopy{}, err
+		return nil, nil, err
 	}
-	client := c.f.client.resolve(cfg.Client)
-	var found []heldCopy
-	var repos []string
-	for _, s := range daemon.LocalSpecs(cfg.Daemon, daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile}) {
-		eng, sc, err := buildSyncEngine(specTarget(s).withTarget(c.f, cfg), cfg, s.Dir, s.Repo, stderr)
-		if err != nil {
-			continue // a repo that cannot be opened holds no copy to settle here
-		}
-		if cp, err := findCopy(eng, key); err == nil {
-			found = append(found, heldCopy{eng, sc, cp})
-			repos = append(repos, api.Printable(s.Repo)+" ("+api.Printable(s.Dir)+")")
+	recorded, err := memsync.ConflictsIn(c.f.client.resolve(cfg.Client).StateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	named := copyNamed(key)
+	var holding []daemon.Spec
+	for _, s := range configSpecs(c.f, cfg) {
+		if slices.ContainsFunc(recorded, func(r memsync.RepoConflicts) bool {
+			return r.Repo == s.Repo && slices.ContainsFunc(r.Conflicts, named)
+		}) {
+			holding = append(holding, s)
 		}
 	}
-	switch len(found) {
+	switch len(holding) {
 	case 0:
-		return heldCopy{}, nil
+		return nil, nil, notFound
 	case 1:
-		return found[0], nil
+		s := holding[0]
+		return buildSyncEngine(specTarget(s).withTarget(c.f, cfg), cfg, s.Dir, s.Repo, stderr)
 	}
-	return heldCopy{}, usageError{fmt.Errorf("%d repos have a conflict copy of %s: run this in one's checkout or team directory, or pass --dir and --repo; the repos: %s",
-		len(found), api.Printable(key), strings.Join(repos, ", "))}
+	names := make([]string, len(holding))
+	for i, s := range holding {
+		names[i] = api.Printable(s.Repo) + " (" + api.Printable(s.Dir) + ")"
+	}
+	return nil, nil, usageError{fmt.Errorf("%d repos have a conflict copy of %s: run this in one's checkout or team directory, or pass --dir and --repo; the repos: %s",
+		len(holding), api.Printable(key), strings.Join(names, ", "))}
+}
+
+// copyNamed reports whether a conflict copy is one key names: a copy of
+// the note key, or the copy at path key.
+func copyNamed(key string) func(memsync.Conflict) bool {
+	abs, _ := filepath.Abs(key)
+	return func(c memsync.Conflict) bool { return c.Key == key || c.Path == abs }
 }
 
 // findCopy returns the repo's conflict copy of key, or at path key. A key
@@ -217,10 +221,10 @@ func findCopy(eng *memsync.Engine, key string) (memsync.Conflict, error) {
 	if err != nil {
 		return memsync.Conflict{}, err
 	}
-	abs, _ := filepath.Abs(key)
+	named := copyNamed(key)
 	var found []memsync.Conflict
 	for _, c := range all {
-		if c.Key == key || c.Path == abs {
+		if named(c) {
 			found = append(found, c)
 		}
 	}

@@ -34,13 +34,11 @@ func findTarget(f syncFlags, cfg Config, flagHint string) (repoTarget, error) {
 		}
 		return repoTarget{dir: dir, repo: repo}, nil
 	}
-	client := f.client.resolve(cfg.Client)
-	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile}
 	found, gitErr := claude.Discover(".")
 	if gitErr == nil {
-		return specTarget(daemon.SpecFor(cfg.Daemon, def, found)), nil
+		return specTarget(daemon.SpecFor(cfg.Daemon, clientDefaults(f, cfg), found)), nil
 	}
-	specs := daemon.LocalSpecs(cfg.Daemon, def)
+	specs := configSpecs(f, cfg)
 	if len(specs) == 1 {
 		return specTarget(specs[0]), nil
 	}
@@ -56,6 +54,18 @@ func findTarget(f syncFlags, cfg Config, flagHint string) (repoTarget, error) {
 	}
 	return repoTarget{}, usageError{fmt.Errorf("the config names %d repos and the current directory is in none of them: "+
 		"run this in one's checkout or team directory, or %s; the repos: %s", len(specs), flagHint, strings.Join(names, ", "))}
+}
+
+// clientDefaults are the server and token file a repo of the config
+// takes unless it sets its own.
+func clientDefaults(f syncFlags, cfg Config) daemon.Defaults {
+	client := f.client.resolve(cfg.Client)
+	return daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile}
+}
+
+// configSpecs are the repos the config names, as the daemon would run them.
+func configSpecs(f syncFlags, cfg Config) []daemon.Spec {
+	return daemon.LocalSpecs(cfg.Daemon, clientDefaults(f, cfg))
 }
 
 // specTarget is the target of a spec the daemon would run. The server and
