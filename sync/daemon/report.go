@@ -16,7 +16,7 @@ func (r *repo) recordPush(rep memsync.Report, err error) {
 	outcome := memsync.Classify(err)
 	done := outcome == memsync.Done || outcome == memsync.DeletionsHeld
 	if done {
-		r.status.setHeld(retryPush, slices.Concat(rep.Held, asHeld(rep.Refused), asHeld(rep.Skipped)))
+		r.status.setHeld(retryPush, slices.Concat(rep.Held, asHeld(rep.Skipped)))
 	}
 	r.status.update(func(s *RepoStatus) {
 		s.LastPush = &OpResult{Time: now, OK: done, Result: pushSummary(rep, err, done)}
@@ -59,12 +59,12 @@ func (r *repo) recordPull(rep memsync.Report, err error) {
 	})
 }
 
-// asHeld lists files that did not sync as held back, with the reason: the
-// files the server refused, which the push left out, with when they are
-// sent; and the files that cannot sync as they are (over the size limit, a
-// symlink, a name no note may have), or a teammate's note such a file
-// stands in the way of. Counted only, they would not sync with nothing to
-// say which or why.
+// asHeld lists the keys that did not sync (Report.Skipped) as held back,
+// with the reason: the files the server refused (Report.Refused is a part
+// of them), with when they are sent; the files that cannot sync as they
+// are (over the size limit, a symlink, a name no note may have); and a
+// teammate's note such a file stands in the way of. Counted only, they
+// would not sync with nothing to say which or why.
 func asHeld(skipped []memsync.Skipped) []memsync.Held {
 	out := make([]memsync.Held, 0, len(skipped))
 	for _, f := range skipped {
