@@ -15,18 +15,22 @@ import (
 
 // pull fetches the repo and applies it: server wins per key, nothing lost.
 // It fetches the whole repo, whatever changed since, when the team
-// directory was emptied (its files are written again) or the last pull
-// left a change unapplied (a file it could not read, a directory in the
-// way).
+// directory was emptied (its files are written again). When the last pull
+// left a change unapplied (a file it could not read, a file or directory
+// in the way), a repo that has not changed since is pulled again all the
+// same, for the keys that pull left unapplied (fetchUnapplied).
 func (s *session) pull(ctx context.Context) error {
 	s.restore = s.emptied()
 	s.rebaseline()
 	since := s.st.LastKnownChecksum
-	if s.restore || s.st.PullAgain {
-		since = "" // restoring, or a change was left unapplied: fetch it all again
+	if s.restore {
+		since = "" // restoring: fetch it all again
 	}
 	savetrace.Mark("pull.get", "")
 	resp, modified, err := s.fetch(ctx, since)
+	if err == nil && !modified && s.st.PullAgain {
+		resp, modified, err = s.fetchUnapplied(ctx)
+	}
 	savetrace.Mark("pull.fetched", "")
 	if s.rebaseline() && since != "" {
 		// The answer named a new store identity: what since stood for

@@ -3,6 +3,7 @@ package memsync
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -83,6 +84,14 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	} else {
 		keys = s.changedKeys(h.EntryChecksums)
 	}
+	return s.chaseNamed(ctx, og, since, held, keys, got)
+}
+
+// chaseNamed pulls the values of keys, then of the keys each answer shows
+// lacking, until got holds every value the last answer's checksums need
+// (as fetch describes), or pulls the whole repo since since once naming
+// them would take too many requests (keys nil: at once).
+func (s *session) chaseNamed(ctx context.Context, og onlyGetter, since string, held heldSums, keys []string, got *pulledValues) (api.FullResponse, bool, error) {
 	var chase onlyChase
 	for keys != nil && chase.more(len(held.sums)) {
 		resp, modified, err := s.fetchRound(ctx, og, since, &held, keys, got, &chase)
@@ -97,6 +106,56 @@ func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bo
 	}
 	s.log.Debug("pull of changed keys saw too many changes; pulling all", "requests", chase.requests, "keys", chase.keys)
 	return s.remote.Get(ctx, s.cfg.Repo, since)
+}
+
+// fetchUnapplied pulls again what the last pull left unapplied (PullAgain:
+// a file of the user's in the way, a case twin) once the server has said
+// the repo is as that pull left it: the values of the keys whose server
+// checksum the state holds but not as the agreed base, by name, chased as
+// fetch chases them should the repo move meanwhile. It pulls the whole
+// repo when the state's checksums do not make up the repo checksum it
+// synced to, when every key is agreed (what is left to judge is a held
+// file or a deletion, which a pull by name does not bring), or when the
+// server, the file system or the state leave no other way.
+func (s *session) fetchUnapplied(ctx context.Context) (api.FullResponse, bool, error) {
+	og, ok := s.remote.(onlyGetter)
+	held, known := s.stateSums()
+	if !ok || !known || len(s.st.Base) == 0 || s.td.caseInsensitive {
+		return s.remote.Get(ctx, s.cfg.Repo, "")
+	}
+	var keys []string
+	for k, sum := range held.sums {
+		if !s.agreed(k, sum) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return s.remote.Get(ctx, s.cfg.Repo, "")
+	}
+	slices.Sort(keys)
+	if tooManyToName(keys) {
+		keys = nil
+	}
+	s.log.Debug("pulling again the keys the last pull left unapplied", "keys", len(keys))
+	return s.chaseNamed(ctx, og, "", held, keys, newPulledValues())
+}
+
+// stateSums are the server's entry checksums and deletion markers as the
+// state holds them, copied, and true when they make up the repo checksum
+// the state last synced to.
+func (s *session) stateSums() (heldSums, bool) {
+	c := s.st.LastKnownChecksum
+	if c == "" || s.st.ServerChecksums == nil {
+		return heldSums{}, false
+	}
+	sums, dead := maps.Clone(s.st.ServerChecksums), maps.Clone(s.st.Tombstones)
+	if dead == nil {
+		dead = map[string]int64{}
+	}
+	if api.RepoChecksum(sums, dead) != c {
+		return heldSums{}, false
+	}
+	return heldSums{checksum: c, sums: sums, deleted: dead}, true
 }
 
 // onlyChase counts the requests of a pull that names its keys and the keys
