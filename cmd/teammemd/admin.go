@@ -239,8 +239,8 @@ func printPurges(w io.Writer, recs []store.PurgeRecord) error {
 		if reason == "" {
 			reason = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Format(time.RFC3339), r.Actor, r.Repo, r.Key,
-			strings.Join(parts, ","), deleted, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Format(time.RFC3339), api.Printable(r.Actor),
+			api.Printable(r.Repo), api.Printable(r.Key), strings.Join(parts, ","), deleted, api.Printable(reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print purges: %w", err)
@@ -300,7 +300,7 @@ func printRevisions(w io.Writer, revs []store.Revision) error {
 		case r.Size != nil:
 			content = strconv.FormatInt(*r.Size, 10) + " bytes"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Version, r.Time.Format(time.RFC3339), r.Subject, sum, content)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", r.Version, r.Time.Format(time.RFC3339), api.Printable(r.Subject), sum, content)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print history: %w", err)

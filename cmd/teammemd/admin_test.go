@@ -204,3 +204,50 @@ func TestAdminPurgeErrors(t *testing.T) {
 		t.Errorf("admin purges after refused purges = %q, want the header alone", out)
 	}
 }
+
+// TestAdminListingsEscapeNames: the subjects, actors and reasons the admin
+// listings print come from an identity provider's claims or from the
+// database, and reach the operator's terminal escaped, as the audit log's
+// do.
+func TestAdminListingsEscapeNames(t *testing.T) {
+	dir := t.TempDir()
+	path := seedLeak(t, dir)
+	st, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := store.Write{Repo: "acme/app", Subject: "eve\x1b[2J\tx", Time: time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC),
+		Entries: map[string]string{"a.md": "notes, again\n"}}
+	if _, err := st.Apply(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	// The command refuses such an actor and reason; a record another
+	// tool wrote is listed all the same.
+	if _, err := st.Purge(context.Background(), store.Purge{Repo: "acme/app", Key: "a.md", Versions: []int64{1},
+		Actor: "al\x1b]0;x\x07ice", Reason: "leak\x1b[31m", Time: w.Time}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"admin", "history", "--data", dir, "--repo", "acme/app", "--key", "a.md"},
+		{"admin", "purges", "--data", dir},
+	} {
+		stdout, stderr, code := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v exit = %d, stderr %q", args, code, stderr)
+		}
+		if strings.ContainsAny(stdout, "\x1b\x07") {
+			t.Errorf("%v printed a control character:\n%q", args, stdout)
+		}
+	}
+	stdout, _, _ := runCLI(t, "admin", "history", "--data", dir, "--repo", "acme/app", "--key", "a.md")
+	if !strings.Contains(stdout, `eve\x1b[2J\tx`) {
+		t.Errorf("admin history lacks the escaped subject:\n%s", stdout)
+	}
+	stdout, _, _ = runCLI(t, "admin", "purges", "--data", dir)
+	if !strings.Contains(stdout, `al\x1b]0;x\aice`) || !strings.Contains(stdout, `leak\x1b[31m`) {
+		t.Errorf("admin purges lacks the escaped actor and reason:\n%s", stdout)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -75,7 +76,7 @@ func printPersonalSubjects(w io.Writer, subjects []store.PersonalSubject) error 
 		if !p.LastModified.IsZero() {
 			modified = p.LastModified.Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", p.Subject, key, p.Lanes, p.Usage.Entries, p.Usage.Bytes, modified)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", api.Printable(p.Subject), key, p.Lanes, p.Usage.Entries, p.Usage.Bytes, modified)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print personal lanes: %w", err)

@@ -175,10 +175,10 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 		fmt.Fprintf(w, "blocked   %s: %s\n", p(b.Key), blockedWhy(b))
 	}
 	for _, h := range r.Held {
-		fmt.Fprintf(w, "held      %s: %s\n", h.Key, h.Reason)
+		fmt.Fprintf(w, "held      %s: %s\n", p(h.Key), p(h.Reason))
 	}
 	for _, k := range r.HeldDeletions {
-		fmt.Fprintf(w, "held      %s: deleted here, not deleted on the server (see below)\n", k)
+		fmt.Fprintf(w, "held      %s: deleted here, not deleted on the server (see below)\n", p(k))
 	}
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict  %s: the %s version was kept at %s\n", p(c.Key), c.Source, p(c.Path))
@@ -187,7 +187,7 @@ func printReport(w io.Writer, r memsync.Report, done bool) {
 		fmt.Fprintf(w, "skipped   %s: %s\n", p(s.Key), p(s.Reason))
 	}
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(w, "warning   %s: %s\n", p(wn.Key), wn.Message)
+		fmt.Fprintf(w, "warning   %s: %s\n", p(wn.Key), p(wn.Message))
 	}
 	for _, n := range r.Review {
 		fmt.Fprintf(w, "review    %s: %s\n", p(n.Key), reviewNoteLine(n))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
@@ -210,5 +211,29 @@ func TestSyncWrongServerURL(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "up to date") {
 		t.Errorf("run(sync) printed %q, want no \"up to date\"", stdout.String())
+	}
+}
+
+// TestSyncReportEscapesNames: every name and reason the report prints is
+// escaped for the terminal, the held-back ones too: a file name is the
+// user's or a teammate's to choose, and a control character in it must
+// not reach the terminal as one.
+func TestSyncReportEscapesNames(t *testing.T) {
+	rep := memsync.Report{
+		Pushed:        []string{"p\x1b[2J.md"},
+		Held:          []memsync.Held{{Key: "h\x1b]0;title\x07/", Reason: "unreadable\x1b[31m"}},
+		HeldDeletions: []string{"d\x1b[1A.md"},
+		Skipped:       []memsync.Skipped{{Key: "s\x7f.md", Reason: "not a valid file name"}},
+		Warnings:      []memsync.Warning{{Key: "w.md", Message: "description \"\x1b[8m\" is hidden"}},
+	}
+	var out strings.Builder
+	printReport(&out, rep, true)
+	if strings.ContainsAny(out.String(), "\x1b\x07\x7f") {
+		t.Errorf("report holds a control character:\n%q", out.String())
+	}
+	for _, want := range []string{`pushed    p\x1b[2J.md`, `held      h\x1b]0;title\a/: unreadable\x1b[31m`, `held      d\x1b[1A.md: deleted here`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
 	}
 }

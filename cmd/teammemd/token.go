@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/teammemd/teammemd/server"
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -261,7 +262,7 @@ func printTokens(w io.Writer, toks []store.Token) error {
 		if !t.RevokedAt.IsZero() {
 			revoked = t.RevokedAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Subject, formatGrants(t.Grants), t.CreatedAt.Format(time.RFC3339), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, api.Printable(t.Subject), formatGrants(t.Grants), t.CreatedAt.Format(time.RFC3339), revoked)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print tokens: %w", err)
