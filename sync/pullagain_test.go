@@ -10,6 +10,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/internal/fault"
 )
 
 // pullRecorder is an onlyRecorder that also records how many values each
@@ -94,5 +95,61 @@ func TestFileInTheWayPulledByName(t *testing.T) {
 	}
 	if rep := b.sync(t); len(rep.Pulled) != 0 || len(rec.asked) != 1 {
 		t.Errorf("the next sync pulled %v, by name %v; want nothing more", rep.Pulled, rec.asked)
+	}
+}
+
+// TestUnreadableFileNoWholePulls: once a pull has met a file it cannot
+// read (held back), each save's pull of a repo that has not changed takes
+// the server's 304 and judges the held file from the state, where it
+// pulled the whole repo each time before; a teammate's edit arrives
+// meanwhile, and the file syncs once readable.
+func TestUnreadableFileNoWholePulls(t *testing.T) {
+	for _, d := range fault.Denials() {
+		t.Run(d.Name, func(t *testing.T) {
+			if d.Skip != "" {
+				t.Skip(d.Skip)
+			}
+			srv := servertest.Start(t)
+			a := newPeer(t, srv.URL, srv.Token, nil)
+			for i := range 10 {
+				a.write(t, fmt.Sprintf("n%02d.md", i), fmt.Sprintf("note %d\n", i))
+			}
+			a.sync(t)
+			b, rec := recordedPeer(t, srv)
+			b.sync(t)
+			b.write(t, "n01.md", "note 1, edited on b\n")
+			allow, err := d.Deny(filepath.Join(b.dir, "n01.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertHeld(t, b.sync(t), "n01.md")
+			a.write(t, "n02.md", "note 2, edited on a\n")
+			a.sync(t)
+			assertHeld(t, b.sync(t), "n01.md")
+			if got := b.read(t, "n02.md"); got != "note 2, edited on a\n" {
+				t.Errorf("n02.md = %q, want a's edit while n01.md is held", got)
+			}
+			rec.whole, rec.asked = nil, nil
+			for i := range 3 {
+				b.write(t, "mine.md", fmt.Sprintf("b's edit %d\n", i))
+				rep := b.sync(t)
+				assertHeld(t, rep, "n01.md")
+				if !slices.Contains(rep.Pushed, "mine.md") {
+					t.Fatalf("save %d pushed %v, want mine.md", i, rep.Pushed)
+				}
+			}
+			if len(rec.whole) != 0 || len(rec.asked) != 0 {
+				t.Errorf("while n01.md is held: whole pulls %v, by name %v; want neither", rec.whole, rec.asked)
+			}
+			if err := allow(); err != nil {
+				t.Fatal(err)
+			}
+			if rep := b.sync(t); !slices.Contains(rep.Pushed, "n01.md") || len(rep.Held) != 0 {
+				t.Errorf("once readable: pushed %v, held %v; want n01.md pushed", rep.Pushed, rep.Held)
+			}
+			if got := serverEntries(t, srv)["n01.md"]; got != "note 1, edited on b\n" {
+				t.Errorf("server's n01.md = %q, want b's edit", got)
+			}
+		})
 	}
 }

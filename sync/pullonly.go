@@ -108,14 +108,15 @@ func (s *session) chaseNamed(ctx context.Context, og onlyGetter, since string, h
 	return s.remote.Get(ctx, s.cfg.Repo, since)
 }
 
-// fetchUnapplied pulls again what the last pull left unapplied (PullAgain:
-// a file of the user's in the way, a case twin) once the server has said
-// the repo is as that pull left it: the values of the keys whose server
-// checksum the state holds but not as the agreed base, by name, chased as
-// fetch chases them should the repo move meanwhile. It pulls the whole
-// repo when the state's checksums do not make up the repo checksum it
-// synced to, when every key is agreed (what is left to judge is a held
-// file or a deletion, which a pull by name does not bring), or when the
+// fetchUnapplied pulls again what the last pull left unapplied (PullAgain)
+// once the server has said the repo is as that pull left it. The keys
+// whose server checksum the state holds but not as the agreed base (a file
+// of the user's in the way, a case twin) are pulled by name, and chased as
+// fetch chases them should the repo move meanwhile. With every key agreed
+// (what is left is a file it could not read, or a deletion to judge
+// again), the answer is the state's own, without values: a whole pull
+// would write nothing else. It pulls the whole repo when the state's
+// checksums do not make up the repo checksum it synced to, or when the
 // server, the file system or the state leave no other way.
 func (s *session) fetchUnapplied(ctx context.Context) (api.FullResponse, bool, error) {
 	og, ok := s.remote.(onlyGetter)
@@ -130,7 +131,8 @@ func (s *session) fetchUnapplied(ctx context.Context) (api.FullResponse, bool, e
 		}
 	}
 	if len(keys) == 0 {
-		return s.remote.Get(ctx, s.cfg.Repo, "")
+		s.log.Debug("pulling again what the last pull left unapplied, from the state")
+		return s.stateAnswer(held), true, nil
 	}
 	slices.Sort(keys)
 	if tooManyToName(keys) {
@@ -138,6 +140,17 @@ func (s *session) fetchUnapplied(ctx context.Context) (api.FullResponse, bool, e
 	}
 	s.log.Debug("pulling again the keys the last pull left unapplied", "keys", len(keys))
 	return s.chaseNamed(ctx, og, "", held, keys, newPulledValues())
+}
+
+// stateAnswer is the answer of a whole pull at the checksum of held, the
+// state's own, without its values: it serves only while the server holds
+// that checksum, which carries every checksum and deletion marker, so no
+// compaction can have come between.
+func (s *session) stateAnswer(held heldSums) api.FullResponse {
+	resp := api.FullResponse{Repo: s.cfg.Repo, Version: s.st.LastKnownVersion, Checksum: held.checksum}
+	resp.Content.Entries = map[string]string{}
+	resp.Content.EntryChecksums, resp.Content.DeletedEntries = held.sums, held.deleted
+	return resp
 }
 
 // stateSums are the server's entry checksums and deletion markers as the
