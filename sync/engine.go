@@ -103,6 +103,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
+	// ReportShown says the caller shows each run's Report to the user (a
+	// sync by hand): the engine then does not also log the files the report
+	// lists as held back for a secret or unable to sync.
+	ReportShown bool
 }
 
 // knownDir is what an engine has learned about its team directory; it
@@ -151,6 +155,8 @@ type Engine struct {
 	// skipsWarned is the reason each local file that cannot sync was last
 	// logged for, by key (under mu): warnSkippedOnce.
 	skipsWarned map[string]string
+	// reportShown is Options.ReportShown.
+	reportShown bool
 	// provenance is this repo's provenance file (RefreshProvenance).
 	provenance string
 	// provKept is the record the last refresh wrote (RefreshProvenance).
@@ -187,7 +193,8 @@ func New(cfg Config, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("memsync: team directory: %w", err)
 	}
 	cfg.Dir = dir
-	e := &Engine{cfg: cfg, client: opts.Client, remote: remote, scanner: opts.Scanner, log: opts.Logger, now: opts.Now}
+	e := &Engine{cfg: cfg, client: opts.Client, remote: remote, scanner: opts.Scanner, log: opts.Logger, now: opts.Now,
+		reportShown: opts.ReportShown}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

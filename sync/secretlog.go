@@ -6,8 +6,12 @@ import "crypto/sha256"
 // push retried, or one for an edit to another file, finds the same file
 // again and would repeat the same warning on every attempt. The file is
 // logged again once its content changes. data is the content the scan
-// read; the secret itself is never logged.
+// read; the secret itself is never logged. Nothing is logged where the
+// report is shown (Options.ReportShown), which lists the file.
 func (s *session) warnSecretOnce(key string, data []byte, b Blocked) {
+	if s.reportShown {
+		return
+	}
 	sum := sha256.Sum256(data)
 	if s.secretsWarned == nil {
 		s.secretsWarned = map[string][sha256.Size]byte{}
@@ -29,7 +33,11 @@ func (s *session) forgetSecret(key string) {
 // sync (over the size limit, a symlink, a name no note may have), once
 // while the reason lasts; skipped is every such file of the scan, so a
 // file missing from it is forgotten and logged again if it comes back.
+// Nothing is logged where the report is shown (Options.ReportShown).
 func (s *session) warnSkippedOnce(skipped []Skipped) {
+	if s.reportShown {
+		return
+	}
 	now := make(map[string]string, len(skipped))
 	for _, sk := range skipped {
 		now[sk.Key] = sk.Reason

@@ -134,7 +134,7 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	eng, err := memsync.New(
 		memsync.Config{Dir: dir, Repo: repo, Server: client.Server, StateDir: client.StateDir, AllowMassDelete: f.allowMassDelete,
 			ShareUserNotes: cfg.Client.ShareUserNotes},
-		memsync.Options{Client: hc, Scanner: sc, Logger: log},
+		memsync.Options{Client: hc, Scanner: sc, Logger: log, ReportShown: true},
 	)
 	return eng, sc, err
 }

@@ -237,3 +237,40 @@ func TestSyncReportEscapesNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncReportsHeldFilesOnce: a sync by hand lists a file held back for
+// a secret and one that cannot sync in its report, and does not repeat
+// them as log warnings on stderr (the daemon, which prints no report,
+// logs them).
+func TestSyncReportsHeldFilesOnce(t *testing.T) {
+	srv := servertest.Start(t)
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	for name, data := range map[string][]byte{
+		"ok.md":    []byte("fine\n"),
+		"creds.md": []byte("aws_access_key_id = " + "AKIA" + "Z7QW3RTY5UIO2PLK\n"),
+		"big.md":   bytes.Repeat([]byte("a line of a long note\n"), 12000),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"sync", "--dir", dir, "--repo", "acme/app", "--server", srv.URL, "--config", cfg}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("sync: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"pushed    ok.md", "blocked   creds.md: secret found", "skipped   big.md: 264000 bytes"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr repeats the report:\n%s", stderr.String())
+	}
+}
