@@ -41,23 +41,29 @@ func recordedPeer(t *testing.T, srv *servertest.Server) (*peer, *pullRecorder) {
 	return p, rec
 }
 
+// notedPeers starts a server and two peers that agree on n notes: a
+// pushed them and b, whose pulls are recorded, pulled them.
+func notedPeers(t *testing.T, n int) (*servertest.Server, *peer, *peer, *pullRecorder) {
+	t.Helper()
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	for i := range n {
+		a.write(t, fmt.Sprintf("n%02d.md", i), fmt.Sprintf("note %d\n", i))
+	}
+	a.sync(t)
+	b, rec := recordedPeer(t, srv)
+	b.sync(t)
+	return srv, a, b, rec
+}
+
 // TestFileInTheWayPulledByName: while a file of the user's stays in the
 // way of a teammate's note (a symlink of its name), each pull asks the
 // server for that note alone rather than for the whole repo, as every
 // save's pull did before; the note arrives once the file is gone, and a
 // teammate's other edits still arrive meanwhile.
 func TestFileInTheWayPulledByName(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	for i := range 20 {
-		a.write(t, fmt.Sprintf("n%02d.md", i), fmt.Sprintf("note %d\n", i))
-	}
-	a.sync(t)
-	b, rec := recordedPeer(t, srv)
-	b.sync(t)
-	target := filepath.Join(t.TempDir(), "elsewhere.md")
-	must(t, os.WriteFile(target, []byte("the user's, never synced\n"), 0o600))
-	must(t, os.Symlink(target, filepath.Join(b.dir, "linked.md")))
+	_, a, b, rec := notedPeers(t, 20)
+	must(t, os.Symlink(filepath.Join(t.TempDir(), "elsewhere.md"), filepath.Join(b.dir, "linked.md")))
 	a.write(t, "linked.md", "the teammate's\n")
 	a.sync(t)
 	if rep := b.sync(t); !skippedFor(rep, "linked.md", "in the way") {
@@ -109,14 +115,7 @@ func TestUnreadableFileNoWholePulls(t *testing.T) {
 			if d.Skip != "" {
 				t.Skip(d.Skip)
 			}
-			srv := servertest.Start(t)
-			a := newPeer(t, srv.URL, srv.Token, nil)
-			for i := range 10 {
-				a.write(t, fmt.Sprintf("n%02d.md", i), fmt.Sprintf("note %d\n", i))
-			}
-			a.sync(t)
-			b, rec := recordedPeer(t, srv)
-			b.sync(t)
+			srv, a, b, rec := notedPeers(t, 10)
 			b.write(t, "n01.md", "note 1, edited on b\n")
 			allow, err := d.Deny(filepath.Join(b.dir, "n01.md"))
 			if err != nil {
