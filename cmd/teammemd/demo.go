@@ -222,6 +222,11 @@ func (d *demo) stopSecret(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintln(d.out, "   "+strings.ReplaceAll(st, "\n", "\n   "))
+	if strings.Contains(st, "\nagent\n") {
+		fmt.Fprintln(d.out, "   (The agent lines say which agents read these notes. The demo's directories belong to no\n"+
+			"   Claude Code project; in a real checkout, teammemd setup claude makes Claude Code read them:\n"+
+			"   docs/03-agents.md.)")
+	}
 	return nil
 }
 

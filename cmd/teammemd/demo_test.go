@@ -61,6 +61,7 @@ func TestDemo(t *testing.T) {
 		"alice/team/MEMORY.md -> bob/team/MEMORY.md in",
 		"held back: deploy.md (rules: aws-access-token, generic-api-key)",
 		"the server holds: [MEMORY.md]",
+		"(The agent lines say which agents read these notes. The demo's directories belong to no\n",
 		"Everything the demo made is in " + root,
 	} {
 		if !strings.Contains(got, want) {
