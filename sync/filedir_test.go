@@ -126,7 +126,7 @@ func TestSymlinkInTheWay(t *testing.T) {
 	must(t, os.Symlink(target, filepath.Join(b.dir, "linked.md")))
 	a.write(t, "linked.md", "the teammate's\n")
 	a.sync(t)
-	if rep := b.sync(t); !skippedFor(rep, "linked.md", "in the way") {
+	if rep := b.sync(t); !skippedFor(rep, "linked.md", "a symlink here is in the way of a teammate's note") {
 		t.Errorf("Skipped = %+v, want linked.md skipped for the symlink in the way", rep.Skipped)
 	}
 	if data, err := os.ReadFile(target); err != nil || string(data) != "the user's, never synced\n" {
@@ -139,6 +139,29 @@ func TestSymlinkInTheWay(t *testing.T) {
 	}
 	if len(rep.Skipped) != 0 {
 		t.Errorf("Skipped %+v once the symlink is gone", rep.Skipped)
+	}
+}
+
+// TestLargeFileInTheWay: a local file too large to sync holds the name of
+// a teammate's note; the note is not written over it, and the reason
+// says what is in the way.
+func TestLargeFileInTheWay(t *testing.T) {
+	srv := servertest.Start(t)
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	b := newPeer(t, srv.URL, srv.Token, nil)
+	a.write(t, "other.md", "other v1\n")
+	a.sync(t)
+	b.sync(t)
+	large := strings.Repeat("a line of the user's long note\n", 9000)
+	b.write(t, "big.md", large)
+	a.write(t, "big.md", "the teammate's\n")
+	a.sync(t)
+	rep := b.sync(t)
+	if !skippedFor(rep, "big.md", "a file here that cannot sync (too large, or not a regular file) is in the way of a teammate's note") {
+		t.Errorf("Skipped = %+v, want big.md skipped for the large file in the way", rep.Skipped)
+	}
+	if got := b.read(t, "big.md"); got != large {
+		t.Errorf("big.md holds %d bytes, want the user's %d untouched", len(got), len(large))
 	}
 }
 

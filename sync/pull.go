@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
 	"runtime"
@@ -135,8 +136,8 @@ func (s *session) planEntry(k, value, remote string, local map[string]IndexEntry
 		if base != "" && base == remote && !s.restore {
 			return entryWrite{}, false, nil // deleted locally; the push deletes it on the server
 		}
-		if _, err := s.td.root.Lstat(k); err == nil {
-			s.skipEntry(k, "a local file that cannot sync (a symlink, or one too large) is in the way; the next pull tries again", true)
+		if fi, err := s.td.root.Lstat(k); err == nil {
+			s.skipEntry(k, inTheWay(fi), true)
 			return entryWrite{}, false, nil
 		}
 	}
@@ -147,6 +148,16 @@ func (s *session) planEntry(k, value, remote string, local map[string]IndexEntry
 		return entryWrite{}, false, nil
 	}
 	return entryWrite{key: k, value: value, sum: remote, base: base, present: present}, true, nil
+}
+
+// inTheWay says why a teammate's note is not written where the local
+// file fi, one that cannot sync, holds its name.
+func inTheWay(fi fs.FileInfo) string {
+	what := "a file here that cannot sync (too large, or not a regular file)"
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		what = "a symlink here"
+	}
+	return what + " is in the way of a teammate's note of this name; it comes once that is gone"
 }
 
 // writeProblem says why key must not be written here: not synced by the
