@@ -141,3 +141,27 @@ func TestAdminPersonalOnPostgres(t *testing.T) {
 		t.Errorf("admin personal list --store after the purge = %q, want no alice", out)
 	}
 }
+
+// TestAdminPersonalListEscapesSubjects: a subject is an identity
+// provider's claim; the listing prints it escaped, one row a subject.
+func TestAdminPersonalListEscapesSubjects(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := store.PersonalKey{Subject: "mallory\x1b[2J\nx", KeyID: strings.Repeat("m", 32), Envelope: "armor", UpdatedAt: time.Now()}
+	if _, err := st.PutPersonalKey(context.Background(), k, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	list, stderr, code := runCLI(t, "admin", "personal", "list", "--data", dir)
+	if code != 0 {
+		t.Fatalf("admin personal list = exit %d, stderr %q", code, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(list), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], `mallory\x1b[2J\nx `) {
+		t.Errorf("admin personal list = %q, want the subject escaped on one row", list)
+	}
+}
