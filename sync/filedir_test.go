@@ -146,12 +146,7 @@ func TestSymlinkInTheWay(t *testing.T) {
 // a teammate's note; the note is not written over it, and the reason
 // says what is in the way.
 func TestLargeFileInTheWay(t *testing.T) {
-	srv := servertest.Start(t)
-	a := newPeer(t, srv.URL, srv.Token, nil)
-	b := newPeer(t, srv.URL, srv.Token, nil)
-	a.write(t, "other.md", "other v1\n")
-	a.sync(t)
-	b.sync(t)
+	_, a, b, _ := notedPeers(t, 1)
 	large := strings.Repeat("a line of the user's long note\n", 9000)
 	b.write(t, "big.md", large)
 	a.write(t, "big.md", "the teammate's\n")
