@@ -69,7 +69,7 @@ func (s *session) applyFull(resp api.FullResponse) error {
 	if err := s.applyTombstones(deleted, entries, local); err != nil {
 		return err
 	}
-	keys := slices.Sorted(maps.Keys(entries))
+	keys := s.plannedKeys(resp)
 	claimed := map[string]string{}
 	if s.td.caseInsensitive {
 		for k := range local {
@@ -86,14 +86,21 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		if s.skipSecretName(k) {
 			continue
 		}
-		sum := entryStringSum(entries[k])
+		value, fetched := entries[k]
+		sum := resp.Content.EntryChecksums[k]
+		if fetched {
+			sum = entryStringSum(value)
+		}
 		sums[k] = sum
 		if _, isFile := local[k]; !isFile && s.dirInTheWay(k) {
 			continue
 		}
-		w, ok, err := s.planEntry(k, entries[k], sum, local, claimed)
+		w, ok, err := s.planEntry(k, value, sum, local, claimed)
 		if err != nil {
 			return err
+		}
+		if ok && !fetched {
+			return fmt.Errorf("pull of %s: the answer lacks the value it needs", s.Show(k))
 		}
 		if ok {
 			writes = append(writes, w)
@@ -112,6 +119,27 @@ func (s *session) applyFull(resp api.FullResponse) error {
 		s.st.PullAgain = true // what the held files hold is judged once they can be read
 	}
 	return nil
+}
+
+// plannedKeys are the keys applyFull plans, sorted: those resp brings the
+// values of and, on a case-insensitive file system, every other live key
+// of resp too. There each key claims its name's fold in turn (writeProblem)
+// as in a pull of the whole repo, so that a pull of some values alone
+// finds the same case twins; the keys it brings no value of are agreed
+// ones (fetch names every other), for which planEntry never plans a write.
+func (s *session) plannedKeys(resp api.FullResponse) []string {
+	entries := resp.Content.Entries
+	if !s.td.caseInsensitive || len(resp.Content.EntryChecksums) == len(entries) {
+		return slices.Sorted(maps.Keys(entries))
+	}
+	keys := slices.Collect(maps.Keys(resp.Content.EntryChecksums))
+	for k := range entries {
+		if _, ok := resp.Content.EntryChecksums[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // planEntry decides what one server entry, value with checksum remote,

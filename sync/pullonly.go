@@ -64,7 +64,7 @@ const maxOnlyRequests = 8
 func (s *session) fetch(ctx context.Context, since string) (api.FullResponse, bool, error) {
 	h := s.hint
 	og, ok := s.remote.(onlyGetter)
-	if h == nil || h.Checksum == "" || !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 || s.td.caseInsensitive {
+	if h == nil || h.Checksum == "" || !ok || since == "" || h.Checksum == since || len(s.st.Base) == 0 {
 		return s.remote.Get(ctx, s.cfg.Repo, since)
 	}
 	got := newPulledValues() // the values of the rounds so far
@@ -117,11 +117,11 @@ func (s *session) chaseNamed(ctx context.Context, og onlyGetter, since string, h
 // again), the answer is the state's own, without values: a whole pull
 // would write nothing else. It pulls the whole repo when the state's
 // checksums do not make up the repo checksum it synced to, or when the
-// server, the file system or the state leave no other way.
+// server or the state leave no other way.
 func (s *session) fetchUnapplied(ctx context.Context) (api.FullResponse, bool, error) {
 	og, ok := s.remote.(onlyGetter)
 	held, known := s.stateSums()
-	if !ok || !known || len(s.st.Base) == 0 || s.td.caseInsensitive {
+	if !ok || !known || len(s.st.Base) == 0 {
 		return s.remote.Get(ctx, s.cfg.Repo, "")
 	}
 	var keys []string
@@ -332,9 +332,8 @@ func (s *session) valuesOf(resp api.FullResponse, got *pulledValues) map[string]
 // changedKeys returns, sorted, the keys of sums (the server's entry
 // checksums) whose values a pull needs, or nil when it must fetch every
 // value: nothing changed but deletions, or more keys than
-// maxOnlyRequests pulls can name. On a
-// case-insensitive file system the caller pulls whole: telling case
-// twins apart needs every key in turn.
+// maxOnlyRequests pulls can name. (On a case-insensitive file system the
+// pull still looks at every key for case twins: plannedKeys.)
 func (s *session) changedKeys(sums map[string]string) []string {
 	var keys []string
 	for k, sum := range sums {
