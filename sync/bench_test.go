@@ -86,11 +86,24 @@ func BenchmarkPullChanged1000x4KB(b *testing.B) {
 // B pulls it with the hashes a change wait would have answered. Both are
 // told of changes as a daemon's watcher tells them: A of the note saved,
 // B of nothing (its pull's own write is no user change).
-func BenchmarkOneSaveIn1000(b *testing.B) {
+func BenchmarkOneSaveIn1000(b *testing.B) { benchOneSaveIn1000(b, false) }
+
+// BenchmarkOneSaveIn1000CaseInsensitive is BenchmarkOneSaveIn1000 with
+// the teammate's engine taking its directory for one on a file system
+// that ignores case (forceCaseInsensitive), as on macOS.
+func BenchmarkOneSaveIn1000CaseInsensitive(b *testing.B) { benchOneSaveIn1000(b, true) }
+
+// benchOneSaveIn1000 saves one note of notes1000 on a teammate's side and
+// pulls it with the change wait's hashes, a case-insensitive file system
+// taken for the puller's when caseInsensitive is set.
+func benchOneSaveIn1000(b *testing.B, caseInsensitive bool) {
 	srv, a := notes1000(b)
 	peerB := newPeer(b, srv.URL, srv.Token, nil)
 	peerB.eng.NoteChanges(nil, true)
 	peerB.sync(b)
+	if caseInsensitive {
+		forceCaseInsensitive(b, peerB)
+	}
 	ctx := context.Background()
 	round := 0
 	for b.Loop() {

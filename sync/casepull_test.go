@@ -14,7 +14,7 @@ import (
 // a file system that ignores case, as macOS's and Windows' do, from its
 // next run on. The directory heeds case all the same: what the test sees
 // is what the engine decides.
-func forceCaseInsensitive(t *testing.T, p *peer) {
+func forceCaseInsensitive(t testing.TB, p *peer) {
 	t.Helper()
 	fi, err := os.Stat(p.dir)
 	if err != nil {
