@@ -129,13 +129,12 @@ func (s *session) applyFull(resp api.FullResponse) error {
 // ones (fetch names every other), for which planEntry never plans a write.
 func (s *session) plannedKeys(resp api.FullResponse) []string {
 	entries := resp.Content.Entries
-	if !s.td.caseInsensitive || len(resp.Content.EntryChecksums) == len(entries) {
-		return slices.Sorted(maps.Keys(entries))
-	}
-	keys := slices.Collect(maps.Keys(resp.Content.EntryChecksums))
-	for k := range entries {
-		if _, ok := resp.Content.EntryChecksums[k]; !ok {
-			keys = append(keys, k)
+	keys := slices.Collect(maps.Keys(entries))
+	if s.td.caseInsensitive {
+		for k := range resp.Content.EntryChecksums {
+			if _, fetched := entries[k]; !fetched {
+				keys = append(keys, k)
+			}
 		}
 	}
 	slices.Sort(keys)

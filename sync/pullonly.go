@@ -124,17 +124,11 @@ func (s *session) fetchUnapplied(ctx context.Context) (api.FullResponse, bool, e
 	if !ok || !known || len(s.st.Base) == 0 {
 		return s.remote.Get(ctx, s.cfg.Repo, "")
 	}
-	var keys []string
-	for k, sum := range held.sums {
-		if !s.agreed(k, sum) {
-			keys = append(keys, k)
-		}
-	}
+	keys := s.unagreed(held.sums)
 	if len(keys) == 0 {
 		s.log.Debug("pulling again what the last pull left unapplied, from the state")
 		return s.stateAnswer(held), true, nil
 	}
-	slices.Sort(keys)
 	if tooManyToName(keys) {
 		keys = nil
 	}
@@ -335,6 +329,16 @@ func (s *session) valuesOf(resp api.FullResponse, got *pulledValues) map[string]
 // maxOnlyRequests pulls can name. (On a case-insensitive file system the
 // pull still looks at every key for case twins: plannedKeys.)
 func (s *session) changedKeys(sums map[string]string) []string {
+	keys := s.unagreed(sums)
+	if tooManyToName(keys) {
+		return nil
+	}
+	return keys
+}
+
+// unagreed returns, sorted, the keys of sums (the server's entry
+// checksums) the engine does not hold as agreed at their checksum.
+func (s *session) unagreed(sums map[string]string) []string {
 	var keys []string
 	for k, sum := range sums {
 		if !s.agreed(k, sum) {
@@ -342,9 +346,6 @@ func (s *session) changedKeys(sums map[string]string) []string {
 		}
 	}
 	slices.Sort(keys)
-	if tooManyToName(keys) {
-		return nil
-	}
 	return keys
 }
 
