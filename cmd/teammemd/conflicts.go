@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -199,12 +198,8 @@ func configuredCopy(c *repoCommand, key string, notFound error, stderr io.Writer
 		s := holding[0]
 		return buildSyncEngine(specTarget(s).withTarget(c.f, cfg), cfg, s.Dir, s.Repo, stderr)
 	}
-	names := make([]string, len(holding))
-	for i, s := range holding {
-		names[i] = api.Printable(s.Repo) + " (" + api.Printable(s.Dir) + ")"
-	}
 	return nil, nil, usageError{fmt.Errorf("%d repos have a conflict copy of %s: run this in one's checkout or team directory, or pass --dir and --repo; the repos: %s",
-		len(holding), api.Printable(key), strings.Join(names, ", "))}
+		len(holding), api.Printable(key), specNames(holding))}
 }
 
 // copyNamed reports whether a conflict copy is one key names: a copy of

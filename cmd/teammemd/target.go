@@ -48,12 +48,17 @@ func findTarget(f syncFlags, cfg Config, flagHint string) (repoTarget, error) {
 	if len(specs) == 0 {
 		return repoTarget{}, usageError{fmt.Errorf("%w, and the config names no repo (or %s)", gitErr, flagHint)}
 	}
+	return repoTarget{}, usageError{fmt.Errorf("the config names %d repos and the current directory is in none of them: "+
+		"run this in one's checkout or team directory, or %s; the repos: %s", len(specs), flagHint, specNames(specs))}
+}
+
+// specNames lists specs for an error: each repo with its team directory.
+func specNames(specs []daemon.Spec) string {
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = api.Printable(s.Repo) + " (" + api.Printable(s.Dir) + ")"
 	}
-	return repoTarget{}, usageError{fmt.Errorf("the config names %d repos and the current directory is in none of them: "+
-		"run this in one's checkout or team directory, or %s; the repos: %s", len(specs), flagHint, strings.Join(names, ", "))}
+	return strings.Join(names, ", ")
 }
 
 // clientDefaults are the server and token file a repo of the config

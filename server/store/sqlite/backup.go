@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 )
@@ -80,7 +79,7 @@ func vacuumInto(ctx context.Context, src, dst string) error {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("server database: %w", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: src}).EscapedPath()+"?mode=rw&_busy_timeout=10000")
+	db, err := sql.Open("sqlite", fileURI(src, "mode=rw&_busy_timeout=10000"))
 	if err != nil {
 		return fmt.Errorf("open %s: %w", src, err)
 	}
@@ -97,7 +96,7 @@ func vacuumInto(ctx context.Context, src, dst string) error {
 // checkBackup runs SQLite's quick check on the backup at path and reads
 // what it holds, without writing to it.
 func checkBackup(ctx context.Context, path string) (BackupInfo, error) {
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&immutable=1")
+	db, err := sql.Open("sqlite", fileURI(path, "mode=ro&immutable=1"))
 	if err != nil {
 		return BackupInfo{}, fmt.Errorf("check the backup: %w", err)
 	}

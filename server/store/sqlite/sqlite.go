@@ -210,7 +210,13 @@ func dsn(path string, opts Options, readOnly bool) string {
 		q.Add("_pragma", "secure_delete(1)")
 	}
 	q.Set("_synchronous", "FULL")
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	return fileURI(path, q.Encode())
+}
+
+// fileURI is the connection string of the database file at path with the
+// encoded query query.
+func fileURI(path, query string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + query
 }
 
 // sqliteHeader starts every SQLite database file.
