@@ -115,10 +115,10 @@ func (l *lab) start(ctx context.Context, bin, sub string, debounce time.Duration
 	if err != nil {
 		return pair{}, fmt.Errorf("create token: %w", err)
 	}
-	if p.a, err = procs.StartDaemon(proclab.DaemonSpec{Name: "a", Server: p.server.URL, Token: token, Repo: benchRepo}); err != nil {
+	if p.a, err = procs.StartDaemon(ctx, proclab.DaemonSpec{Name: "a", Server: p.server.URL, Token: token, Repo: benchRepo}); err != nil {
 		return pair{}, err
 	}
-	if p.b, err = procs.StartDaemon(proclab.DaemonSpec{Name: "b", Server: p.server.URL, Token: token, Repo: benchRepo}); err != nil {
+	if p.b, err = procs.StartDaemon(ctx, proclab.DaemonSpec{Name: "b", Server: p.server.URL, Token: token, Repo: benchRepo}); err != nil {
 		return pair{}, err
 	}
 	for _, d := range []*proclab.Daemon{p.a, p.b} {

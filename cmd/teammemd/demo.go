@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teammemd/teammemd/internal/proclab"
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/api"
-	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -30,11 +30,14 @@ const demoRepo = "demo/team-memory"
 func newDemoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Show a note travel between two teammates and a secret stopped, on this machine",
-		Long: `Start a server and two teammates' daemons on this machine, in a temporary
-directory, and show a note travel from one to the other, an edit and a
-deletion follow it, and a note holding a secret stopped before it leaves.
-With --keep everything keeps running, to try edits by hand.`,
+		Short: "Show a note travel between two teammates, a secret stopped, and the note reach the agent",
+		Long: `Start a server on this machine and set up two teammates in a temporary
+directory, each with a home directory and a git checkout of their own, as
+"teammemd setup claude" sets up a laptop, and a daemon each. Show a note
+travel from one to the other, a note holding a secret stopped before it
+leaves, and the first note in what the other's Claude Code is given at the
+start of a session. With --keep everything keeps running, to try edits by
+hand.`,
 		Example: `  teammemd demo
   teammemd demo --keep --workdir /tmp/teammemd-demo`,
 		Args: noArgs,
@@ -101,17 +104,19 @@ func finishDemo(out io.Writer, root string, removable bool, err error) error {
 	return nil
 }
 
-// demo walks a new user through a file travelling between two teammates and
-// a secret being stopped, with a real server and two real daemons.
+// demo walks a new user through a file travelling between two teammates,
+// a secret being stopped and the note reaching the agent, with a real
+// server and two real daemons, each teammate set up as on a laptop.
 type demo struct {
-	out         io.Writer
-	lab         *proclab.Lab
-	base, token string
-	alice, bob  *proclab.Daemon
+	out        io.Writer
+	lab        *proclab.Lab
+	base       string
+	tokens     map[string]string
+	alice, bob *proclab.Daemon
 }
 
 func (d *demo) run(ctx context.Context, keep bool) error {
-	steps := []func(context.Context) error{d.startServer, d.startDaemons, d.travel, d.stopSecret, d.agentRoute}
+	steps := []func(context.Context) error{d.startServer, d.startDaemons, d.travel, d.stopSecret, d.agentReads}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return err
@@ -125,43 +130,40 @@ func (d *demo) run(ctx context.Context, keep bool) error {
 	return nil
 }
 
-// agentRoute shows, when a Claude Code client is on PATH, the route by
-// which teammemd setup claude would have it load the team's notes.
-func (d *demo) agentRoute(ctx context.Context) error {
-	c := route.Find(ctx, "")
-	if c.Path == "" {
-		return nil
-	}
-	fmt.Fprintf(d.out, "\n6. On this machine, %s\n", describeClient(c))
-	ch, err := route.Choose(c, route.Want{})
-	if err != nil {
-		fmt.Fprintf(d.out, "   teammemd setup claude cannot set it up: %v\n", err)
-		return nil
-	}
-	fmt.Fprintf(d.out, "   teammemd setup claude would use the %s route: %s\n", ch.Route, strings.Join(ch.Why, " "))
-	return nil
-}
-
 func (d *demo) startServer(ctx context.Context) error {
-	fmt.Fprintln(d.out, "1. Start a team memory server on its embedded database and create a token:")
+	fmt.Fprintln(d.out, "1. Start a team memory server on its embedded database and create a token for each teammate:")
 	srv, err := d.lab.StartServer(ctx, "server")
 	if err != nil {
 		return err
 	}
 	d.base = srv.URL
-	d.token, err = srv.CreateToken(ctx, "demo", "demo/**")
-	return err
+	d.tokens = map[string]string{}
+	for _, name := range demoTeammates {
+		if d.tokens[name], err = srv.CreateToken(ctx, name, "demo/**"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
+// demoTeammates are the demo's two teammates.
+var demoTeammates = []string{"alice", "bob"}
+
+// demoOrigin is the origin remote of the teammates' checkouts; its slug
+// is demoRepo.
+const demoOrigin = "https://github.com/" + demoRepo + ".git"
+
 func (d *demo) startDaemons(ctx context.Context) error {
-	fmt.Fprintln(d.out, "\n2. Start the sync daemon for two teammates, alice and bob:")
+	fmt.Fprintln(d.out, "\n2. Set up two teammates, alice and bob, each with a home directory and a checkout of the\n"+
+		"   repo of their own, as on their laptops: teammemd setup claude writes teammemd's config and\n"+
+		"   Claude Code's settings, then the daemon starts from that config:")
 	for _, m := range []**proclab.Daemon{&d.alice, &d.bob} {
-		name := "alice"
+		name := demoTeammates[0]
 		if m == &d.bob {
-			name = "bob"
+			name = demoTeammates[1]
 		}
 		var err error
-		if *m, err = d.lab.StartDaemon(proclab.DaemonSpec{Name: name, Server: d.base, Token: d.token, Repo: demoRepo}); err != nil {
+		if *m, err = d.setUp(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -173,23 +175,53 @@ func (d *demo) startDaemons(ctx context.Context) error {
 	return nil
 }
 
+// setUp lays out a teammate's home and checkout, runs "teammemd setup
+// claude" there and starts the daemon from the config it wrote. It shows
+// what setup printed for the first teammate only.
+func (d *demo) setUp(ctx context.Context, name string) (*proclab.Daemon, error) {
+	m, err := d.lab.NewDaemon(ctx, proclab.DaemonSpec{Name: name, Server: d.base, Repo: demoRepo, Origin: demoOrigin})
+	if err != nil {
+		return nil, err
+	}
+	in := &proclab.Input{Data: strings.NewReader(d.tokens[name]), Shown: `printf %s "$` + tokenVar(name) + `"`}
+	out, err := m.Run(ctx, in, "setup", "claude", "--server", d.base, "--token-stdin", "--checkout", m.Checkout, "--route", "hook", "--no-service")
+	if err != nil {
+		return nil, err
+	}
+	if name == demoTeammates[0] {
+		fmt.Fprintln(d.out, "     "+strings.ReplaceAll(out, "\n", "\n     "))
+	}
+	if err := m.Restart(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(d.out, "   %s's team directory, Claude Code's for the checkout: %s\n", name, m.Dir)
+	return m, nil
+}
+
 // pulledOK reports whether a daemon has pulled from the server.
 func pulledOK(s daemon.RepoStatus) bool { return s.LastPull != nil && s.LastPull.OK }
 
+// demoNote is the note alice saves: a team note as Claude Code writes
+// them, with the frontmatter the team's index lists it by.
+const demoNote = "---\nname: Running the tests\ndescription: run make test before pushing; CI runs the same target\ntype: project\n---\n\n" +
+	"Run `make test` before pushing; CI uses the same target, so a green run here is a green run there.\n"
+
+// demoNoteName is the file name of demoNote.
+const demoNoteName = "testing.md"
+
 func (d *demo) travel(ctx context.Context) error {
 	fmt.Fprintln(d.out, "\n3. alice saves a note; bob's daemon brings it onto bob's disk:")
-	note := "# Team memory\n\n- Run `make test` before pushing; CI uses the same target.\n"
-	if err := os.WriteFile(filepath.Join(d.alice.Dir, "MEMORY.md"), []byte(note), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(d.alice.Dir, demoNoteName), []byte(demoNote), 0o600); err != nil {
 		return fmt.Errorf("write alice's note: %w", err)
 	}
-	took, err := waitFor(ctx, 30*time.Second, "MEMORY.md on bob's disk", func() bool {
-		got, err := os.ReadFile(filepath.Join(d.bob.Dir, "MEMORY.md"))
-		return err == nil && bytes.Equal(got, []byte(note))
+	took, err := waitFor(ctx, 30*time.Second, demoNoteName+" on bob's disk", func() bool {
+		got, err := os.ReadFile(filepath.Join(d.bob.Dir, demoNoteName))
+		return err == nil && string(got) == demoNote
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "   alice/team/MEMORY.md -> bob/team/MEMORY.md in %s (the daemon waits for 2 s of quiet before it pushes)\n", took.Round(time.Millisecond))
+	fmt.Fprintf(d.out, "   %s: alice's team directory -> bob's in %s (the daemon waits for 2 s of quiet before it pushes)\n", demoNoteName, took.Round(time.Millisecond))
 	return nil
 }
 
@@ -216,16 +248,33 @@ func (d *demo) stopSecret(ctx context.Context) error {
 	if slices.Contains(keys, "deploy.md") {
 		return fmt.Errorf("deploy.md reached the server")
 	}
-	fmt.Fprintln(d.out, "\n5. alice's daemon reports it:")
-	st, err := d.lab.Output(ctx, "status", "--socket", d.alice.Socket)
+	fmt.Fprintln(d.out, "\n5. alice's daemon reports it, and whether her Claude Code reads the team's notes:")
+	st, err := d.alice.Run(ctx, nil, "status", "--socket", d.alice.Socket)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(d.out, "   "+strings.ReplaceAll(st, "\n", "\n   "))
-	if strings.Contains(st, "\nagent\n") {
-		fmt.Fprintln(d.out, "   (The agent lines say which agents read these notes. The demo's directories belong to no\n"+
-			"   Claude Code project; in a real checkout, teammemd setup claude makes Claude Code read them:\n"+
-			"   docs/03-agents.md.)")
+	return nil
+}
+
+// agentReads shows what bob's Claude Code is given at the start of a
+// session in his checkout: the SessionStart hook setup wrote into his
+// settings lists alice's note, and never the one held back.
+func (d *demo) agentReads(ctx context.Context) error {
+	fmt.Fprintln(d.out, "\n6. bob starts Claude Code in his checkout; the SessionStart hook setup put in his\n"+
+		"   settings gives the model the team's notes, alice's among them:")
+	hookIn, err := json.Marshal(map[string]string{"cwd": d.bob.Checkout})
+	if err != nil {
+		return err
+	}
+	in := &proclab.Input{Data: bytes.NewReader(hookIn), Shown: "echo " + shell.Quote(string(hookIn))}
+	out, err := d.bob.Run(ctx, in, "hook", "session-start")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(d.out, "   "+strings.ReplaceAll(out, "\n", "\n   "))
+	if !strings.Contains(out, demoNoteName) || strings.Contains(out, "deploy.md") {
+		return fmt.Errorf("bob's session start lists the team's notes without %s, or with deploy.md:\n%s", demoNoteName, out)
 	}
 	return nil
 }
@@ -245,7 +294,7 @@ func (d *demo) serverKeys(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+d.token)
+	req.Header.Set("Authorization", "Bearer "+d.tokens[demoTeammates[0]])
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("ask the server: %w", err)

@@ -48,20 +48,30 @@ func TestDemo(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// A Claude Code client on PATH, as on a teammate's laptop: setup
+	// inspects it, and alice's status says it reads the team's notes.
+	t.Setenv("PATH", filepath.Dir(claudetest.FakeClient(t, "2.1.328", "api_key"))+string(os.PathListSeparator)+os.Getenv("PATH"))
 	root := t.TempDir()
 	var out, errOut bytes.Buffer
 	if err := run(ctx, []string{"demo", "--workdir", root}, &out, &errOut); err != nil {
 		t.Fatalf("teammemd demo = %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errOut.String())
 	}
 	got := out.String()
+	alice := filepath.Join(root, "alice")
 	for _, want := range []string{
 		"teammemd serve --listen 127.0.0.1:",
-		"  $ TOKEN=$(teammemd token create --data ",
-		"  $ TEAMMEMD_TOKEN=$TOKEN teammemd run --dir ",
-		"alice/team/MEMORY.md -> bob/team/MEMORY.md in",
+		"  $ ALICE_TOKEN=$(teammemd token create --data ",
+		"  $ git -C " + filepath.Join(alice, "app") + " remote add origin https://github.com/demo/team-memory.git\n",
+		"  $ printf %s \"$ALICE_TOKEN\" | HOME=" + alice + " teammemd setup claude --server http://127.0.0.1:",
+		"     route: hook\n",
+		"  $ printf %s \"$BOB_TOKEN\" | HOME=",
+		"  $ HOME=" + alice + " teammemd run --config " + filepath.Join(alice, ".config", "teammemd", "config.toml"),
+		"testing.md: alice's team directory -> bob's in",
 		"held back: deploy.md (rules: aws-access-token, generic-api-key)",
-		"the server holds: [MEMORY.md]",
-		"(The agent lines say which agents read these notes. The demo's directories belong to no\n",
+		"the server holds: [testing.md]",
+		"demo/team-memory: Claude Code 2.1.328 loads these team notes (route: hook)",
+		"| HOME=" + filepath.Join(root, "bob") + " teammemd hook session-start\n",
+		"   - testing.md: Running the tests - run make test before pushing; CI runs the same target (changed by alice ",
 		"Everything the demo made is in " + root,
 	} {
 		if !strings.Contains(got, want) {
@@ -69,18 +79,31 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	// The echoed token step is a line a shell runs as the demo did.
-	_, tokenLine, _ := strings.Cut(got, "  $ TOKEN=$(")
+	_, tokenLine, _ := strings.Cut(got, "  $ ALICE_TOKEN=$(")
 	tokenLine, _, _ = strings.Cut(tokenLine, ")\n")
-	wantArgv := []string{"teammemd", "token", "create", "--data", filepath.Join(root, "server"), "--subject", "demo", "--repos", "demo/**"}
+	wantArgv := []string{"teammemd", "token", "create", "--data", filepath.Join(root, "server"), "--subject", "alice", "--repos", "demo/**"}
 	if argv := shellWords(t, tokenLine); !slices.Equal(argv, wantArgv) {
 		t.Errorf("echoed token step %q splits into %q, want %q", tokenLine, argv, wantArgv)
 	}
 	if _, err := os.Stat(root); err != nil {
 		t.Errorf("demo with --workdir removed its directory: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "bob", "team", "deploy.md")); !os.IsNotExist(err) {
-		t.Errorf("bob has deploy.md (stat error %v), want it held back on alice's machine", err)
+	held, err := filepath.Glob(filepath.Join(root, "bob", ".claude", "projects", "*", "memory", "team", "*.md"))
+	if err != nil || len(held) != 1 || filepath.Base(held[0]) != "testing.md" {
+		t.Errorf("bob's team notes = %q (%v), want testing.md alone: deploy.md is held back on alice's machine", held, err)
 	}
+	checkNoKey(t, root, got)
+	// The demo's notes are notes as Claude Code wants them: its status
+	// holds the note back for its secret and warns of nothing else.
+	if strings.Contains(got, "warning:") {
+		t.Errorf("demo status warns about the demo's own notes:\n%s", got)
+	}
+}
+
+// checkNoKey fails t if the demo's access key is in its output or in a
+// log under root.
+func checkNoKey(t *testing.T, root, output string) {
+	t.Helper()
 	secret := demoSecretNote()
 	key := secret[strings.Index(secret, "AKIA"):][:20]
 	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
@@ -96,13 +119,8 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(got, key) {
+	if strings.Contains(output, key) {
 		t.Errorf("demo output contains the access key")
-	}
-	// The demo's notes are notes as Claude Code wants them: its status
-	// holds the note back for its secret and warns of nothing else.
-	if strings.Contains(got, "warning:") {
-		t.Errorf("demo status warns about the demo's own notes:\n%s", got)
 	}
 }
 
@@ -151,6 +169,12 @@ func TestEchoLine(t *testing.T) {
 			"teammemd serve --listen 127.0.0.1:8080 --data '/tmp/my demo/server'"},
 		{proclab.Command{Args: []string{"token", "create", "--repos", "demo/**"}, Output: true},
 			"TOKEN=$(teammemd token create --repos 'demo/**')"},
+		{proclab.Command{Args: []string{"token", "create", "--subject", "alice"}, Output: true},
+			"ALICE_TOKEN=$(teammemd token create --subject alice)"},
+		{proclab.Command{Program: "git", Args: []string{"init", "-q", "/tmp/my demo/app"}}, "git init -q '/tmp/my demo/app'"},
+		{proclab.Command{Env: []string{"HOME=/tmp/a b", "TEAMMEMD_CONFIG=", "CLAUDE_CONFIG_DIR="}, Args: []string{"setup", "claude", "--token-stdin"},
+			Output: true, Input: `printf %s "$ALICE_TOKEN"`},
+			`printf %s "$ALICE_TOKEN" | HOME='/tmp/a b' teammemd setup claude --token-stdin`},
 		{proclab.Command{Args: []string{"status"}, Output: true}, "teammemd status"},
 		{proclab.Command{Env: []string{"TEAMMEMD_TOKEN=s3cret", "XDG_STATE_HOME=/tmp/s", "TEAMMEMD_SERVER=http://a b"}, Args: []string{"run"}},
 			"TEAMMEMD_TOKEN=$TOKEN TEAMMEMD_SERVER='http://a b' teammemd run"},
@@ -158,26 +182,6 @@ func TestEchoLine(t *testing.T) {
 	for _, tt := range tests {
 		if got := echoLine(tt.c); got != tt.want {
 			t.Errorf("echoLine(%+v) = %s, want %s", tt.c, got, tt.want)
-		}
-	}
-}
-
-// With a Claude Code client on PATH the demo ends with the route setup
-// would take for it; with none it says nothing of it.
-func TestDemoAgentRoute(t *testing.T) {
-	var out bytes.Buffer
-	d := &demo{out: &out}
-	t.Setenv("PATH", t.TempDir())
-	if err := d.agentRoute(context.Background()); err != nil || out.Len() != 0 {
-		t.Fatalf("agentRoute with no claude on PATH = %v, %q; want nothing", err, out.String())
-	}
-	t.Setenv("PATH", filepath.Dir(claudetest.FakeClient(t, "2.1.328", "api_key")))
-	if err := d.agentRoute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"6. On this machine, Claude Code: 2.1.328", "logged in with an API key", "would use the hook route"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("agentRoute output lacks %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -53,7 +53,7 @@ func TestMCPWriteReachesTeammate(t *testing.T) {
 		if tokens[name], err = srv.CreateToken(ctx, name, "acme/*"); err != nil {
 			t.Fatal(err)
 		}
-		if daemons[name], err = lab.StartDaemon(proclab.DaemonSpec{Name: name, Server: srv.URL, Token: tokens[name], Repo: "acme/app"}); err != nil {
+		if daemons[name], err = lab.StartDaemon(ctx, proclab.DaemonSpec{Name: name, Server: srv.URL, Token: tokens[name], Repo: "acme/app"}); err != nil {
 			t.Fatal(err)
 		}
 	}

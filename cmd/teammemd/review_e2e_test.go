@@ -55,7 +55,7 @@ func TestReviewEndToEnd(t *testing.T) {
 	}
 	start := func(name string) *proclab.Daemon {
 		t.Helper()
-		d, err := lab.StartDaemon(proclab.DaemonSpec{Name: name, Server: srv.URL, Token: token("--subject", name), Repo: "acme/app"})
+		d, err := lab.StartDaemon(ctx, proclab.DaemonSpec{Name: name, Server: srv.URL, Token: token("--subject", name), Repo: "acme/app"})
 		if err == nil {
 			err = d.WaitPulled(ctx, time.Minute)
 		}

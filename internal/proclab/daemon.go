@@ -29,6 +29,14 @@ type DaemonSpec struct {
 	// own, <name>/config/teammemd, where a personal key can be stored
 	// (ConfigDir) before the daemon starts (NewDaemon, then Restart).
 	Claude bool
+	// Origin, when set, makes the daemon a teammate's machine as "teammemd
+	// setup claude" leaves one: <name> is the home directory (HOME) of
+	// every command run as the daemon (Run), with a git checkout,
+	// <name>/app, whose origin remote is Origin. The daemon runs from the
+	// config setup writes there (Config), on the team directory of the
+	// checkout's Claude Code project; run "teammemd setup claude" (Run)
+	// before Restart.
+	Origin string
 }
 
 // Daemon is one "teammemd run" of a lab, on one repo, and its directories.
@@ -41,6 +49,9 @@ type Daemon struct {
 	// its team/), ClaudeHome Claude Code's config directory and ConfigDir
 	// teammemd's.
 	Memory, ClaudeHome, ConfigDir string
+	// With Origin set: Home is the home directory, Checkout the git
+	// checkout and Config the config file the daemon runs from.
+	Home, Checkout, Config string
 
 	lab  *Lab
 	mu   sync.Mutex
@@ -50,17 +61,17 @@ type Daemon struct {
 // StartDaemon creates the daemon's directories, <lab>/<name>/team and
 // <lab>/<name>/state, and starts "teammemd run" on them. It does not wait
 // for the daemon to be ready.
-func (l *Lab) StartDaemon(s DaemonSpec) (*Daemon, error) {
-	d, err := l.NewDaemon(s)
+func (l *Lab) StartDaemon(ctx context.Context, s DaemonSpec) (*Daemon, error) {
+	d, err := l.NewDaemon(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	return d, d.Restart()
 }
 
-// NewDaemon creates the daemon's directories without starting it;
-// Restart starts it.
-func (l *Lab) NewDaemon(s DaemonSpec) (*Daemon, error) {
+// NewDaemon creates the daemon's directories, and with Origin its git
+// checkout, without starting it; Restart starts it.
+func (l *Lab) NewDaemon(ctx context.Context, s DaemonSpec) (*Daemon, error) {
 	home := filepath.Join(l.Dir, s.Name)
 	d := &Daemon{
 		DaemonSpec: s, lab: l,
@@ -68,7 +79,12 @@ func (l *Lab) NewDaemon(s DaemonSpec) (*Daemon, error) {
 		StateDir: filepath.Join(home, "state"),
 		Socket:   daemon.SocketPath(home),
 	}
-	if s.Claude {
+	switch {
+	case s.Origin != "":
+		if err := d.layOutHome(ctx, home); err != nil {
+			return nil, err
+		}
+	case s.Claude:
 		d.ClaudeHome, d.ConfigDir = filepath.Join(home, "claude"), filepath.Join(home, "config", "teammemd")
 		d.Memory = filepath.Join(d.ClaudeHome, "projects", "-proof", "memory")
 		d.Dir = filepath.Join(d.Memory, "team")
@@ -85,12 +101,18 @@ func (d *Daemon) Restart() error {
 	if p := d.Proc(); p != nil && !p.Exited() {
 		return fmt.Errorf("daemon %s is still running (pid %d)", d.Name, p.Pid())
 	}
-	env := []string{"TEAMMEMD_TOKEN=" + d.Token, "XDG_RUNTIME_DIR=" + filepath.Dir(d.Socket), "XDG_STATE_HOME=" + d.StateDir}
-	if d.Claude {
-		env = append(env, "CLAUDE_CONFIG_DIR="+d.ClaudeHome, "XDG_CONFIG_HOME="+filepath.Dir(d.ConfigDir))
+	var p *Process
+	var err error
+	if d.Origin != "" {
+		p, err = d.lab.Start(d.Name, d.homeEnv(), "run", "--config", d.Config, "--socket", d.Socket)
+	} else {
+		env := []string{"TEAMMEMD_TOKEN=" + d.Token, "XDG_RUNTIME_DIR=" + filepath.Dir(d.Socket), "XDG_STATE_HOME=" + d.StateDir}
+		if d.Claude {
+			env = append(env, "CLAUDE_CONFIG_DIR="+d.ClaudeHome, "XDG_CONFIG_HOME="+filepath.Dir(d.ConfigDir))
+		}
+		p, err = d.lab.Start(d.Name, env, "run", "--dir", d.Dir, "--repo", d.Repo, "--server", d.Server,
+			"--state-dir", d.StateDir, "--socket", d.Socket)
 	}
-	p, err := d.lab.Start(d.Name, env, "run", "--dir", d.Dir, "--repo", d.Repo, "--server", d.Server,
-		"--state-dir", d.StateDir, "--socket", d.Socket)
 	if err != nil {
 		return err
 	}

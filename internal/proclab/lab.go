@@ -45,10 +45,16 @@ type Lab struct {
 type Command struct {
 	// Env is what the command adds to the lab's environment.
 	Env []string
-	// Args are the arguments after the binary.
+	// Program is the program the command runs: "" for the teammemd
+	// binary.
+	Program string
+	// Args are the arguments after the program.
 	Args []string
 	// Output is set for a command run to completion for its output.
 	Output bool
+	// Input is a shell command whose output the command reads on its
+	// standard input (Input.Shown), or "".
+	Input string
 }
 
 // New returns a lab in dir, which must exist, running bin with env added
@@ -103,10 +109,22 @@ func (l *Lab) Output(ctx context.Context, args ...string) (string, error) {
 // Run runs the binary with args, the lab's environment plus env and stdin
 // (nil for none) to completion, and returns its trimmed standard output.
 func (l *Lab) Run(ctx context.Context, env []string, stdin io.Reader, args ...string) (string, error) {
-	l.show(Command{Env: env, Args: args, Output: true})
+	var in *Input
+	if stdin != nil {
+		in = &Input{Data: stdin}
+	}
+	return l.run(ctx, env, in, args...)
+}
+
+// run is Run with input shown as the command's input.
+func (l *Lab) run(ctx context.Context, env []string, input *Input, args ...string) (string, error) {
+	c := Command{Env: env, Args: args, Output: true}
 	cmd := exec.CommandContext(ctx, l.Bin, args...)
 	cmd.Env = append(slices.Clone(l.env), env...)
-	cmd.Stdin = stdin
+	if input != nil {
+		c.Input, cmd.Stdin = input.Shown, input.Data
+	}
+	l.show(c)
 	return output("teammemd "+args[0], cmd)
 }
 

@@ -1,6 +1,7 @@
 package claude_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,23 @@ func TestDiscover(t *testing.T) {
 	claudetest.Git(t, main, "remote", "remove", "origin")
 	if _, err := claude.Discover(main); err == nil {
 		t.Error("Discover without a remote = nil error, want one")
+	}
+}
+
+// DiscoverIn lays the team directory out under the config directory it is
+// given, whatever CLAUDE_CONFIG_DIR says: where a client run with that
+// directory looks.
+func TestDiscoverIn(t *testing.T) {
+	base, home := claudetest.Home(t)
+	main := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "https://github.com/acme/app.git")
+	other := filepath.Join(base, "other-claude")
+	got, err := claude.DiscoverIn(context.Background(), other, main)
+	want := claude.Repo{Slug: "acme/app", Root: main, Dir: claude.TeamDir(other, main)}
+	if err != nil || got != want {
+		t.Errorf("DiscoverIn(%s) = %+v, %v; want %+v", other, got, err, want)
+	}
+	if mine, err := claude.Discover(main); err != nil || mine.Dir != claude.TeamDir(home, main) {
+		t.Errorf("Discover(%s) = %+v, %v; want its team directory under %s", main, mine, err, home)
 	}
 }
 

@@ -37,6 +37,19 @@ func Discover(dir string) (Repo, error) {
 // DiscoverContext is Discover with the git commands it runs bounded by
 // ctx.
 func DiscoverContext(ctx context.Context, dir string) (Repo, error) {
+	return discover(ctx, dir, Home)
+}
+
+// DiscoverIn is DiscoverContext for Claude Code's config directory home
+// rather than Home: where a checkout's team directory is for a client run
+// with CLAUDE_CONFIG_DIR=home.
+func DiscoverIn(ctx context.Context, home, dir string) (Repo, error) {
+	return discover(ctx, dir, func() (string, error) { return home, nil })
+}
+
+// discover finds dir's repo, its team directory under the config
+// directory configHome returns.
+func discover(ctx context.Context, dir string, configHome func() (string, error)) (Repo, error) {
 	common, err := git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return Repo{}, fmt.Errorf("find git repository from %s: %w", dir, err)
@@ -53,7 +66,7 @@ func DiscoverContext(ctx context.Context, dir string) (Repo, error) {
 	if err != nil {
 		return Repo{}, err
 	}
-	home, err := Home()
+	home, err := configHome()
 	if err != nil {
 		return Repo{}, err
 	}

@@ -81,7 +81,7 @@ func newRig(ctx context.Context, t *testing.T, tm timing) *rig {
 func (r *rig) startDaemons(ctx context.Context, url string) {
 	r.t.Helper()
 	for _, s := range r.sides {
-		d, err := r.lab.NewDaemon(proclab.DaemonSpec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo, Claude: true})
+		d, err := r.lab.NewDaemon(ctx, proclab.DaemonSpec{Name: s.name, Server: url, Token: s.token, Repo: proofRepo, Claude: true})
 		if err != nil {
 			r.t.Fatal(err)
 		}
