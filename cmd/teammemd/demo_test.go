@@ -172,7 +172,7 @@ func TestEchoLine(t *testing.T) {
 		{proclab.Command{Args: []string{"token", "create", "--subject", "alice"}, Output: true},
 			"ALICE_TOKEN=$(teammemd token create --subject alice)"},
 		{proclab.Command{Program: "git", Args: []string{"init", "-q", "/tmp/my demo/app"}}, "git init -q '/tmp/my demo/app'"},
-		{proclab.Command{Env: []string{"HOME=/tmp/a b", "TEAMMEMD_CONFIG=", "CLAUDE_CONFIG_DIR="}, Args: []string{"setup", "claude", "--token-stdin"},
+		{proclab.Command{Env: []string{"HOME=/tmp/a b", "TEAMMEMD_CONFIG", "CLAUDE_CONFIG_DIR"}, Args: []string{"setup", "claude", "--token-stdin"},
 			Output: true, Input: `printf %s "$ALICE_TOKEN"`},
 			`printf %s "$ALICE_TOKEN" | HOME='/tmp/a b' teammemd setup claude --token-stdin`},
 		{proclab.Command{Args: []string{"status"}, Output: true}, "teammemd status"},

@@ -114,6 +114,10 @@ func setupClaude(ctx context.Context, env service.Env, f setupFlags, stdout, std
 		return err
 	}
 	change := route.ChangeFor(choice, shell.Quote(in.Spec.Binary)+" hook session-start")
+	if !route.IsHookCommand(change.Hook) {
+		return usageError{fmt.Errorf("the SessionStart hook would run %s, and Claude Code's settings are checked for teammemd's hook by the binary's name: "+
+			"use a binary named teammemd (or teammemd-<platform>), with --binary or by renaming this one", in.Spec.Binary)}
+	}
 	sp, err := route.PlanSetup(route.SettingsPath(home), f.recordPath, change, time.Now())
 	if err != nil {
 		return err

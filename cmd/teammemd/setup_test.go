@@ -116,6 +116,39 @@ func TestSetupClaudeWithoutAServiceManager(t *testing.T) {
 	}
 }
 
+// The hook setup writes runs the binary by its path; Claude Code's
+// settings are read back (doctor, status, setup's own report, the next
+// setup) by that binary's name. A release binary's name, with its
+// platform or version, is one; a name that is not teammemd's is refused
+// before anything is written, rather than leaving a hook no check would
+// count.
+func TestSetupClaudeBinaryNames(t *testing.T) {
+	home, _ := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	client := claudetest.FakeClient(t, "2.1.328", "api_key")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{{"tm", false}, {"teammemd-linux-amd64", true}, {"teammemd.exe", true}} {
+		bin := filepath.Join(t.TempDir(), tc.name)
+		writeFile(t, bin, "#!/bin/sh\nexit 0\n", 0o755)
+		before, _ := os.ReadFile(settings)
+		stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", "claude", "--binary", bin, "--server", "https://teammemd.example.com",
+			"--token-stdin", "--checkout", checkout, "--claude", client, "--no-service")
+		after, _ := os.ReadFile(settings)
+		switch {
+		case tc.ok && (code != 0 || !strings.Contains(stdout, "acme/app: Claude Code 2.1.328 loads these team notes (route: hook)")):
+			t.Errorf("setup --binary %s: exit %d, want 0 and the hook counted:\n%s%s", tc.name, code, stdout, stderr)
+		case !tc.ok && (code != 2 || !strings.Contains(stderr, "named teammemd")):
+			t.Errorf("setup --binary %s: exit %d, want 2 asking for a binary named teammemd:\n%s%s", tc.name, code, stdout, stderr)
+		case !tc.ok && !bytes.Equal(before, after):
+			t.Errorf("a refused setup --binary %s changed the settings:\n%s", tc.name, after)
+		}
+	}
+}
+
 func TestSetupUsage(t *testing.T) {
 	serviceHome(t)
 	for _, args := range [][]string{{}, {"cursor"}, {"claude", "extra"}, {"claude", "--route", "mcp", "--claude", "/nonexistent/claude"}} {

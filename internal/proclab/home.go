@@ -39,11 +39,12 @@ func (d *Daemon) layOutHome(ctx context.Context, home string) error {
 	return nil
 }
 
-// homeEnv is what a command run as the teammate adds to the lab's
-// environment: the home directory, and the lab's own config and Claude
-// Code directory taken away, so that every default lands in the home.
+// homeEnv is what a command run as the teammate changes in the lab's
+// environment: the home directory set, and the lab's own config and
+// Claude Code directory taken out, so that every default lands in the
+// home, Claude Code's too when teammemd runs the client.
 func (d *Daemon) homeEnv() []string {
-	return []string{"HOME=" + d.Home, "TEAMMEMD_CONFIG=", "CLAUDE_CONFIG_DIR="}
+	return []string{"HOME=" + d.Home, "TEAMMEMD_CONFIG", "CLAUDE_CONFIG_DIR"}
 }
 
 // Run runs the binary with args as the teammate of a daemon with Origin

@@ -43,7 +43,8 @@ type Lab struct {
 
 // Command is a command the lab runs.
 type Command struct {
-	// Env is what the command adds to the lab's environment.
+	// Env is what the command adds to the lab's environment: KEY=VALUE
+	// sets a variable, KEY alone takes it out.
 	Env []string
 	// Program is the program the command runs: "" for the teammemd
 	// binary.
@@ -90,7 +91,7 @@ func (l *Lab) SetConfig(toml string) error {
 // appending its output to <name>.log in the lab directory. Close stops it.
 func (l *Lab) Start(name string, env []string, args ...string) (*Process, error) {
 	l.show(Command{Env: env, Args: args})
-	p, err := startProcess(filepath.Join(l.Dir, name+".log"), l.Bin, append(append([]string{}, l.env...), env...), args...)
+	p, err := startProcess(filepath.Join(l.Dir, name+".log"), l.Bin, l.environ(env), args...)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -120,12 +121,28 @@ func (l *Lab) Run(ctx context.Context, env []string, stdin io.Reader, args ...st
 func (l *Lab) run(ctx context.Context, env []string, input *Input, args ...string) (string, error) {
 	c := Command{Env: env, Args: args, Output: true}
 	cmd := exec.CommandContext(ctx, l.Bin, args...)
-	cmd.Env = append(slices.Clone(l.env), env...)
+	cmd.Env = l.environ(env)
 	if input != nil {
 		c.Input, cmd.Stdin = input.Shown, input.Data
 	}
 	l.show(c)
 	return output("teammemd "+args[0], cmd)
+}
+
+// environ is the lab's environment with env added: an entry KEY=VALUE
+// sets KEY, one without "=" takes KEY out (an empty value is not the same:
+// Claude Code takes CLAUDE_CONFIG_DIR= for a config directory of "", the
+// working directory).
+func (l *Lab) environ(env []string) []string {
+	out := slices.Clone(l.env)
+	for _, e := range env {
+		k, _, set := strings.Cut(e, "=")
+		out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+		if set {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (l *Lab) show(c Command) {

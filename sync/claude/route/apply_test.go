@@ -71,6 +71,8 @@ func TestIsHookCommand(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		hookCmd: true, "/usr/bin/teammemd hook session-start": true, `"/a b/teammemd" hook session-start`: true,
 		"teammemd hook session-start --x": false, "/usr/bin/other hook session-start": false, "echo teammemd": false,
+		"/opt/teammemd-linux-amd64 hook session-start": true, `C:/tools/teammemd.exe hook session-start`: true,
+		"'/opt/teammemd_1.2' hook session-start": true, "/usr/bin/teammemdx hook session-start": false, "/usr/bin/tm hook session-start": false,
 	} {
 		if got := IsHookCommand(cmd); got != want {
 			t.Errorf("IsHookCommand(%q) = %v, want %v", cmd, got, want)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -137,15 +138,23 @@ func escapePath(s string) string {
 }
 
 // IsHookCommand reports whether cmd is a teammemd SessionStart hook: a
-// command line that runs a binary named teammemd with "hook
-// session-start".
+// command line that runs a binary named as teammemd (IsTeammemdName) with
+// "hook session-start".
 func IsHookCommand(cmd string) bool {
 	bin, ok := strings.CutSuffix(strings.TrimSpace(cmd), " hook session-start")
 	if !ok {
 		return false
 	}
 	bin = strings.Trim(strings.TrimSpace(bin), `'"`)
-	return filepath.Base(bin) == "teammemd"
+	return IsTeammemdName(path.Base(filepath.ToSlash(bin)))
+}
+
+// IsTeammemdName reports whether a binary's file name is teammemd's:
+// teammemd, or teammemd followed by "-", "_" or "." and anything (a
+// release's platform or version, ".exe").
+func IsTeammemdName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "teammemd")
+	return ok && (rest == "" || strings.ContainsRune("-_.", rune(rest[0])))
 }
 
 // hasHook reports whether a SessionStart hook runs cmd.
