@@ -3,6 +3,9 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -85,14 +88,29 @@ func finalAnswer(t *testing.T, raw string, hints int) *http.Response {
 }
 
 // A write by another client reaches a parked wait that asked for hints
-// as a 103 before the answer, which follows as without it.
+// as a 103 before the answer, which follows as without it. The hint goes
+// out as the write arrives, before its scan: the test holds the write in
+// its scan until the hint is on the wait's connection, as the scan and the
+// commit of a real write take far longer than the hint's goroutine does.
 func TestWriteHintComesBeforeTheAnswer(t *testing.T) {
-	s := servertest.Start(t)
+	hold := heldScanner{value: "held", release: make(chan struct{})}
+	s := servertest.Start(t, servertest.WithScanner(hold))
 	first := put(t, s, repo, map[string]string{"a.md": "a"})
 	conn := dialWait(t, s, hintedWait(s, "HTTP/1.1", first.Checksum, "30", api.HeaderHint+": write", api.HeaderInstance+": daemon-b"))
 	awaitParked(t, s.URL, "1")
-	second := put(t, s, repo, map[string]string{"b.md": "b"})
-	resp := finalAnswer(t, transcript(t, conn), 1)
+	answered := make(chan error, 1)
+	var second api.PutResponse
+	go func() { answered <- putRaw(s, putBody(t, map[string]string{"b.md": "held"}), &second) }()
+	hint := make([]byte, len(hintBytes))
+	_, err := io.ReadFull(conn, hint)
+	close(hold.release)
+	if err != nil || string(hint) != hintBytes {
+		t.Fatalf("the wait's connection starts %q (%v), want the write hint %q", hint, err, hintBytes)
+	}
+	if err := <-answered; err != nil {
+		t.Fatal(err)
+	}
+	resp := finalAnswer(t, transcript(t, conn), 0)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != api.ETag(second.Checksum) {
 		t.Errorf("answer after the hint = %d ETag %q, want 200 at %q", resp.StatusCode, resp.Header.Get("ETag"), second.Checksum)
 	}
@@ -100,6 +118,50 @@ func TestWriteHintComesBeforeTheAnswer(t *testing.T) {
 		t.Errorf("teammemd_write_hints_total = %q, want 1", n)
 	}
 	awaitParked(t, s.URL, "0")
+}
+
+// heldScanner finds no secret; it holds a write that has value among its
+// values in its scan until release is closed.
+type heldScanner struct {
+	value   string
+	release chan struct{}
+}
+
+func (h heldScanner) ScanEntries(ctx context.Context, entries map[string]string) (map[string][]string, error) {
+	for _, v := range entries {
+		if v != h.value {
+			continue
+		}
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return nil, nil
+}
+
+func (heldScanner) ScanKeys(context.Context, []string) (map[string][]string, error) { return nil, nil }
+
+// putRaw sends body as a PUT to repo on s, off the test's goroutine, and
+// decodes a 200's answer into out.
+func putRaw(s *servertest.Server, body string, out *api.PutResponse) error {
+	r, err := http.NewRequest(http.MethodPut, s.URL+api.Path+"?"+memQuery(repo), strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	r.Header.Set("Authorization", "Bearer "+s.Token)
+	r.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return fmt.Errorf("PUT: %w", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("PUT = %d %s (%v), want 200", resp.StatusCode, data, err)
+	}
+	return json.Unmarshal(data, out)
 }
 
 // The hint goes out as the write arrives, before its scan: a write
