@@ -55,6 +55,23 @@ func Printable(s string) string {
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, unprintable) {
 		return s
 	}
+	return escapeText(s, unprintable)
+}
+
+// ValidText returns s with each byte that is not part of valid UTF-8
+// written as \xNN, as Printable writes it; valid text is unchanged. JSON
+// carries only UTF-8: a file name made valid this way still tells which
+// file it is, where encoding/json would put U+FFFD for every such byte.
+func ValidText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return escapeText(s, func(rune) bool { return false })
+}
+
+// escapeText writes each byte of s that is not valid UTF-8 as \xNN and
+// each rune escape reports as strconv.QuoteRune writes it.
+func escapeText(s string, escape func(rune) bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -62,11 +79,11 @@ func Printable(s string) string {
 		case r == utf8.RuneError && n == 1:
 			b.WriteString(`\x`)
 			b.WriteString(hex.EncodeToString([]byte{s[i]}))
-		case unprintable(r):
+		case escape(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+n])
 		}
 		i += n
 	}

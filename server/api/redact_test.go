@@ -3,6 +3,7 @@ package api
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRedactKey(t *testing.T) {
@@ -69,6 +70,19 @@ func TestPrintable(t *testing.T) {
 	for _, tt := range tests {
 		if got := Printable(tt.in); got != tt.want {
 			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// ValidText escapes invalid UTF-8 alone: control characters stay, for the
+// JSON they go into to escape and the terminal's printer to show.
+func TestValidText(t *testing.T) {
+	for in, want := range map[string]string{
+		"notes/a.md": "notes/a.md", "café\u202e": "café\u202e", "a\x1bb": "a\x1bb",
+		"bad\xffname.md": `bad\xffname.md`, "\xc3": `\xc3`, "ok\xe6\x97": `ok\xe6\x97`, "\ufffd": "\ufffd",
+	} {
+		if got := ValidText(in); got != want || !utf8.ValidString(got) {
+			t.Errorf("ValidText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -19,9 +19,11 @@ var ErrNotRunning = control.ErrNotRunning
 // an error.
 func Listen(path string) (net.Listener, error) { return control.Listen(path) }
 
-// serveControl answers the control API on ln until ctx is done.
+// serveControl answers the control API on ln until ctx is done. A name
+// in the status that is not valid UTF-8 goes out with its invalid bytes
+// as \xNN (validStatus): JSON carries only UTF-8.
 func serveControl(ctx context.Context, ln net.Listener, status func() Status, log *slog.Logger) error {
-	return control.Serve(ctx, ln, func() any { return status() }, log)
+	return control.Serve(ctx, ln, func() any { return validStatus(status()) }, log)
 }
 
 // FetchStatus asks the daemon listening on the control socket at path for
