@@ -125,7 +125,9 @@ func (d *demo) run(ctx context.Context, keep bool) error {
 	if !keep {
 		return nil
 	}
-	fmt.Fprintf(d.out, "\nBoth daemons keep running. Edit files in\n  %s\nor\n  %s\nand watch them appear on the other side. Ctrl-C stops everything.\n", d.alice.Dir, d.bob.Dir)
+	fmt.Fprintf(d.out, "\nBoth daemons keep running. Edit files in\n  %s\nor\n  %s\nand watch them appear on the other side. "+
+		"What bob's Claude Code is given at a session's start, then:\n  %s\nCtrl-C stops everything.\n",
+		d.alice.Dir, d.bob.Dir, d.hookLine())
 	<-ctx.Done()
 	return nil
 }
@@ -255,6 +257,16 @@ func (d *demo) stopSecret(ctx context.Context) error {
 	}
 	fmt.Fprintln(d.out, "   "+strings.ReplaceAll(st, "\n", "\n   "))
 	return nil
+}
+
+// hookLine is the command that runs bob's SessionStart hook as Claude
+// Code does, with the demo's binary, in an environment of bob's home
+// alone: the shell's own CLAUDE_CONFIG_DIR or XDG_ variables would send it
+// elsewhere.
+func (d *demo) hookLine() string {
+	in, _ := json.Marshal(map[string]string{"cwd": d.bob.Checkout})
+	return "echo " + shell.Quote(string(in)) + " | env -i HOME=" + shell.Quote(d.bob.Home) + ` PATH="$PATH" ` +
+		shell.Join(d.lab.Bin, "hook", "session-start")
 }
 
 // agentReads shows what bob's Claude Code is given at the start of a

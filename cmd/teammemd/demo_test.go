@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,6 +99,40 @@ func TestDemo(t *testing.T) {
 	// holds the note back for its secret and warns of nothing else.
 	if strings.Contains(got, "warning:") {
 		t.Errorf("demo status warns about the demo's own notes:\n%s", got)
+	}
+}
+
+// With --keep the demo says how to see what bob's Claude Code is given,
+// with a line a shell runs as it stands, and keeps running until stopped.
+func TestDemoKeepShowsTheHookLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server and two daemons: runs without -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"demo", "--keep", "--workdir", t.TempDir()}, &out, io.Discard) }()
+	var line string
+	_, err := waitFor(ctx, 2*time.Minute, "the demo's --keep message", func() bool {
+		_, rest, ok := strings.Cut(out.String(), "What bob's Claude Code is given at a session's start, then:\n  ")
+		line, _, _ = strings.Cut(rest, "\n")
+		return ok && strings.Contains(rest, "Ctrl-C stops everything.")
+	})
+	if err != nil {
+		cancel()
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	// The demo's binary is this test binary, which acts as teammemd in the
+	// environment the demo gives its processes.
+	cmd := exec.CommandContext(ctx, "sh", "-c", strings.Replace(line, "env -i ", "env -i "+demoEnv+"=1 ", 1))
+	got, err := cmd.Output()
+	if err != nil || !strings.Contains(string(got), "- testing.md: Running the tests - ") {
+		t.Errorf("%s = %v:\n%s", line, err, got)
+	}
+	cancel()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("teammemd demo --keep, stopped = %v", err)
 	}
 }
 
