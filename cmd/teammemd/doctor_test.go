@@ -142,11 +142,28 @@ func (c *doctorCase) run(t *testing.T) (stdout string, code int) {
 	return out.String(), exitCode(ctx, err, &errOut)
 }
 
+// fakeTeammemd is an executable named teammemd, for a hook in Claude
+// Code's settings to run.
+func fakeTeammemd(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "teammemd")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// hookSettings is Claude Code's settings with a SessionStart hook that
+// runs bin.
+func hookSettings(bin string) string {
+	return `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"` + bin + ` hook session-start"}]}]}}`
+}
+
 // On a machine where all is well every check passes, one line each.
 func TestDoctorHealthy(t *testing.T) {
 	c := newDoctorCase(t)
 	c.claude = claudetest.FakeClient(t, "2.1.328", "api_key")
-	writeClaudeSettings(t, `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/usr/local/bin/teammemd hook session-start"}]}]}}`)
+	writeClaudeSettings(t, hookSettings(fakeTeammemd(t)))
 	c.startDaemon(t)
 	out, code := c.run(t)
 	if code != 0 {
@@ -296,6 +313,7 @@ func writeClaudeSettings(t *testing.T, data string) {
 // and a failure where the client itself would upload the notes.
 func TestDoctorClaudeCode(t *testing.T) {
 	stores := `{"env":{"CLAUDE_MEMORY_STORES":` + strconv.Quote(route.StoresValue) + `}}`
+	bin := fakeTeammemd(t)
 	for _, tc := range []struct {
 		name, version, login, settings string
 		code                           int
@@ -303,8 +321,11 @@ func TestDoctorClaudeCode(t *testing.T) {
 	}{
 		{"before setup", "2.1.328", "api_key", "", 1,
 			"FAIL  agent     acme/app: Claude Code 2.1.328 will not show these team notes to the model: Claude Code 2.1.328 reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes; fix: teammemd setup claude"},
-		{"hook route", "2.1.332", "api_key", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/x/teammemd hook session-start"}]}]}}`, 1,
+		{"hook route", "2.1.332", "api_key", hookSettings(bin), 1,
 			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)"},
+		{"hook's binary gone", "2.1.332", "api_key", hookSettings(filepath.Join(filepath.Dir(bin), "moved", "teammemd")), 1,
+			"FAIL  agent     acme/app: Claude Code 2.1.332 will not show these team notes to the model: its SessionStart hook runs " +
+				filepath.Join(filepath.Dir(bin), "moved", "teammemd") + ", which is not there (moved or deleted)"},
 		{"stores uploading", "2.1.328", "claude.ai", stores, 1, "syncs its memory stores, team notes included, with Anthropic's host"},
 		{"old client", "2.1.88", "api_key", "", 1, "no teammemd hook is set; fix: teammemd setup claude"},
 	} {

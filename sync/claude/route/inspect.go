@@ -38,6 +38,10 @@ type effective struct {
 	unreadable  []string
 	managedOnly bool // allowManagedHooksOnly in the managed settings
 	managedHook bool // a teammemd hook in the managed settings
+	// goneHook is the binary of a teammemd hook that is not there (moved
+	// or deleted), which Claude Code cannot run; hook is set only by one
+	// whose binary is.
+	goneHook string
 }
 
 // Inspect tells whether client c loads the team directory of checkout (a
@@ -77,6 +81,9 @@ func whyNot(c Client, e effective) (why, fix string) {
 		return fmt.Sprintf("%s did not say its version (%s)", c.Path, errText(c.Err)), "check that " + c.Path + " --version runs"
 	case c.Version.LessThan(HooksSince):
 		return fmt.Sprintf("Claude Code %s predates SessionStart hooks", c.Version), "claude update, then teammemd setup claude"
+	case !e.hook && e.goneHook != "":
+		return fmt.Sprintf("its SessionStart hook runs %s, which is not there (moved or deleted), so the hook fails and the model never sees team notes", e.goneHook),
+			"teammemd setup claude (with the teammemd you use now)"
 	case e.hook && e.hooksOff:
 		return "its hooks are turned off (disableAllHooks, or managed hooks only, in " + strings.Join(e.sources, ", ") + ")",
 			"allow hooks in Claude Code's settings, or teammemd setup claude --route stores --disable-client-traffic"
@@ -205,11 +212,27 @@ func (e *effective) add(path string) {
 	e.hooksOff = e.hooksOff || gjson.GetBytes(data, "disableAllHooks").Bool()
 	e.managedOnly = e.managedOnly || (managed && gjson.GetBytes(data, "allowManagedHooksOnly").Bool())
 	eachHook(data, func(_, _ int, cmd string) {
-		if IsHookCommand(cmd) {
+		bin, ok := hookBinary(cmd)
+		switch {
+		case !ok:
+		case !runnable(bin):
+			e.goneHook = bin
+		default:
 			e.hook = true
 			e.managedHook = e.managedHook || managed
 		}
 	})
+}
+
+// runnable reports whether a hook's binary can run: an executable file
+// at an absolute path, or a bare name, which Claude Code finds on the PATH
+// it runs with, not known here.
+func runnable(bin string) bool {
+	if !filepath.IsAbs(bin) {
+		return true
+	}
+	fi, err := os.Stat(bin)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 func errText(err error) string {

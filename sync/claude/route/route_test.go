@@ -86,7 +86,17 @@ func TestFind(t *testing.T) {
 }
 
 func TestInspect(t *testing.T) {
-	hookOnly := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"` + "/bin/teammemd hook session-start" + `"}]}]}}`
+	bin := filepath.Join(t.TempDir(), "teammemd")
+	writeTestFile(t, bin, "#!/bin/sh\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hookSettings := func(bin string) string {
+		return `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"` + bin + ` hook session-start"}]}]}}`
+	}
+	hookOnly := hookSettings(bin)
+	plain := filepath.Join(t.TempDir(), "teammemd")
+	writeTestFile(t, plain, "not a program")
 	stores := `{"env":{"CLAUDE_MEMORY_STORES":` + quoteJSON(StoresValue) + `}}`
 	storesOff := `{"env":{"CLAUDE_MEMORY_STORES":` + quoteJSON(StoresValue) + `,"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC":"1"}}`
 	for _, tc := range []struct {
@@ -97,6 +107,9 @@ func TestInspect(t *testing.T) {
 	}{
 		{"nothing set, current client", ``, ``, client("2.1.328", "api_key"), "", "teammemd setup claude", ""},
 		{"hook set", hookOnly, ``, client("2.1.328", "api_key"), "hook", "", ""},
+		{"hook on PATH", hookSettings("teammemd"), ``, client("2.1.328", "api_key"), "hook", "", ""},
+		{"hook's binary gone", hookSettings(filepath.Join(filepath.Dir(bin), "old", "teammemd")), ``, client("2.1.328", "api_key"), "", "teammemd setup claude", ""},
+		{"hook's binary not executable", hookSettings(plain), ``, client("2.1.88", "api_key"), "", "teammemd setup claude", ""},
 		{"hooks off in the project", hookOnly, `{"disableAllHooks":true}`, client("2.1.328", "api_key"), "", "allow hooks", ""},
 		{"stores set, claude.ai login", stores, ``, client("2.1.328", "claude.ai"), "stores", "", "Anthropic's host"},
 		{"stores set, traffic off", storesOff, ``, client("2.1.328", "claude.ai"), "stores", "", ""},
@@ -112,6 +125,9 @@ func TestInspect(t *testing.T) {
 			writeTestFile(t, filepath.Join(checkout, ".claude", "settings.local.json"), tc.project)
 		}
 		v := Inspect(tc.c, home, checkout, func(string) string { return "" })
+		if strings.HasPrefix(tc.name, "hook's binary") && !strings.Contains(v.Why, "which is not there") {
+			t.Errorf("%s: why = %q, want it to say the hook's binary is not there", tc.name, v.Why)
+		}
 		var routes []string
 		for _, r := range v.Routes {
 			routes = append(routes, string(r))

@@ -141,12 +141,19 @@ func escapePath(s string) string {
 // command line that runs a binary named as teammemd (IsTeammemdName) with
 // "hook session-start".
 func IsHookCommand(cmd string) bool {
+	_, ok := hookBinary(cmd)
+	return ok
+}
+
+// hookBinary returns the binary a teammemd SessionStart hook runs, and
+// whether cmd is one (IsHookCommand).
+func hookBinary(cmd string) (string, bool) {
 	bin, ok := strings.CutSuffix(strings.TrimSpace(cmd), " hook session-start")
 	if !ok {
-		return false
+		return "", false
 	}
 	bin = strings.Trim(strings.TrimSpace(bin), `'"`)
-	return IsTeammemdName(path.Base(filepath.ToSlash(bin)))
+	return bin, IsTeammemdName(path.Base(filepath.ToSlash(bin)))
 }
 
 // IsTeammemdName reports whether a binary's file name is teammemd's:
