@@ -26,18 +26,8 @@ func TestDemoWithShippedClient(t *testing.T) {
 		t.Fatalf("the test must run in a network namespace with nothing but loopback: %v", err)
 	}
 	build := builds[len(builds)-1]
-	f, err := fetcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkgDir, err := f.Cached(build.Package())
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := t.TempDir()
-	if _, err := build.Install(pkgDir, bin); err != nil {
-		t.Fatal(err)
-	}
+	installClient(t, build, bin)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	cwd := t.TempDir()

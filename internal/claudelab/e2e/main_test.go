@@ -104,3 +104,22 @@ func fetcher() (claudelab.Fetcher, error) {
 	}
 	return claudelab.Fetcher{Registry: claudelab.Registry, Cache: cache}, nil
 }
+
+// installClient puts a claude command for build, from the cache, into
+// binDir and returns its path.
+func installClient(t *testing.T, build claudelab.Build, binDir string) string {
+	t.Helper()
+	f, err := fetcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgDir, err := f.Cached(build.Package())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude, err := build.Install(pkgDir, binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return claude
+}

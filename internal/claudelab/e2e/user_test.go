@@ -59,17 +59,7 @@ func newUser(t *testing.T, dir, name string, build claudelab.Build, script func(
 		}
 	}
 	gitCheckout(t, u.checkout)
-	f, err := fetcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkgDir, err := f.Cached(build.Package())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u.claude, err = build.Install(pkgDir, u.bin); err != nil {
-		t.Fatal(err)
-	}
+	u.claude = installClient(t, build, u.bin)
 	u.api = "http://" + serve(t, u.fake.Serve)
 	u.proxyURL = "http://" + serve(t, u.proxy.Serve)
 	if v, err := claudelab.Version(t.Context(), u.claude, u.clientEnv()); v != build.Version || err != nil {
