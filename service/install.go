@@ -152,7 +152,7 @@ func installBinary(path string) (string, error) {
 	}
 	if inBuildCache(abs) {
 		return "", InputError{fmt.Errorf("%s is a temporary build, which go run deletes: "+
-			"install teammemd first (go install ./cmd/teammemd), then run that teammemd service install, or pass --binary", abs)}
+			"install teammemd first (go install ./cmd/teammemd) and run this command with the installed one, or pass --binary", abs)}
 	}
 	info, err := os.Stat(abs)
 	if err != nil {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -180,10 +181,19 @@ func TestInstallRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := "https://teammemd.example.com"
+	goRun := filepath.Join(t.TempDir(), "go-build1234", "b001", "exe", "teammemd")
+	if err := os.MkdirAll(filepath.Dir(goRun), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goRun, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		o    Options
 		want string
 	}{
+		{Options{Binary: goRun, Server: server, TokenFile: tokenFile, Checkouts: []string{repo}},
+			"is a temporary build, which go run deletes: install teammemd first (go install ./cmd/teammemd) and run this command with the installed one"},
 		{Options{Checkouts: []string{repo}, TokenFile: tokenFile}, "pass --server URL"},
 		{Options{Server: server, Checkouts: []string{repo}}, "pass --token-file FILE"},
 		{Options{Server: server, TokenFile: tokenFile}, "pass --checkout DIR"},
@@ -192,7 +202,7 @@ func TestInstallRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rec := &recorder{}
-		tt.o.Binary = bin
+		tt.o.Binary = cmp.Or(tt.o.Binary, bin)
 		_, _, err := install(t, testEnv(dir, Systemd{}, rec, ""), tt.o)
 		var in InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
