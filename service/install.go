@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/teammemd/teammemd/internal/shell"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // Options are what "teammemd service install" is told: the server, the
@@ -158,7 +159,7 @@ func installBinary(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("binary: %w", err)
 	}
-	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+	if !fsio.Executable(info.Mode()) {
 		return "", InputError{fmt.Errorf("binary %s is not an executable file", abs)}
 	}
 	return abs, nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -159,15 +158,12 @@ func (d *demo) startDaemons(ctx context.Context) error {
 	fmt.Fprintln(d.out, "\n2. Set up two teammates, alice and bob, each with a home directory and a checkout of the\n"+
 		"   repo of their own, as on their laptops: teammemd setup claude writes teammemd's config and\n"+
 		"   Claude Code's settings, then the daemon starts from that config:")
-	for _, m := range []**proclab.Daemon{&d.alice, &d.bob} {
-		name := demoTeammates[0]
-		if m == &d.bob {
-			name = demoTeammates[1]
-		}
-		var err error
-		if *m, err = d.setUp(ctx, name); err != nil {
-			return err
-		}
+	var err error
+	if d.alice, err = d.setUp(ctx, demoTeammates[0]); err != nil {
+		return err
+	}
+	if d.bob, err = d.setUp(ctx, demoTeammates[1]); err != nil {
+		return err
 	}
 	for _, m := range []*proclab.Daemon{d.alice, d.bob} {
 		if err := m.WaitStatus(ctx, 30*time.Second, "sync with the server", pulledOK); err != nil {
@@ -259,13 +255,22 @@ func (d *demo) stopSecret(ctx context.Context) error {
 	return nil
 }
 
+// hookJSON is the input Claude Code gives the SessionStart hook of a
+// session in bob's checkout.
+func (d *demo) hookJSON() string {
+	in, _ := json.Marshal(map[string]string{"cwd": d.bob.Checkout}) // a map of strings always encodes
+	return string(in)
+}
+
+// hookInput is the shell command that prints hookJSON.
+func (d *demo) hookInput() string { return "echo " + shell.Quote(d.hookJSON()) }
+
 // hookLine is the command that runs bob's SessionStart hook as Claude
 // Code does, with the demo's binary, in an environment of bob's home
 // alone: the shell's own CLAUDE_CONFIG_DIR or XDG_ variables would send it
 // elsewhere.
 func (d *demo) hookLine() string {
-	in, _ := json.Marshal(map[string]string{"cwd": d.bob.Checkout})
-	return "echo " + shell.Quote(string(in)) + " | env -i HOME=" + shell.Quote(d.bob.Home) + ` PATH="$PATH" ` +
+	return d.hookInput() + " | env -i HOME=" + shell.Quote(d.bob.Home) + ` PATH="$PATH" ` +
 		shell.Join(d.lab.Bin, "hook", "session-start")
 }
 
@@ -275,11 +280,7 @@ func (d *demo) hookLine() string {
 func (d *demo) agentReads(ctx context.Context) error {
 	fmt.Fprintln(d.out, "\n6. bob starts Claude Code in his checkout; the SessionStart hook setup put in his\n"+
 		"   settings gives the model the team's notes, alice's among them:")
-	hookIn, err := json.Marshal(map[string]string{"cwd": d.bob.Checkout})
-	if err != nil {
-		return err
-	}
-	in := &proclab.Input{Data: bytes.NewReader(hookIn), Shown: "echo " + shell.Quote(string(hookIn))}
+	in := &proclab.Input{Data: strings.NewReader(d.hookJSON() + "\n"), Shown: d.hookInput()}
 	out, err := d.bob.Run(ctx, in, "hook", "session-start")
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/internal/shell"
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // Build is one release of the Claude Code client as npm ships it: a
@@ -62,7 +63,7 @@ func executable(path string) error {
 	if err != nil {
 		return fmt.Errorf("the Claude Code client: %w", err)
 	}
-	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+	if !fsio.Executable(info.Mode()) {
 		return fmt.Errorf("the Claude Code client %s is not an executable file", path)
 	}
 	return nil

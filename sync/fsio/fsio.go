@@ -118,3 +118,7 @@ func IsHex(s string) bool {
 	}
 	return true
 }
+
+// Executable reports whether mode is a regular file's that someone may
+// execute.
+func Executable(mode os.FileMode) bool { return mode.IsRegular() && mode.Perm()&0o111 != 0 }

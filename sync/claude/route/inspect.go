@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/teammemd/teammemd/sync/fsio"
 )
 
 // Verdict is whether a client, as configured, loads a checkout's team
@@ -232,7 +234,7 @@ func runnable(bin string) bool {
 		return true
 	}
 	fi, err := os.Stat(bin)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	return err == nil && fsio.Executable(fi.Mode())
 }
 
 func errText(err error) string {
