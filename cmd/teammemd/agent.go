@@ -56,6 +56,11 @@ func (a agentChecker) check(dir string) agentCheck {
 	} else {
 		c.outcome, c.detail, c.fix = checkFail, clientName(v.Client)+" will not show these team notes to the model: "+v.Why, v.Fix
 	}
+	if v.MCP != "" {
+		c.outcome = checkFail
+		c.detail += "; " + v.MCP
+		c.fix = cmp.Or(c.fix, "teammemd setup claude (with the teammemd you use now)")
+	}
 	if len(v.Warnings) > 0 {
 		c.outcome = checkFail
 		c.detail += "; " + strings.Join(v.Warnings, "; ")

@@ -314,20 +314,27 @@ func writeClaudeSettings(t *testing.T, data string) {
 func TestDoctorClaudeCode(t *testing.T) {
 	stores := `{"env":{"CLAUDE_MEMORY_STORES":` + strconv.Quote(route.StoresValue) + `}}`
 	bin := fakeTeammemd(t)
+	moved := filepath.Join(filepath.Dir(bin), "moved", "teammemd")
 	for _, tc := range []struct {
-		name, version, login, settings string
-		code                           int
-		want                           string
+		name, version, login, settings, mcp string
+		code                                int
+		want                                string
 	}{
-		{"before setup", "2.1.328", "api_key", "", 1,
+		{"before setup", "2.1.328", "api_key", "", "", 1,
 			"FAIL  agent     acme/app: Claude Code 2.1.328 will not show these team notes to the model: Claude Code 2.1.328 reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes; fix: teammemd setup claude"},
-		{"hook route", "2.1.332", "api_key", hookSettings(bin), 1,
+		{"hook route", "2.1.332", "api_key", hookSettings(bin), "", 1,
 			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)"},
-		{"hook's binary gone", "2.1.332", "api_key", hookSettings(filepath.Join(filepath.Dir(bin), "moved", "teammemd")), 1,
+		{"hook's binary gone", "2.1.332", "api_key", hookSettings(moved), "", 1,
 			"FAIL  agent     acme/app: Claude Code 2.1.332 will not show these team notes to the model: its SessionStart hook runs " +
-				filepath.Join(filepath.Dir(bin), "moved", "teammemd") + ", which is not there (moved or deleted)"},
-		{"stores uploading", "2.1.328", "claude.ai", stores, 1, "syncs its memory stores, team notes included, with Anthropic's host"},
-		{"old client", "2.1.88", "api_key", "", 1, "no teammemd hook is set; fix: teammemd setup claude"},
+				moved + ", which is not there (moved or deleted)"},
+		{"stores uploading", "2.1.328", "claude.ai", stores, "", 1, "syncs its memory stores, team notes included, with Anthropic's host"},
+		{"old client", "2.1.88", "api_key", "", "", 1, "no teammemd hook is set; fix: teammemd setup claude"},
+		{"MCP server there", "2.1.332", "api_key", hookSettings(bin), string(route.MCPEntry(bin)), 1,
+			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)\n"},
+		{"MCP server's binary gone", "2.1.332", "api_key", hookSettings(bin), string(route.MCPEntry(moved)), 1,
+			"FAIL  agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook); Claude Code's MCP server teammemd (in " +
+				filepath.Join("CONFIG", ".claude.json") + ") runs " + moved + ", which is not there (moved or deleted), so it cannot start and the agent has no teammemd tools; " +
+				"fix: teammemd setup claude (with the teammemd you use now)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newDoctorCase(t)
@@ -335,6 +342,10 @@ func TestDoctorClaudeCode(t *testing.T) {
 			if tc.settings != "" {
 				writeClaudeSettings(t, tc.settings)
 			}
+			if tc.mcp != "" {
+				writeFile(t, filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), ".claude.json"), `{"mcpServers":{"teammemd":`+tc.mcp+`}}`, 0o600)
+			}
+			tc.want = strings.ReplaceAll(tc.want, "CONFIG", os.Getenv("CLAUDE_CONFIG_DIR"))
 			out, code := c.run(t)
 			if (code == 0) != (tc.code == 0) || !strings.Contains(out, tc.want) {
 				t.Errorf("doctor: exit %d, want %d, and a line with %q:\n%s", code, tc.code, tc.want, out)

@@ -225,4 +225,7 @@ func offerSetup(ctx context.Context, w io.Writer) {
 	for _, warn := range v.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	if v.MCP != "" {
+		fmt.Fprintf(w, "warning: %s; teammemd setup claude registers it again\n", v.MCP)
+	}
 }

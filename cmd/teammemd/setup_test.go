@@ -171,16 +171,23 @@ func slicesHave(calls [][]string, line string) bool {
 }
 
 // service install says when the Claude Code client on PATH will not show
-// the synced notes, and that setup claude fixes it.
+// the synced notes, and that setup claude fixes it; and when the MCP
+// server registered for it runs a teammemd that is gone.
 func TestServiceInstallOffersSetup(t *testing.T) {
-	_, bin := serviceHome(t)
+	home, bin := serviceHome(t)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("PATH", filepath.Dir(claudetest.FakeClient(t, "2.1.328", "api_key"))+":"+os.Getenv("PATH"))
+	gone := filepath.Join(home, "old", "teammemd")
+	writeFile(t, filepath.Join(home, ".claude.json"), `{"mcpServers":{"teammemd":`+string(route.MCPEntry(gone))+`}}`, 0o600)
 	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
 	stdout, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "tmd_x", "install", "--binary", bin,
 		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
 	if code != 0 || !strings.Contains(stdout, "Claude Code 2.1.328 will not show the synced notes to the model yet") ||
 		!strings.Contains(stdout, "teammemd setup claude sets it up") {
 		t.Errorf("service install: exit %d\n%s%s\nwant the offer of teammemd setup claude", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "warning: Claude Code's MCP server teammemd (in "+filepath.Join(home, ".claude.json")+") runs "+gone+", which is not there") ||
+		!strings.Contains(stdout, "teammemd setup claude registers it again") {
+		t.Errorf("service install:\n%s\nwant a warning that the MCP server's teammemd is gone", stdout)
 	}
 }

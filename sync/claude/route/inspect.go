@@ -26,6 +26,9 @@ type Verdict struct {
 	Fix string
 	// Warnings say where the client itself would send the team's notes.
 	Warnings []string
+	// MCP says why the MCP server setup registered for the client cannot
+	// start; empty when it can, or none is registered.
+	MCP string
 }
 
 // Loads reports whether the client loads the team directory.
@@ -52,7 +55,7 @@ type effective struct {
 // the environment getenv reads.
 func Inspect(c Client, home, checkout string, getenv func(string) string) Verdict {
 	e := readEffective(home, checkout, getenv)
-	v := Verdict{Client: c}
+	v := Verdict{Client: c, MCP: mcpProblem(userConfigOf(home, getenv))}
 	v.Warnings = uploadWarnings(c, e)
 	for _, f := range e.unreadable {
 		v.Warnings = append(v.Warnings, "cannot read "+f+", so this verdict may be wrong")

@@ -35,6 +35,45 @@ func UserConfigPath() (string, error) {
 	return filepath.Join(home, ".claude.json"), nil
 }
 
+// userConfigOf is the user config that goes with Claude Code's config
+// directory home: in it when getenv sets CLAUDE_CONFIG_DIR, else beside
+// it (~/.claude.json for ~/.claude), as UserConfigPath finds it.
+func userConfigOf(home string, getenv func(string) string) string {
+	if getenv("CLAUDE_CONFIG_DIR") != "" {
+		return filepath.Join(home, ".claude.json")
+	}
+	return filepath.Join(filepath.Dir(home), ".claude.json")
+}
+
+// mcpProblem says why the MCP server registered as teammemd in Claude
+// Code's user config cannot start, as Claude Code would start it: its
+// command, at an absolute path, is not an executable file (a bare name
+// runs from the PATH Claude Code runs with, not known here). It is empty
+// when the server can start, or when none is registered over stdio.
+func mcpProblem(config string) string {
+	data, err := os.ReadFile(config)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("cannot read %s (%v), so whether Claude Code can start teammemd's MCP server is not known", config, err)
+	case !gjson.ValidBytes(data):
+		return fmt.Sprintf("%s is not valid JSON, so Claude Code may start none of its MCP servers, teammemd's among them", config)
+	}
+	e := gjson.GetBytes(data, mcpKey)
+	if t := e.Get("type").String(); !e.IsObject() || (t != "" && t != "stdio") {
+		return ""
+	}
+	bin := e.Get("command").String()
+	if bin == "" {
+		return fmt.Sprintf("Claude Code's MCP server %s (in %s) names no command, so it cannot start and the agent has no teammemd tools", MCPServerName, config)
+	}
+	if runnable(bin) {
+		return ""
+	}
+	return fmt.Sprintf("Claude Code's MCP server %s (in %s) runs %s, which is not there (moved or deleted), so it cannot start and the agent has no teammemd tools", MCPServerName, config, bin)
+}
+
 // mcpRecord is what registering the MCP server changed, kept beside the
 // settings' record so that the undo can reverse it.
 type mcpRecord struct {

@@ -158,3 +158,59 @@ func writeTestFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// Inspect says when the MCP server setup registered cannot start: its
+// command moved, deleted or not a program, or the user config is not
+// JSON; not for a server that can start, one reached over HTTP, one run
+// by a bare name from PATH, or none. It reads the user config beside the
+// config directory, or in it when CLAUDE_CONFIG_DIR names that.
+func TestInspectMCP(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "teammemd")
+	writeTestFile(t, bin, "#!/bin/sh\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "teammemd")
+	writeTestFile(t, plain, "not a program")
+	gone := filepath.Join(filepath.Dir(bin), "moved", "teammemd")
+	server := func(entry string) string { return `{"mcpServers":{"teammemd":` + entry + `}}` }
+	for _, tc := range []struct {
+		name, config string
+		configDir    bool // CLAUDE_CONFIG_DIR set: the user config is in the config directory
+		want         string
+	}{
+		{"none registered", ``, false, ""},
+		{"another server only", `{"mcpServers":{"other":` + string(MCPEntry(gone)) + `}}`, false, ""},
+		{"registered and there", server(string(MCPEntry(bin))), false, ""},
+		{"registered, binary gone", server(string(MCPEntry(gone))), false, "runs " + gone + ", which is not there"},
+		{"binary gone, config dir set", server(string(MCPEntry(gone))), true, "runs " + gone + ", which is not there"},
+		{"binary not a program", server(string(MCPEntry(plain))), false, "runs " + plain + ", which is not there"},
+		{"bare name", server(string(MCPEntry("teammemd"))), false, ""},
+		{"over HTTP", server(`{"type":"http","url":"https://memory.example.com/mcp"}`), false, ""},
+		{"no command", server(`{"type":"stdio","args":["mcp"]}`), false, "names no command"},
+		{"not JSON", `{"mcpServers":`, false, "is not valid JSON"},
+	} {
+		root := t.TempDir()
+		home := filepath.Join(root, ".claude")
+		config := filepath.Join(root, ".claude.json")
+		if tc.configDir {
+			config = filepath.Join(home, ".claude.json")
+		}
+		if tc.config != "" {
+			writeTestFile(t, config, tc.config)
+		}
+		getenv := func(k string) string {
+			if k == "CLAUDE_CONFIG_DIR" && tc.configDir {
+				return home
+			}
+			return ""
+		}
+		v := Inspect(client("2.1.332", "api_key"), home, "", getenv)
+		if tc.want == "" && v.MCP != "" || !strings.Contains(v.MCP, tc.want) {
+			t.Errorf("%s: MCP = %q, want %q", tc.name, v.MCP, tc.want)
+		}
+		if tc.want != "" && !strings.Contains(v.MCP, config) {
+			t.Errorf("%s: MCP = %q, want it to name %s", tc.name, v.MCP, config)
+		}
+	}
+}
