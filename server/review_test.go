@@ -25,10 +25,17 @@ const secretMarker = "SECRET-MARKER-1234"
 
 func startReviewed(t *testing.T) reviewed {
 	t.Helper()
-	s := servertest.Start(t, servertest.WithScanner(servertest.MarkerScanner(secretMarker)),
+	return startReviewedWith(t, servertest.MarkerScanner(secretMarker))
+}
+
+// startReviewedWith is startReviewed with the secret scanner sc and
+// more options.
+func startReviewedWith(t *testing.T, sc server.EntryScanner, opts ...servertest.Option) reviewed {
+	t.Helper()
+	s := servertest.Start(t, append([]servertest.Option{servertest.WithScanner(sc),
 		servertest.WithConfig(func(c *server.Config) {
 			c.Repos = []server.RepoConfig{{Name: "acme/*", Review: server.ReviewRequired}, {Name: "acme/open", Review: server.ReviewOff}}
-		}))
+		})}, opts...)...)
 	grant := func(level store.Level) store.Grant { return store.Grant{Pattern: "acme/**", Level: level} }
 	return reviewed{
 		Server: s,

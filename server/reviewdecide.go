@@ -13,9 +13,10 @@ import (
 )
 
 // Approve lands proposal id through the same write as a PUT, chained on
-// the repo's checksum, and records the approval. With an empty edit the
-// proposal lands as it is, by its author, and only while none of its
-// keys changed on the server since it was made: else 409
+// the repo's checksum, and records the approval in that write's own
+// transaction, so a proposal rejected meanwhile never lands. With an
+// empty edit the proposal lands as it is, by its author, and only while
+// none of its keys changed on the server since it was made: else 409
 // proposal_conflict naming them. With an edit (see api.ApproveRequest) the
 // reviewer's version lands, by the reviewer, if the repo still has the
 // checksum edit.IfMatch names (else 412). The secret scan runs on what
@@ -37,28 +38,83 @@ func (s *Server) Approve(ctx context.Context, p auth.Principal, id int64, edit a
 		}
 		wr.Entries, wr.Deletes = editedWrite(prop, edit)
 		wr.Subject, wr.IfMatch = p.Subject, edit.IfMatch
-	} else {
-		snap, _, err := s.currentHashes(ctx, prop.Repo)
-		if err != nil {
-			return ProposalView{}, err
-		}
-		if keys := view(prop, snap).Conflicts; len(keys) > 0 {
-			return ProposalView{}, conflictError(prop, keys)
-		}
-		wr.IfMatch = snap.Checksum
 	}
 	if err := s.scan(ctx, api.PutRequest{Entries: wr.Entries, SoftDeleteKeys: wr.Deletes}); err != nil {
 		return ProposalView{}, err
 	}
-	res, _, err := s.apply(ctx, wr, "")
+	d := store.Decision{ID: id, State: store.ProposalApproved, Reviewer: p.Subject, Time: wr.Time, Edited: edited}
+	wr.Decide = &d
+	res, err := s.landApproval(ctx, prop, wr, edited)
 	if err != nil {
+		return ProposalView{}, s.approveError(ctx, id, err)
+	}
+	if len(res.Changed) == 0 { // nothing landed, so nothing recorded the approval
+		return s.decide(ctx, d, res.Checksum)
+	}
+	if prop, err = s.readProposal(ctx, id); err != nil {
 		return ProposalView{}, err
 	}
-	d := store.Decision{ID: id, State: store.ProposalApproved, Reviewer: p.Subject, Time: wr.Time, Edited: edited}
-	if len(res.Changed) > 0 {
-		d.Version = res.Version
+	s.waker.Publish(store.ReviewWakeKey(prop.Repo))
+	return ProposalView{Proposal: prop, Checksum: res.Checksum}, nil
+}
+
+// approvalTries bounds how often an unedited approval chains again on a
+// repo that other writes keep moving.
+const approvalTries = 3
+
+// landApproval writes wr, the approval of prop. An edited approval
+// carries the reviewer's If-Match; an unedited one chains on the
+// checksum the server reads itself, after checking that none of the
+// proposal's keys changed, and does so again when another write moved
+// the repo in between.
+func (s *Server) landApproval(ctx context.Context, prop store.Proposal, wr store.Write, edited bool) (store.Result, error) {
+	if edited {
+		res, _, err := s.apply(ctx, wr, "")
+		return res, err
 	}
-	return s.decide(ctx, d, res.Checksum)
+	for try := 1; ; try++ {
+		snap, _, err := s.currentHashes(ctx, prop.Repo)
+		if err != nil {
+			return store.Result{}, err
+		}
+		if keys := view(prop, snap).Conflicts; len(keys) > 0 {
+			return store.Result{}, conflictError(prop, keys)
+		}
+		wr.IfMatch = snap.Checksum
+		res, _, err := s.apply(ctx, wr, "")
+		if !isPrecondition(err) || try == approvalTries {
+			return res, err
+		}
+	}
+}
+
+// approveError is the answer to an approval whose write failed with err:
+// a proposal decided meanwhile is a 409 proposal_decided, whatever made
+// the write fail (another approval of it moves the repo and changes its
+// keys).
+func (s *Server) approveError(ctx context.Context, id int64, err error) error {
+	var apiErr *api.Error
+	conflict := errors.As(err, &apiErr) && apiErr.Code == api.CodeProposalConflict
+	if !conflict && !isPrecondition(err) && !errors.Is(err, store.ErrProposalDecided) {
+		return err
+	}
+	prop, rerr := s.readProposal(ctx, id)
+	switch {
+	case rerr != nil:
+		return rerr
+	case prop.State != store.ProposalPending:
+		return decidedError(prop)
+	case errors.Is(err, store.ErrProposalDecided):
+		return fmt.Errorf("approve proposal %d: %w", id, err) // decided, then pending again: cannot be
+	}
+	return err
+}
+
+// isPrecondition reports whether err is the 412 of a write whose If-Match
+// the repo no longer has.
+func isPrecondition(err error) bool {
+	var apiErr *api.Error
+	return errors.As(err, &apiErr) && apiErr.Code == api.CodePrecondition
 }
 
 // conflictError is the 409 for a proposal whose keys changed since it was
@@ -131,12 +187,7 @@ func (s *Server) pendingFor(ctx context.Context, p auth.Principal, id int64, wha
 func (s *Server) decide(ctx context.Context, d store.Decision, checksum string) (ProposalView, error) {
 	prop, err := s.proposals.DecideProposal(ctx, d)
 	if errors.Is(err, store.ErrProposalDecided) {
-		err = decidedError(prop)
-		if d.Version > 0 {
-			err = api.NewError(http.StatusConflict, api.CodeProposalDecided,
-				fmt.Sprintf("proposal %d was %s by %s while this approval stored it at version %d; the history shows both", d.ID, prop.State, prop.Reviewer, d.Version))
-		}
-		return ProposalView{}, err
+		return ProposalView{}, decidedError(prop)
 	}
 	if err != nil {
 		return ProposalView{}, fmt.Errorf("decide proposal %d: %w", d.ID, err)

@@ -50,6 +50,7 @@ type config struct {
 	opts     server.Options
 	auth     *auth.Config
 	authOpts auth.Options
+	wrap     func(*sqlite.Store) store.Store
 }
 
 // Option changes how the server runs.
@@ -99,6 +100,13 @@ func WithConfig(edit func(*server.Config)) Option { return func(c *config) { edi
 // Ready are set by the harness.
 func WithOptions(edit func(*server.Options)) Option { return func(c *config) { edit(&c.opts) } }
 
+// WithStoreWrap serves through what wrap makes of the database, such as
+// a store that interleaves writes of its own; tokens are read from the
+// database itself.
+func WithStoreWrap(wrap func(*sqlite.Store) store.Store) Option {
+	return func(c *config) { c.wrap = wrap }
+}
+
 // Start opens a database in t.TempDir(), creates the write token and serves
 // on a new 127.0.0.1 port (or on what WithListen listens) until the test
 // ends.
@@ -137,6 +145,9 @@ func (s *Server) start(ln net.Listener) error {
 		return fmt.Errorf("settings: %w", err)
 	}
 	opts.Store = st
+	if s.cfg.wrap != nil {
+		opts.Store = s.cfg.wrap(st)
+	}
 	opts.Auth = auth.NewTokenAuthenticator(st)
 	if s.cfg.auth != nil {
 		modes, err := auth.New(*s.cfg.auth, st, s.cfg.authOpts)

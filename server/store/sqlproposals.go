@@ -76,13 +76,31 @@ func (s SQLProposals) ListProposals(ctx context.Context, q ProposalQuery) ([]Pro
 	return out, nil
 }
 
+// DecideStmt is the statement that records d on proposal d.ID while it
+// is pending; it changes no row when the proposal is not.
+func DecideStmt(d Decision) Stmt {
+	return Stmt{SQL: decideProposal, Args: []any{string(d.State), d.Reviewer, d.Reason, d.Time.UnixNano(), d.Version, d.Edited, d.ID}}
+}
+
+// LockProposal reads the state of proposal $1 and locks its row for the
+// rest of the transaction, where the database locks rows (PostgreSQL).
+const LockProposal = "SELECT state FROM proposals WHERE id = $1 FOR UPDATE"
+
+// DecidedError is Apply's error for a write whose Decide names a
+// proposal that is not pending, or not there.
+func DecidedError(id int64, state string) error {
+	if state == "" {
+		return fmt.Errorf("proposal %d: %w", id, ErrProposalNotFound)
+	}
+	return fmt.Errorf("proposal %d is %s: %w", id, state, ErrProposalDecided)
+}
+
 // DecideProposal implements Proposals.
 func (s SQLProposals) DecideProposal(ctx context.Context, d Decision) (Proposal, error) {
 	if err := ValidDecision(d); err != nil {
 		return Proposal{}, err
 	}
-	n, err := s.DB.Exec(ctx, Stmt{SQL: decideProposal,
-		Args: []any{string(d.State), d.Reviewer, d.Reason, d.Time.UnixNano(), d.Version, d.Edited, d.ID}})
+	n, err := s.DB.Exec(ctx, DecideStmt(d))
 	if err != nil {
 		return Proposal{}, fmt.Errorf("decide proposal %d: %w", d.ID, err)
 	}

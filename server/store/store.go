@@ -87,6 +87,13 @@ type Write struct {
 	Deletions DeletionBound
 	// Lane, when set, makes this a write to a personal lane (LaneWrite).
 	Lane *LaneWrite
+	// Decide, when set, is the approval of the proposal this write lands:
+	// a write that changes something records it, at the write's version,
+	// in the write's own transaction, and lands only while the proposal is
+	// pending (else Apply fails it with ErrProposalDecided and nothing
+	// written). A write that changes nothing records no decision; its
+	// caller records one with DecideProposal.
+	Decide *Decision
 }
 
 // Result describes the repo after Apply.

@@ -190,7 +190,7 @@ func (s *Store) commitBatch(repo string, batch []*writeReq) []writeRes {
 // COMMIT. A write that fails in the last round trip makes PostgreSQL skip
 // the rest, COMMIT included, and the transaction is rolled back.
 func (s *Store) applyBatch(ctx context.Context, repo string, batch []*writeReq, results []writeRes) error {
-	if cached := s.keys.latest(repo); cached != nil && !slices.ContainsFunc(batch, func(r *writeReq) bool { return r.w.Lane != nil }) {
+	if cached := s.keys.latest(repo); cached != nil && !anyDecides(batch) && !slices.ContainsFunc(batch, func(r *writeReq) bool { return r.w.Lane != nil }) {
 		done, err := s.applyCached(ctx, cached, batch, results)
 		if err != nil || done {
 			return err
@@ -212,7 +212,7 @@ func (s *Store) applyCached(ctx context.Context, cached *repoState, batch []*wri
 	b.Queue("BEGIN")
 	b.Queue(lockRepoByID, cached.id)
 	b.Queue(guardRepo, cached.id, cached.version, cached.checksum, cached.compactedThrough)
-	cur, err := planBatch(b, cached, batch, results, nil)
+	cur, err := planBatch(b, cached, batch, results, batchChecks{})
 	if err != nil || cur == cached {
 		return false, err
 	}
@@ -264,9 +264,13 @@ func (s *Store) applyLocked(ctx context.Context, repo string, batch []*writeReq,
 	if err != nil {
 		return err
 	}
+	decided, err := lockDecisions(ctx, conn, batch)
+	if err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
 	start := cur
-	if cur, err = planBatch(b, cur, batch, results, lane); err != nil || cur == start {
+	if cur, err = planBatch(b, cur, batch, results, batchChecks{lane, decided}); err != nil || cur == start {
 		return err // nothing changed: roll back, even a new repo's row
 	}
 	queueCommit(b, cur, &committed)
@@ -278,10 +282,18 @@ func (s *Store) applyLocked(ctx context.Context, repo string, batch []*writeReq,
 	return nil
 }
 
+// batchChecks is what a batch's transaction read and locked to check its
+// writes to personal lanes and its approvals: none for a batch of plain
+// writes.
+type batchChecks struct {
+	lane    *laneBatch
+	decided decisions
+}
+
 // planBatch checks each write of batch against the state the writes before
 // it leave, from cur on, fills its result and queues its changes on b. It
 // returns the state the last write leaves: cur when none changes anything.
-func planBatch(b *pgx.Batch, cur *repoState, batch []*writeReq, results []writeRes, lane *laneBatch) (*repoState, error) {
+func planBatch(b *pgx.Batch, cur *repoState, batch []*writeReq, results []writeRes, c batchChecks) (*repoState, error) {
 	for i, req := range batch {
 		if err := req.ctx.Err(); err != nil {
 			results[i].err = err
@@ -289,8 +301,11 @@ func planBatch(b *pgx.Batch, cur *repoState, batch []*writeReq, results []writeR
 		}
 		p, err := store.PlanWrite(cur, req.w)
 		var use store.Usage
-		if err == nil && lane != nil {
-			use, err = lane.check(p, req.w)
+		if err == nil && c.lane != nil {
+			use, err = c.lane.check(p, req.w)
+		}
+		if err == nil && len(p.Changed) > 0 {
+			err = c.decided.check(req.w)
 		}
 		if err != nil || len(p.Changed) == 0 {
 			results[i] = writeRes{r: cur.result(nil), err: err}
@@ -299,9 +314,10 @@ func planBatch(b *pgx.Batch, cur *repoState, batch []*writeReq, results []writeR
 		if cur, err = queueWrite(b, cur, p, req.w); err != nil {
 			return nil, err
 		}
-		if lane != nil {
-			lane.queue(b, cur, p, req.w, use)
+		if c.lane != nil {
+			c.lane.queue(b, cur, p, req.w, use)
 		}
+		c.decided.queue(b, cur, req.w)
 		results[i] = writeRes{r: cur.result(p.Changed)}
 	}
 	return cur, nil

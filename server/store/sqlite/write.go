@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -282,6 +283,9 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *stmtTx, states map[str
 	if err == nil && w.Lane != nil {
 		err = recordLane(ctx, tx, next, lane, w)
 	}
+	if err == nil && w.Decide != nil {
+		err = recordDecision(ctx, tx, *w.Decide, next.version)
+	}
 	if err != nil {
 		if rbErr := rollbackSavepoint(ctx, tx); rbErr != nil {
 			return writeRes{}, fmt.Errorf("roll back savepoint: %w", errors.Join(err, rbErr))
@@ -293,6 +297,29 @@ func (s *Store) applyInSavepoint(ctx context.Context, tx *stmtTx, states map[str
 	}
 	states[w.Repo] = next
 	return writeRes{r: next.result(plan.Changed)}, nil
+}
+
+// recordDecision records d, at version, on its proposal while it is
+// pending; else the write that lands it fails.
+func recordDecision(ctx context.Context, tx *stmtTx, d store.Decision, version int64) error {
+	d.Version = version
+	if err := store.ValidDecision(d); err != nil {
+		return err
+	}
+	st := store.DecideStmt(d)
+	res, err := tx.ExecContext(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return fmt.Errorf("decide proposal %d: %w", d.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var state string
+	err = tx.QueryRowContext(ctx, "SELECT state FROM proposals WHERE id = $1", d.ID).Scan(&state)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("read proposal %d: %w", d.ID, err)
+	}
+	return store.DecidedError(d.ID, state)
 }
 
 // rollbackSavepoint undoes a failed write and ends its savepoint.

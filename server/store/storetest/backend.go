@@ -23,6 +23,7 @@ func RunBackend[B Backend](t *testing.T, open func(t *testing.T) B) {
 	t.Run("Tokens", func(t *testing.T) { RunTokens(t, func(t *testing.T) store.Tokens { return open(t) }) })
 	t.Run("WebSessions", func(t *testing.T) { RunWebSessions(t, func(t *testing.T) store.WebSessions { return open(t) }) })
 	t.Run("Proposals", func(t *testing.T) { RunProposals(t, func(t *testing.T) store.Proposals { return open(t) }) })
+	t.Run("Approvals", func(t *testing.T) { RunApprovals(t, func(t *testing.T) Approver { return open(t) }) })
 }
 
 // CloseAtEnd returns s, which its Open returned with err, and closes it
