@@ -202,11 +202,14 @@ func New(cfg Config, opts Options) (*Engine, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
-	repoDir := repoStateDir(cfg.StateDir, cfg.Repo, remote.Host())
+	repoDir, err := stateDirOf(cfg.StateDir, cfg.Repo, remote.Host(), cfg.Dir, true)
+	if err != nil {
+		return nil, fmt.Errorf("memsync: %w", err)
+	}
 	e.state.path = filepath.Join(repoDir, stateFile)
 	e.lockPath = filepath.Join(repoDir, "lock")
 	e.provenance = filepath.Join(repoDir, provenanceFile)
-	e.conflict = filepath.Join(cfg.StateDir, "conflicts", repoStateName(cfg.Repo, remote.Host()))
+	e.conflict = filepath.Join(cfg.StateDir, "conflicts", filepath.Base(repoDir))
 	store := stateStore{path: e.state.path}
 	if st, _, err := store.loadReadOnly(cfg.Repo, remote.Host()); err == nil {
 		e.setChecksum(st.LastKnownChecksum)

@@ -57,15 +57,24 @@ type Change struct {
 }
 
 // ProvenancePath returns where the provenance file of repo on the server
-// at serverURL lives under the state root stateDir: next to its state
-// file, in the directory the engine names after the slug and the server's
-// host.
-func ProvenancePath(stateDir, repo, serverURL string) (string, error) {
+// at serverURL, synced into the team directory dir, lives under the state
+// root stateDir: next to its state file, in the directory the engine
+// names after the slug and the server's host (and the directory, for a
+// second directory of the repo).
+func ProvenancePath(stateDir, repo, serverURL, dir string) (string, error) {
 	u, err := parseServer(serverURL)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(repoStateDir(stateDir, repo, u.Host), provenanceFile), nil
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("team directory: %w", err)
+	}
+	repoDir, err := stateDirOf(stateDir, repo, u.Host, abs, false)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(repoDir, provenanceFile), nil
 }
 
 // LoadProvenance reads a provenance file strictly: an unknown field, a

@@ -87,16 +87,16 @@ func FuzzDecodeProvenance(f *testing.F) {
 // the engine keeps for the same repo and server URL.
 func TestProvenancePath(t *testing.T) {
 	for _, server := range []string{"http://127.0.0.1:8787", "https://[::1]:8443/", "https://teammemd.example.com/prefix"} {
-		state := t.TempDir()
-		eng, err := New(Config{Dir: t.TempDir(), Repo: testRepo, Server: server, StateDir: state},
+		state, dir := t.TempDir(), t.TempDir()
+		eng, err := New(Config{Dir: dir, Repo: testRepo, Server: server, StateDir: state},
 			Options{Client: testClient(t, server, "tok")})
 		must(t, err)
-		got, err := ProvenancePath(state, testRepo, server)
+		got, err := ProvenancePath(state, testRepo, server, dir)
 		if want := filepath.Join(filepath.Dir(eng.StatePath()), "provenance.json"); err != nil || got != want {
 			t.Errorf("ProvenancePath(%s) = %q, %v, want %q", server, got, err, want)
 		}
 	}
-	if _, err := ProvenancePath(t.TempDir(), testRepo, "ftp://x"); err == nil {
+	if _, err := ProvenancePath(t.TempDir(), testRepo, "ftp://x", t.TempDir()); err == nil {
 		t.Error("ProvenancePath(ftp://x) error = nil, want one")
 	}
 }
@@ -153,14 +153,14 @@ func refreshedProvenancePeer(t *testing.T) (*servertest.Server, *peer, *historyC
 	srv := servertest.Start(t)
 	p, history := syncedProvenancePeer(t, srv)
 	must(t, p.eng.RefreshProvenance(context.Background()))
-	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server, p.eng.cfg.Dir)
 	must(t, err)
 	return srv, p, history, path
 }
 
 func loadProvenance(t *testing.T, p *peer) *Provenance {
 	t.Helper()
-	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server, p.eng.cfg.Dir)
 	must(t, err)
 	prov, err := LoadProvenance(path)
 	must(t, err)
@@ -339,7 +339,7 @@ func TestRefreshProvenanceNeverSynced(t *testing.T) {
 	if err := p.eng.RefreshProvenance(context.Background()); err != nil || history.n.Load() != 0 {
 		t.Errorf("RefreshProvenance(never synced) = %v after %d requests, want nil after 0", err, history.n.Load())
 	}
-	path, err := ProvenancePath(p.state, testRepo, srv.URL)
+	path, err := ProvenancePath(p.state, testRepo, srv.URL, p.eng.cfg.Dir)
 	must(t, err)
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("provenance file of a repo never synced: stat = %v, want none", err)
@@ -483,7 +483,7 @@ func annAndBob(t *testing.T, notes map[string]string) (*servertest.Server, *peer
 func recordAndWalk(t *testing.T, p *peer) (got, walked *Provenance) {
 	t.Helper()
 	got = loadProvenance(t, p)
-	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server)
+	path, err := ProvenancePath(p.state, testRepo, p.eng.cfg.Server, p.eng.cfg.Dir)
 	must(t, err)
 	must(t, os.Remove(path))
 	must(t, p.eng.RefreshProvenance(context.Background()))

@@ -50,7 +50,15 @@ func SharedNotes(cfg Config) (Shared, error) {
 	if err != nil {
 		return Shared{}, err
 	}
-	store := stateStore{path: filepath.Join(repoStateDir(cfg.StateDir, cfg.Repo, u.Host), stateFile)}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return Shared{}, fmt.Errorf("team directory: %w", err)
+	}
+	repoDir, err := stateDirOf(cfg.StateDir, cfg.Repo, u.Host, dir, false)
+	if err != nil {
+		return Shared{}, err
+	}
+	store := stateStore{path: filepath.Join(repoDir, stateFile)}
 	st, err := store.read(cfg.Repo, u.Host)
 	if err != nil {
 		return Shared{}, err

@@ -17,7 +17,7 @@ func provenanceNode(t *testing.T, srv *servertest.Server, subject, dir, stateDir
 	plan := Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}
 	c := &counter{next: newTransport(t)}
 	startNode(t, token, plan, func(o *Options) { o.Open = testOpener(t, token, stateDir, c, nil) })
-	path, err := memsync.ProvenancePath(stateDir, slug, srv.URL)
+	path, err := memsync.ProvenancePath(stateDir, slug, srv.URL, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 func TestReleaseAfterTheWholePass(t *testing.T) {
 	srv := servertest.Start(t)
 	dir, state := t.TempDir(), t.TempDir()
-	prov, err := memsync.ProvenancePath(state, slug, srv.URL)
+	prov, err := memsync.ProvenancePath(state, slug, srv.URL, dir)
 	if err != nil {
 		t.Fatalf("ProvenancePath() error: %v", err)
 	}

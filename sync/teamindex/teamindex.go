@@ -88,7 +88,7 @@ func Build(src Source) (Index, error) {
 // there is none to read: missing, or corrupt until the daemon writes it
 // again.
 func loadProvenance(src Source) *memsync.Provenance {
-	if path, err := memsync.ProvenancePath(src.StateDir, src.Repo, src.Server); err == nil {
+	if path, err := memsync.ProvenancePath(src.StateDir, src.Repo, src.Server, src.Dir); err == nil {
 		if p, err := memsync.LoadProvenance(path); err == nil {
 			return p
 		}

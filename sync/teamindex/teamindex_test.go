@@ -73,7 +73,7 @@ func TestProvenanceShownOnlyWhenItMatches(t *testing.T) {
 	now := time.Now()
 	f.write(t, "a.md", note("A", "the note", "body\n"), now.Add(-50*time.Hour))
 	f.sync(t)
-	path, err := memsync.ProvenancePath(f.src.StateDir, f.src.Repo, f.src.Server)
+	path, err := memsync.ProvenancePath(f.src.StateDir, f.src.Repo, f.src.Server, f.src.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestBuildOrder(t *testing.T) {
 
 func mustProvenancePath(t *testing.T, src Source) string {
 	t.Helper()
-	path, err := memsync.ProvenancePath(src.StateDir, src.Repo, src.Server)
+	path, err := memsync.ProvenancePath(src.StateDir, src.Repo, src.Server, src.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
