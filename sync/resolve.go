@@ -64,7 +64,11 @@ func (e *Engine) Resolve(ctx context.Context, c Conflict, keep, kept string, con
 		if err := s.pull(ctx); err != nil {
 			return err
 		}
-		if keep != KeepServer {
+		if keep == KeepServer {
+			if err := s.takeServers(ctx, c.Key); err != nil {
+				return err
+			}
+		} else {
 			if err := s.writeLocal(c.Key, string(content)); err != nil {
 				return err
 			}
@@ -74,6 +78,29 @@ func (e *Engine) Resolve(ctx context.Context, c Conflict, keep, kept string, con
 		}
 		return s.settle(c, kept)
 	})
+}
+
+// takeServers writes the server's version of key as its file, where the
+// pull left a version of the team directory's own (an edit not pushed, or
+// held back by the secret scan), which stays as a conflict copy of its
+// own. A key the server does not hold live is left as the pull left it.
+func (s *session) takeServers(ctx context.Context, key string) error {
+	sum, live := s.st.ServerChecksums[key]
+	if !live {
+		return nil
+	}
+	if data, err := s.td.read(key); err == nil && entrySum(data) == sum {
+		return nil
+	}
+	full, _, err := s.remote.Get(ctx, s.cfg.Repo, "")
+	if err != nil {
+		return err
+	}
+	value, ok := full.Content.Entries[key]
+	if !ok || entryStringSum(value) != sum {
+		return fmt.Errorf("the server's %s changed while it was read; run the command again", key)
+	}
+	return s.writeLocal(key, value)
 }
 
 // settle logs the decision, then removes the copy c and drops it from the

@@ -126,6 +126,42 @@ func TestResolveSecretKeepsCopy(t *testing.T) {
 	}
 }
 
+// Keeping the server's version after a kept file was held back (a secret
+// in it) puts the server's version in the team directory, as asked, and
+// keeps the version held back, which is on no server, as a conflict copy
+// of its own: nothing is pushed and nothing local is lost.
+func TestResolveServerAfterAHeldFile(t *testing.T) {
+	srv, b, c := conflicted(t, realScanner(t))
+	leak := scantest.AWSNote(scantest.AWSKey())
+	if _, err := b.eng.Resolve(context.Background(), c, KeepFile, "merged.md", []byte(leak)); err == nil {
+		t.Fatal("Resolve(a secret) = nil error, want it held back")
+	}
+	rep, err := b.eng.Resolve(context.Background(), c, KeepServer, KeepServer, nil)
+	if err != nil {
+		t.Fatalf("Resolve(server) error = %v", err)
+	}
+	if got := b.read(t, "n.md"); got != "a's edit\n" {
+		t.Errorf("n.md after keeping the server's version = %q, want the server's", got)
+	}
+	if got := serverEntries(t, srv)["n.md"]; got != "a's edit\n" {
+		t.Errorf("server n.md = %q, want a's edit", got)
+	}
+	if _, err := os.Stat(c.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the settled copy %s: %v, want it removed", c.Path, err)
+	}
+	left, _ := b.eng.Conflicts()
+	if len(left) != 1 || len(rep.Conflicts) != 1 || left[0].Path == c.Path {
+		t.Fatalf("conflicts after = %+v (report %+v), want one new copy of the version held back", left, rep.Conflicts)
+	}
+	if data, err := os.ReadFile(left[0].Path); err != nil || string(data) != leak {
+		t.Errorf("the new copy holds %q, %v, want the version held back", data, err)
+	}
+	b.sync(t)
+	if got := serverEntries(t, srv)["n.md"]; got != "a's edit\n" {
+		t.Errorf("server n.md after the next sync = %q, want a's edit still", got)
+	}
+}
+
 // TestResolveRedactedCopy: a copy kept under a redacted key can only be
 // settled by keeping the server's version.
 func TestResolveRedactedCopy(t *testing.T) {
