@@ -34,6 +34,11 @@ func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "`file` holding the API token (default $"+envToken+
 		" itself, then a file named by $"+envTokenFile+", then [client] token_file)")
+	c.registerStateDir(fs)
+}
+
+// registerStateDir adds --state-dir to fs.
+func (c *clientFlags) registerStateDir(fs *pflag.FlagSet) {
 	fs.StringVar(&c.stateDir, "state-dir", "", "state `directory` (default $"+envStateDir+
 		", then [client] state_dir, then "+stateDir()+")")
 }

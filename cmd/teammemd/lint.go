@@ -34,7 +34,8 @@ the note stays where it is and lint says so.`,
 	fs := cmd.Flags()
 	var f syncFlags
 	fs.StringVar(&f.dir, "dir", "", "team memory directory (default: discovered from the git checkout in the current directory)")
-	fs.StringVar(&f.config, "config", "", "config file, for [client] share_user_notes (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
+	fs.StringVar(&f.config, "config", "", "config file, for [client] share_user_notes and state_dir (default $TEAMMEMD_CONFIG, then $XDG_CONFIG_HOME/teammemd/config.toml)")
+	f.client.registerStateDir(fs) // where --fix reads which notes the server holds
 	asJSON := jsonFlag(fs, "the findings")
 	fix := fs.Bool("fix", false, "move each note of type user from the team directory to your private memory (memory/team/X.md to memory/X.md)")
 	cmd.RunE = body(func(ctx context.Context, _ []string, stdout, _ io.Writer) error {

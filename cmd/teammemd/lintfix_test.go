@@ -122,23 +122,31 @@ func TestLintFixLeavesANoteTheServerHolds(t *testing.T) {
 		t.Fatalf("sync of the sharer: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	team := filepath.Join(t.TempDir(), "-src-app", "memory", "team")
-	if err := os.MkdirAll(team, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(envStateDir, t.TempDir())
-	cfg := writeConfig(t, "")
-	if stdout, stderr, code := runCLI(t, "sync", "--dir", team, "--repo", "acme/app", "--config", cfg); code != 0 {
-		t.Fatalf("sync of the teammate: exit %d\n%s%s", code, stdout, stderr)
-	}
-	stdout, _, code := runCLI(t, "lint", "--fix", "--dir", team, "--config", cfg)
-	if code != exitFailure || !strings.Contains(stdout, "would delete it for the whole team") {
-		t.Errorf("lint --fix on a note the server holds: exit %d\n%s\nwant 1 and the note left", code, stdout)
-	}
-	if data, err := os.ReadFile(filepath.Join(team, "me.md")); err != nil || string(data) != lintUserNote {
-		t.Errorf("team/me.md = %q, %v; want it left in place", data, err)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(team), "me.md")); !os.IsNotExist(err) {
-		t.Errorf("the note was copied to the private memory (%v)", err)
+	// The teammate's state is where TEAMMEMD_STATE_DIR says, or where
+	// --state-dir says, for sync and lint alike.
+	for _, flag := range []bool{false, true} {
+		team := filepath.Join(t.TempDir(), "-src-app", "memory", "team")
+		if err := os.MkdirAll(team, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(envStateDir, t.TempDir())
+		var stateArgs []string
+		if flag {
+			stateArgs = []string{"--state-dir", t.TempDir()}
+		}
+		cfg := writeConfig(t, "")
+		if stdout, stderr, code := runCLI(t, append([]string{"sync", "--dir", team, "--repo", "acme/app", "--config", cfg}, stateArgs...)...); code != 0 {
+			t.Fatalf("sync of the teammate: exit %d\n%s%s", code, stdout, stderr)
+		}
+		stdout, stderr, code := runCLI(t, append([]string{"lint", "--fix", "--dir", team, "--config", cfg}, stateArgs...)...)
+		if code != exitFailure || !strings.Contains(stdout, "would delete it for the whole team") {
+			t.Errorf("lint --fix %v on a note the server holds: exit %d\n%s%s\nwant 1 and the note left", stateArgs, code, stdout, stderr)
+		}
+		if data, err := os.ReadFile(filepath.Join(team, "me.md")); err != nil || string(data) != lintUserNote {
+			t.Errorf("lint --fix %v: team/me.md = %q, %v; want it left in place", stateArgs, data, err)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(team), "me.md")); !os.IsNotExist(err) {
+			t.Errorf("lint --fix %v: the note was copied to the private memory (%v)", stateArgs, err)
+		}
 	}
 }
