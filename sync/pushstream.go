@@ -92,7 +92,7 @@ func (c *fileChecks) stop() {
 // taken, so the report names every file blocked or left out, as when all
 // were scanned before the first batch.
 func (s *session) sendChanged(ctx context.Context, local map[string]IndexEntry, deletes []string) error {
-	keys := s.pushKeys(local)
+	keys := s.unshadowed(s.pushKeys(local), deletes)
 	checks := s.startChecks(ctx, keys, s.aheadOf(local, keys))
 	defer checks.stop()
 	room := s.newCapRoom(len(deletes))
