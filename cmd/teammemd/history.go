@@ -71,6 +71,9 @@ The repo is the git checkout in the current directory, or --repo and --dir.`,
 		key := ""
 		if len(pos) == 1 {
 			key = pos[0]
+			if err := keyArg(key); err != nil {
+				return err
+			}
 		}
 		eng, _, err := c.engine(stderr)
 		if err != nil {
@@ -148,9 +151,9 @@ KEY for the newest. With --json, the revision with its metadata.`,
 	asJSON := jsonFlag(fs, "the revision, its content and metadata")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		pos := args
-		key, version, err := splitVersion(pos[0])
+		key, version, err := keyVersionArg(pos[0])
 		if err != nil {
-			return usageError{err}
+			return err
 		}
 		eng, _, err := c.engine(stderr)
 		if err != nil {
@@ -167,20 +170,6 @@ KEY for the newest. With --json, the revision with its metadata.`,
 		return err
 	})
 	return cmd
-}
-
-// splitVersion splits KEY@VERSION; a key without "@digits" at its end is
-// the newest revision (version 0).
-func splitVersion(arg string) (string, int64, error) {
-	i := strings.LastIndexByte(arg, '@')
-	if i < 0 {
-		return arg, 0, nil
-	}
-	v, err := strconv.ParseInt(arg[i+1:], 10, 64)
-	if err != nil || v < 1 {
-		return arg, 0, nil // an @ that is part of the key
-	}
-	return arg[:i], v, nil
 }
 
 // revisionContent returns the content of a revision, or says why it has
@@ -217,6 +206,9 @@ version V1, against the local file; or version V1 against V2.`,
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		pos := args
 		key := pos[0]
+		if err := keyArg(key); err != nil {
+			return err
+		}
 		versions, err := parseDiffVersions(pos[1:])
 		if err != nil {
 			return usageError{err}

@@ -28,6 +28,9 @@ revision that every teammate gets. Nothing in the history is lost.`,
 	version := fs.Int64("version", 0, "the `version` to bring back, as teammemd history lists it (default: the last content before the newest revision)")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		key := args[0]
+		if err := keyArg(key); err != nil {
+			return err
+		}
 		eng, sc, err := c.engine(stderr)
 		if err != nil {
 			return err
