@@ -184,11 +184,11 @@ func addToken(env Env, f Options, sc existing, add *additions, p *prompter) erro
 // keepToken arranges for tok to be written to the config's token file, or
 // to token in the config directory.
 func keepToken(env Env, tok, have string, add *additions) error {
-	switch {
+	switch err := credential.Check(tok); {
 	case tok == "":
 		return InputError{errors.New("the API token is empty: give the one teammemd token create printed (with --token-stdin, on standard input)")}
-	case strings.ContainsAny(tok, " \t\r\n"):
-		return InputError{errors.New("the API token must be one word, as teammemd token create prints it")}
+	case err != nil:
+		return InputError{err}
 	}
 	add.token = tok
 	add.tokenPath = have
@@ -199,8 +199,8 @@ func keepToken(env Env, tok, have string, add *additions) error {
 	return nil
 }
 
-// checkTokenFile refuses a token file that is missing, empty, or readable
-// by other users.
+// checkTokenFile refuses a token file that is missing, empty, readable by
+// other users, or holding more than the token.
 func checkTokenFile(path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -211,6 +211,9 @@ func checkTokenFile(path string) error {
 		return InputError{fmt.Errorf("token file %s must be a file holding the token", path)}
 	case info.Mode().Perm()&0o077 != 0:
 		return InputError{fmt.Errorf("token file %s is readable by other users (mode %04o): chmod 600 %s", path, info.Mode().Perm(), path)}
+	}
+	if _, err := credential.ReadFile(path); err != nil {
+		return InputError{err}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/credential"
 )
 
 // The exit statuses of teammemd, one table for the code, the help and the
@@ -110,6 +111,8 @@ func errorCode(ctx context.Context, err error) int {
 		return exitUsage
 	case errors.As(err, &ce):
 		return exitConfig
+	case errors.Is(err, credential.ErrMalformed):
+		return exitAuth // a token no server accepts, found before sending it
 	}
 	switch memsync.Classify(err) {
 	case memsync.TokenRejected, memsync.NoAccess, memsync.ReadOnly:

@@ -132,6 +132,10 @@ func TestServiceInstallRefuses(t *testing.T) {
 	if err := os.WriteFile(open, []byte("tmd_x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	twoLines := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(twoLines, []byte("tmd_x\n# comment\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	goRun := filepath.Join(t.TempDir(), "go-build123", "b001", "exe", "teammemd")
 	if err := os.MkdirAll(filepath.Dir(goRun), 0o755); err != nil {
 		t.Fatal(err)
@@ -154,6 +158,7 @@ func TestServiceInstallRefuses(t *testing.T) {
 		{cat([]string{"--server", "http://teammemd.example.com"}, repo, token), "--allow-insecure"},
 		{cat([]string{"--server", "ftp://teammemd.example.com"}, repo, token), "http:// or https://"},
 		{cat(server, repo, []string{"--token-file", open}), "chmod 600 " + open},
+		{cat(server, repo, []string{"--token-file", twoLines}), "token file " + twoLines + ": the API token must be one word"},
 		{cat(server, repo, token, []string{"--token-stdin"}), "not both"},
 		{cat(server, repo, []string{"--token-stdin"}), "the API token is empty"},
 		{slices.Concat([]string{"install", "--binary", goRun}, server, repo, token), "go install ./cmd/teammemd"},

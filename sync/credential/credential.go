@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/oauth2"
 
@@ -31,6 +32,38 @@ const (
 // ErrNoToken says every way to give teammemd its API token.
 var ErrNoToken = errors.New("no API token: run teammemd login, set " + EnvToken + ", or name a file holding it with --token-file, " +
 	EnvTokenFile + " or [client] token_file")
+
+// ErrMalformed is a token that is not one word, such as a token file
+// with a comment on a second line: no server accepts it, and an HTTP
+// client cannot even send it.
+var ErrMalformed = errors.New("the API token must be one word, as teammemd token create prints it")
+
+// Check refuses a token with a space, a line break or another control
+// character in it: the one check setup and every reader of a token share.
+func Check(tok string) error {
+	if strings.ContainsFunc(tok, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return ErrMalformed
+	}
+	return nil
+}
+
+// ReadFile returns the token a token file holds, without the space or
+// newline around it; a file holding more than one word is ErrMalformed,
+// and one holding nothing ErrNoToken, each naming the file.
+func ReadFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read token file: %w", err)
+	}
+	tok := strings.TrimSpace(string(data))
+	switch err := Check(tok); {
+	case tok == "":
+		return "", fmt.Errorf("token file %s is empty: %w", path, ErrNoToken)
+	case err != nil:
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	return tok, nil
+}
 
 // Rule is what decides the credential of every repo of one command or
 // config: the token files, $TEAMMEMD_TOKEN and the logins.
@@ -109,25 +142,22 @@ func (r Rule) login(server string) (string, bool) {
 // Static returns the token itself, for every kind but Login: the token
 // file's content or $TEAMMEMD_TOKEN.
 func (c Choice) Static() (string, error) {
-	var tok string
 	switch c.Kind {
 	case None:
 		return "", ErrNoToken
 	case Env:
-		tok = c.rule.EnvToken
+		tok := strings.TrimSpace(c.rule.EnvToken)
+		switch err := Check(tok); {
+		case tok == "":
+			return "", ErrNoToken
+		case err != nil:
+			return "", fmt.Errorf("$%s: %w", EnvToken, err)
+		}
+		return tok, nil
 	case Login:
 		return "", fmt.Errorf("the login to %s is not a static token", c.Server)
-	default:
-		data, err := os.ReadFile(c.File)
-		if err != nil {
-			return "", fmt.Errorf("read token file: %w", err)
-		}
-		tok = strings.TrimSpace(string(data))
 	}
-	if tok == "" {
-		return "", ErrNoToken
-	}
-	return tok, nil
+	return ReadFile(c.File)
 }
 
 // Source is the token source of the choice: a login is refreshed, and

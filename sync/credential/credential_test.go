@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,41 @@ func TestID(t *testing.T) {
 	}
 	if env := (Rule{EnvToken: "from-env"}).For("", "").ID(); env == "" || env == a.ID() {
 		t.Errorf("ID of $TEAMMEMD_TOKEN = %q, want a digest of its own", env)
+	}
+}
+
+// A token that is not one word, such as a token file with a comment on a
+// second line, is refused before it is sent, naming where it came from;
+// the newline a file ends in is no second word.
+func TestMalformedToken(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	two := write("two-lines", "tmd_abc\n# comment\n")
+	tests := []struct {
+		name, env, file string
+		want            error
+		names           string
+	}{
+		{"second line", "", two, ErrMalformed, two},
+		{"a space", "", write("space", "tmd_abc def\n"), ErrMalformed, "space"},
+		{"a control character", "", write("control", "tmd_\x01abc"), ErrMalformed, "control"},
+		{"env with a newline", "tmd_abc\nx", "", ErrMalformed, "$" + EnvToken},
+		{"one line", "", write("good", "tmd_abc\n"), nil, ""},
+	}
+	for _, tt := range tests {
+		c := Rule{FlagFile: tt.file, EnvToken: tt.env}.For(server, tt.file)
+		_, err := c.Static()
+		if !errors.Is(err, tt.want) || (err != nil && !strings.Contains(err.Error(), tt.names)) {
+			t.Errorf("%s: Static() error = %v, want %v naming %q", tt.name, err, tt.want, tt.names)
+		}
+		if err != nil && strings.Contains(err.Error(), "tmd_abc") {
+			t.Errorf("%s: Static() error %q shows the token", tt.name, err)
+		}
 	}
 }
