@@ -57,9 +57,11 @@ func (c *Client) foreignError(resp *http.Response, data []byte) error {
 }
 
 // notFoundCodes are the error codes of a 404 a teammemd server gives: a
-// repo never written, and the personal lane's.
+// repo never written, a proposal id no proposal has, and the personal
+// lane's.
 var notFoundCodes = map[string]bool{
-	api.CodeNotFound: true, api.CodePersonalNotInitialized: true, api.CodePersonalDisabled: true,
+	api.CodeNotFound: true, api.CodeProposalNotFound: true,
+	api.CodePersonalNotInitialized: true, api.CodePersonalDisabled: true,
 }
 
 // checkBody returns a *NotServerError when a decoded 2xx body lacks the

@@ -135,7 +135,7 @@ func newReviewShowCmd() *cobra.Command {
 		}
 		resp, err := eng.Proposal(ctx, id)
 		if err != nil {
-			return explainSyncError(err)
+			return explainReviewError(id, err)
 		}
 		if *asJSON {
 			return printJSONLines(stdout, []api.ProposalResponse{resp})
@@ -201,7 +201,7 @@ func approve(ctx context.Context, eng *memsync.Engine, id int64, req api.Approve
 		// chains it, so a change after this read is refused, not undone.
 		cur, err := eng.Proposal(ctx, id)
 		if err != nil {
-			return explainSyncError(err)
+			return explainReviewError(id, err)
 		}
 		req.IfMatch = cur.Checksum
 	}
@@ -286,13 +286,16 @@ func newReviewPurgeCmd() *cobra.Command {
 	return cmd
 }
 
-// explainReviewError adds what to do next to a refused decision.
+// explainReviewError adds what to do next to a refused request about
+// proposal id.
 func explainReviewError(id int64, err error) error {
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		return explainSyncError(err)
 	}
 	switch {
+	case ae.Code == api.CodeProposalNotFound:
+		return fmt.Errorf("%w (teammemd review list shows them)", err)
 	case ae.Code == api.CodeProposalConflict:
 		return fmt.Errorf("%w\nsee both sides with: teammemd review show %d; then reject it, or approve your version: teammemd review approve %d --edit KEY=FILE", err, id, id)
 	case ae.Status == 412:

@@ -201,3 +201,16 @@ func TestSyncOnReviewedRepo(t *testing.T) {
 		t.Errorf("the note after the rejection = %q, want it kept", got)
 	}
 }
+
+// A proposal ID the server does not know is said to be unknown, with
+// where to find the real ones: the server's 404 proposal_not_found tells
+// it from a server that is not teammemd.
+func TestReviewUnknownProposal(t *testing.T) {
+	l := newReviewLab(t)
+	for _, args := range [][]string{{"show", "99"}, {"approve", "99"}, {"reject", "99", "--reason", "no"}, {"purge", "99"}} {
+		_, stderr, code := l.review(t, l.carol, args...)
+		if code != exitFailure || !strings.Contains(stderr, "no proposal 99 (teammemd review list shows them)") || strings.Contains(stderr, "server URL") {
+			t.Errorf("review %s: exit %d, stderr %q, want 1 and no proposal 99, without blaming the server URL", strings.Join(args, " "), code, stderr)
+		}
+	}
+}
