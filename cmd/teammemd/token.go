@@ -36,7 +36,7 @@ the SQLite file in --data or the PostgreSQL database in --store. The server
 may be running.`,
 		Example: `  teammemd token create --subject alice --repos 'acme/*'
   teammemd token list --json
-  teammemd token revoke tok_0123456789`,
+  teammemd token revoke 3f9a1c0b7d2e`,
 	}
 	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd())
 	return cmd
@@ -277,40 +277,4 @@ func formatGrants(grants []store.Grant) string {
 		parts[i] = g.Pattern + ":" + string(g.Level)
 	}
 	return strings.Join(parts, ",")
-}
-
-// newTokenRevokeCmd is "teammemd token revoke".
-func newTokenRevokeCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a token by ID",
-		Long: `Revoke a token by the ID teammemd token list shows. Servers stop accepting
-it within their token cache's lifetime.`,
-		Example: `  teammemd token revoke tok_0123456789
-  teammemd token revoke tok_0123456789 --data /var/lib/teammemd`,
-		Args: wantArgs(1, 1, "one token ID (see teammemd token list)"),
-	}
-	tf := addTokenFlags(cmd.Flags())
-	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		return runTokenRevoke(ctx, tf, args[0], stdout, stderr)
-	})
-	return cmd
-}
-
-func runTokenRevoke(ctx context.Context, tf tokenFlags, id string, stdout, stderr io.Writer) error {
-	st, err := tf.openTokens(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	printAuthModes(stderr, *tf.config)
-	err = st.RevokeToken(ctx, id, time.Now())
-	if errors.Is(err, store.ErrTokenNotFound) {
-		return fmt.Errorf("no token with ID %q", id)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "revoked token %s; servers stop accepting it within %v\n", id, auth.CacheTTL)
-	return st.Close()
 }

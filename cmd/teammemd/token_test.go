@@ -107,6 +107,38 @@ func TestTokenLifecycle(t *testing.T) {
 	}
 }
 
+// token revoke takes a token's secret too: it revokes the token the secret
+// belongs to and names its ID. It never shows a secret, not even one it
+// knows no token of.
+func TestTokenRevokeBySecret(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	secret, stderr, code := runCLI(t, "token", "create", "--data", dir, "--subject", "alice", "--repos", "demo/**")
+	if code != 0 {
+		t.Fatalf("token create exit = %d, stderr %q, want 0", code, stderr)
+	}
+	secret = strings.TrimSpace(secret)
+	p, err := authenticate(t, dir, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "token", "revoke", "--data", dir, secret)
+	if code != 0 || !strings.Contains(out, "revoked token "+p.TokenID) || strings.Contains(out+stderr, secret) {
+		t.Fatalf("token revoke SECRET = %q exit %d, stderr %q, want token %s revoked and the secret never shown", out, code, stderr, p.TokenID)
+	}
+	if _, err := authenticate(t, dir, secret); err != auth.ErrUnauthenticated {
+		t.Errorf("Authenticate(token revoked by its secret) error = %v, want ErrUnauthenticated", err)
+	}
+	for _, arg := range []string{secret, auth.TokenPrefix + "UNKNOWNSECRET", "UNKNOWNSECRETWITHOUTPREFIX"} {
+		out, stderr, code := runCLI(t, "token", "revoke", "--data", dir, arg)
+		if code != 1 || !strings.Contains(stderr, "no token") || strings.Contains(out+stderr, arg) {
+			t.Errorf("token revoke %.8s...: exit %d, output %q, want 1, no token, and the argument never shown", arg, code, out+stderr)
+		}
+	}
+	if _, stderr, _ := runCLI(t, "token", "revoke", "--data", dir, "0123456789ab"); !strings.Contains(stderr, `no token with ID "0123456789ab"`) {
+		t.Errorf("token revoke of an unknown ID: stderr %q, want the ID named", stderr)
+	}
+}
+
 func TestTokenDataFromEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TEAMMEMD_DATA", dir)
