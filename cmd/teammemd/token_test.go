@@ -168,6 +168,7 @@ func TestTokenErrors(t *testing.T) {
 		{"empty segment", []string{"token", "create", "--data", dir, "--subject", "a", "--repos", "acme//app"}, 2, "empty segment"},
 		{"partial globstar", []string{"token", "create", "--data", dir, "--subject", "a", "--repos", "acme/app**"}, 2, "whole segment"},
 		{"bad character", []string{"token", "create", "--data", dir, "--subject", "a", "--repos", "acme/a b"}, 2, "may hold only"},
+		{"one segment", []string{"token", "create", "--data", dir, "--subject", "a", "--repos", "demo"}, 2, `repo pattern "demo" matches no repo: a repo slug has 2 to 8 segments`},
 		{"only commas", []string{"token", "create", "--data", dir, "--subject", "a", "--repos", ",,"}, 2, "no repo patterns"},
 		{"unknown flag", []string{"token", "create", "--data", dir, "--admin"}, 2, "admin"},
 		{"stray argument", []string{"token", "list", "--data", dir, "extra"}, 2, "no arguments"},

@@ -10,6 +10,12 @@ import (
 // MaxSlugBytes is the longest repo slug a server accepts.
 const MaxSlugBytes = 256
 
+// MinSlugSegments and MaxSlugSegments bound the segments of a repo slug.
+const (
+	MinSlugSegments = 2
+	MaxSlugSegments = 8
+)
+
 // ValidateSlug reports whether slug names a repo: 2 to 8 segments of
 // [A-Za-z0-9._-], none of them "." or "..", at most 256 bytes.
 func ValidateSlug(slug string) error {
@@ -20,8 +26,8 @@ func ValidateSlug(slug string) error {
 		return fmt.Errorf("repo slug is longer than %d bytes", MaxSlugBytes)
 	}
 	segments := strings.Split(slug, "/")
-	if len(segments) < 2 || len(segments) > 8 {
-		return fmt.Errorf("repo slug %q must have 2 to 8 segments separated by /", slug)
+	if len(segments) < MinSlugSegments || len(segments) > MaxSlugSegments {
+		return fmt.Errorf("repo slug %q must have %d to %d segments separated by /", slug, MinSlugSegments, MaxSlugSegments)
 	}
 	for _, s := range segments {
 		if s == "" || s == "." || s == ".." {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -16,7 +17,8 @@ const maxPatternSegments = 16
 
 // ValidatePattern reports whether pattern is a well-formed grant pattern:
 // segments separated by "/", each either "**" or a run of slug characters
-// ([A-Za-z0-9._-]) and "*" wildcards, none empty, "." or "..".
+// ([A-Za-z0-9._-]) and "*" wildcards, none empty, "." or "..", that can
+// match a repo slug of 2 to 8 segments.
 func ValidatePattern(pattern string) error {
 	if pattern == "" {
 		return errors.New("repo pattern is empty")
@@ -33,7 +35,25 @@ func ValidatePattern(pattern string) error {
 			return fmt.Errorf("repo pattern %q: %w", pattern, err)
 		}
 	}
+	if !matchesSomeSlug(segments) {
+		return fmt.Errorf("repo pattern %q matches no repo: a repo slug has %d to %d segments separated by / (acme/app, "+
+			"gitlab.example.com/group/app); write a pattern as acme/app, acme/* or acme/**", pattern, api.MinSlugSegments, api.MaxSlugSegments)
+	}
 	return nil
+}
+
+// matchesSomeSlug reports whether a pattern of these segments can match a
+// slug of as many segments as a slug may have: each segment but "**"
+// matches exactly one, and "**" any number.
+func matchesSomeSlug(segments []string) bool {
+	fixed := 0
+	for _, s := range segments {
+		if s != "**" {
+			fixed++
+		}
+	}
+	globstar := fixed < len(segments)
+	return fixed <= api.MaxSlugSegments && (fixed >= api.MinSlugSegments || globstar)
 }
 
 func validateSegment(s string) error {

@@ -78,6 +78,15 @@ var patternTests = []struct {
 	{"acme/é", false},
 	{strings.Repeat("a/", 20) + "a", false},
 	{"a/" + strings.Repeat("b", MaxPatternBytes), false},
+	// A slug has 2 to 8 segments: a pattern that matches none is refused.
+	{"demo", false},
+	{"*", false},
+	{"demo/*", true},
+	{"**/app", true},
+	{"a/b/c/d/e/f/g/h", true},
+	{"a/b/c/d/e/f/g/h/**", true},
+	{"a/b/c/d/e/f/g/h/i/**", false},
+	{"a/b/c/d/e/f/g/h/i", false},
 }
 
 func TestValidatePattern(t *testing.T) {
