@@ -54,3 +54,16 @@ func TestDoctorDiscoveryFindsNothing(t *testing.T) {
 		t.Errorf("doctor with discovery and no project: repos line %q, want an info line\n%s", line, out)
 	}
 }
+
+// Outside a checkout, with no repo in the config, the repos line names
+// what doctor takes, never a flag it does not have.
+func TestDoctorOutsideCheckout(t *testing.T) {
+	c := newDoctorCase(t)
+	text := strings.Replace(c.configText(), "[[daemon.repo]]\ncheckout = \""+c.checkout+"\"\n", "", 1)
+	c.configFile(t, text)
+	out, code := c.run(t)
+	line := failLine(out, "repos")
+	if code != 1 || !strings.Contains(line, "nothing to sync") || !strings.Contains(line, "--config") || strings.Contains(line, "--dir") || strings.Contains(line, "--repo") {
+		t.Errorf("doctor outside a checkout: exit %d, repos line %q, want 1, nothing to sync and --config, without --dir or --repo\n%s", code, line, out)
+	}
+}

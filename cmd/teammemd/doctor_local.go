@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -17,7 +18,13 @@ func (d *doctor) checkRepos(ctx context.Context) {
 		return
 	}
 	plan, err := planFor(runFlags{config: d.config, client: d.flags}, d.cfg)
-	if err != nil {
+	var nc noCheckoutError
+	switch {
+	case errors.As(err, &nc):
+		d.report(checkFail, "repos", "nothing to sync: the config lists no repo, and the current directory is in no git checkout ("+nc.err.Error()+")",
+			"list repos as [[daemon.repo]] in the config (or name a config that does with --config FILE), or run teammemd doctor inside the git checkout to sync")
+		return
+	case err != nil:
 		d.report(checkFail, "repos", err.Error(), "list repos as [[daemon.repo]] in the config, or run teammemd doctor inside the git checkout to sync")
 		return
 	}

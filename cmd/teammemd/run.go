@@ -265,13 +265,24 @@ func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 	return checkoutPlan(def)
 }
 
+// noCheckoutError is checkoutPlan's error: neither flags nor config name a
+// repo, and the current directory is in no git checkout. Its message says
+// what run takes; doctor, which has no --dir or --repo, says its own.
+type noCheckoutError struct{ err error }
+
+func (e noCheckoutError) Error() string {
+	return "nothing to sync: pass --dir, --repo and --server, list repos in the [daemon] section of the config, " +
+		"or start it inside a git checkout: " + e.err.Error()
+}
+
+func (e noCheckoutError) Unwrap() error { return e.err }
+
 // checkoutPlan runs the git checkout in the current directory, found the
 // way "teammemd sync" finds it, when neither flags nor config name a repo.
 func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
 	found, err := claude.Discover(".")
 	if err != nil {
-		return daemon.Plan{}, usageError{fmt.Errorf("nothing to sync: pass --dir, --repo and --server, "+
-			"list repos in the [daemon] section of the config, or start it inside a git checkout: %w", err)}
+		return daemon.Plan{}, usageError{noCheckoutError{err}}
 	}
 	if def.Server == "" {
 		return daemon.Plan{}, errNoServer
