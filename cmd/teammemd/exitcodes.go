@@ -38,7 +38,7 @@ var exitCodes = []struct {
 	{exitDaemonDown, "status, service status: no daemon answers, or the service is not running"},
 	{exitAuth, "the server refused the token or login, or the token has no grant for the repo"},
 	{exitUnreachable, "the server could not be reached"},
-	{exitConfig, "the config file is unreadable or invalid, or run has nothing to sync (EX_CONFIG; the systemd unit does not restart on it)"},
+	{exitConfig, "the config file is unreadable or invalid (serve: any setting, from the file, the environment or a flag), or run has nothing to sync (EX_CONFIG; the systemd units do not restart on it)"},
 }
 
 // exitCodeTable formats exitCodes as an indented two-column table.

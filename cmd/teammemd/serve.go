@@ -47,7 +47,7 @@ it is ready, and on SIGHUP reloads its certificate.`,
 		start := func() error {
 			settings, loc, scanCfg, err := f.settings()
 			if err != nil {
-				return usageError{err}
+				return configError{err}
 			}
 			if *migrateOnly {
 				return migrateStore(ctx, loc, log)
@@ -68,7 +68,9 @@ type serveFlags struct {
 // settings reads the config file, applies the flags and the environment
 // to its [server] section and validates every section, once: the server is
 // built from the settings it returns, with the store's location and the
-// scanner's section.
+// scanner's section. Its error is a config the server cannot start with,
+// whichever of file, environment and flags set the bad value: restarting
+// cannot fix it (exit 78).
 func (f serveFlags) settings() (server.Settings, location, scan.Config, error) {
 	cfg, read, err := readConfig(f.config)
 	if err != nil {

@@ -237,13 +237,17 @@ func TestStorePrecedence(t *testing.T) {
 func TestStoreNotURL(t *testing.T) {
 	isolateConfig(t)
 	const secret = "hunter2-not-a-url"
-	for _, args := range [][]string{
-		{"serve", "--store", "host=db password=" + secret},
-		{"token", "list", "--store", "mysql://u:" + secret + "@db/x"},
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"serve", "--store", "host=db password=" + secret}, exitConfig},
+		{[]string{"token", "list", "--store", "mysql://u:" + secret + "@db/x"}, exitUsage},
 	} {
+		args := tt.args
 		stdout, stderr, code := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, "must be a postgres:// or postgresql:// URL") {
-			t.Errorf("teammemd %s = exit %d, stderr %q, want 2 and the URL rule", args[0], code, stderr)
+		if code != tt.code || !strings.Contains(stderr, "must be a postgres:// or postgresql:// URL") {
+			t.Errorf("teammemd %s = exit %d, stderr %q, want %d and the URL rule", args[0], code, stderr, tt.code)
 		}
 		if strings.Contains(stdout+stderr, secret) {
 			t.Errorf("teammemd %s echoed the store value: %q", args[0], stdout+stderr)

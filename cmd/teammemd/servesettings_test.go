@@ -65,8 +65,8 @@ func TestServeBadSettingNamedOnce(t *testing.T) {
 				args = append(args, "--listen", "127.0.0.1:0")
 			}
 			stdout, stderr, code := runCLIWithin(t, time.Minute, args...)
-			if code != 2 || stdout != "" {
-				t.Errorf("teammemd serve with %s = exit %d, stdout %q, want 2 and nothing", tt.name, code, stdout)
+			if code != exitConfig || stdout != "" {
+				t.Errorf("teammemd serve with %s = exit %d, stdout %q, want %d and nothing", tt.name, code, stdout, exitConfig)
 			}
 			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 			if len(lines) != 1 {

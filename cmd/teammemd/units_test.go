@@ -417,6 +417,26 @@ func TestUserUnitStopsWhenNothingToDo(t *testing.T) {
 	}
 }
 
+// teammemd serve with a config it cannot use exits with a status the
+// server unit lists in RestartPreventExitStatus=, as the user unit does for
+// run: restarting cannot fix a config.
+func TestServerUnitStopsOnBadConfig(t *testing.T) {
+	isolateConfig(t)
+	u := readUnit(t, "../../systemd/teammemd-server.service")
+	prevent := strings.Fields(u.value("Service", "RestartPreventExitStatus"))
+	for _, args := range [][]string{
+		{"serve", "--data", t.TempDir(), "--config", writeConfig(t, "[server.limits]\nmax_entries = -1\n")},
+		{"serve", "--data", t.TempDir(), "--config", writeConfig(t, "[server]\nlisen = \"127.0.0.1:0\"\n")},
+		{"serve", "--data", t.TempDir(), "--config", filepath.Join(t.TempDir(), "missing.toml")},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != exitConfig || !slices.Contains(prevent, strconv.Itoa(code)) {
+			t.Errorf("teammemd %s: exit %d, want %d, listed in the server unit's RestartPreventExitStatus=%v\n%s",
+				strings.Join(args, " "), code, exitConfig, prevent, stderr)
+		}
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for a writer and a reader on other
 // goroutines.
 type syncBuffer struct {
