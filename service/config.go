@@ -38,10 +38,10 @@ func readExisting(env Env, path string) (existing, error) {
 		return sc, nil
 	}
 	if err != nil {
-		return sc, fmt.Errorf("read config: %w", err)
+		return sc, ConfigError{fmt.Errorf("read config: %w", err)}
 	}
 	if sc.cfg, err = env.Decode(path, data); err != nil {
-		return sc, fmt.Errorf("%w (fix it, or pass --config to write a new file elsewhere)", err)
+		return sc, ConfigError{fmt.Errorf("%w (fix it, or pass --config to write a new file elsewhere)", err)}
 	}
 	var raw map[string]any
 	md, _ := toml.Decode(string(data), &raw)

@@ -151,6 +151,13 @@ type InputError struct{ Err error }
 func (e InputError) Error() string { return e.Err.Error() }
 func (e InputError) Unwrap() error { return e.Err }
 
+// ConfigError marks a config file that cannot be read or used: the user
+// has to fix the file, or name another.
+type ConfigError struct{ Err error }
+
+func (e ConfigError) Error() string { return e.Err.Error() }
+func (e ConfigError) Unwrap() error { return e.Err }
+
 // runCommands runs cmds in order, printing each; dry only prints them.
 func runCommands(ctx context.Context, env Env, cmds []Cmd, dry bool, w io.Writer) error {
 	for _, c := range cmds {

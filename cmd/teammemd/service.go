@@ -154,11 +154,16 @@ func decodeServiceConfig(path string, data []byte) (service.Config, error) {
 	return service.Config{Client: cfg.Client, Daemon: cfg.Daemon}, err
 }
 
-// serviceError makes bad input to the service commands a usage error.
+// serviceError makes bad input to the service commands a usage error, and
+// a config file they cannot use a config error.
 func serviceError(err error) error {
 	var in service.InputError
-	if errors.As(err, &in) {
+	var ce service.ConfigError
+	switch {
+	case errors.As(err, &in):
 		return usageError{err}
+	case errors.As(err, &ce):
+		return configError{err}
 	}
 	return err
 }

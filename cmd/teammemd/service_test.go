@@ -291,3 +291,30 @@ func TestServiceInstallWithoutAManager(t *testing.T) {
 		t.Errorf("install with no manager wrote into %s/.config", home)
 	}
 }
+
+// service install and setup claude, given a config file they cannot use,
+// exit 78 as every command does for a config that does not load, and
+// change nothing.
+func TestInstallBadConfig(t *testing.T) {
+	home, bin := serviceHome(t)
+	checkout, _ := gitCheckout(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, "tmd_x\n", 0o600)
+	cfg := writeConfig(t, "[client]\nserverr = \"https://teammemd.example.com\"\n")
+	flags := []string{"--binary", bin, "--config", cfg, "--server", "https://teammemd.example.com", "--token-file", tokenFile, "--checkout", checkout}
+	rec := &cmdRecorder{}
+	_, stderr, code := serviceCLI(t, service.Systemd{}, rec, "", append([]string{"install"}, flags...)...)
+	if code != exitConfig || !strings.Contains(stderr, "unknown key client.serverr") {
+		t.Errorf("service install with a bad config: exit %d, stderr %q, want %d naming the key", code, stderr, exitConfig)
+	}
+	_, stderr, code = setupCLI(t, rec, "", append([]string{"claude", "--no-service"}, flags...)...)
+	if code != exitConfig || !strings.Contains(stderr, "unknown key client.serverr") {
+		t.Errorf("setup claude with a bad config: exit %d, stderr %q, want %d naming the key", code, stderr, exitConfig)
+	}
+	if len(rec.calls) > 0 {
+		t.Errorf("install with a bad config ran %q", rec.calls)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("install with a bad config wrote into %s/.config", home)
+	}
+}
