@@ -17,7 +17,7 @@ const systemdUnitName = "teammemd.service"
 // a header that says how to install it by hand.
 const systemdUnitBody = `[Unit]
 Description=teammemd: keep team memory of AI coding agents in sync
-Documentation=https://github.com/teammemd/teammemd#running-the-sync-daemon
+Documentation=https://github.com/teammemd/teammemd/blob/main/docs/02-daemon.md#as-a-service-teammemd-service
 After=network-online.target
 Wants=network-online.target
 StartLimitIntervalSec=300

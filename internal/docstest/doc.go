@@ -1,6 +1,6 @@
 // Package docstest checks the documentation against the module: the README
 // stays short and gives the test command .ci/run runs, every relative link
-// in README.md and docs/ leads to a file and heading that exist, and the
-// troubleshooting chapter names every status state and doctor check the
-// code has. Its tests are the checks; it holds no other code.
+// in README.md and docs/, and the Documentation= URL of every systemd unit,
+// leads to a file and heading that exist, and the troubleshooting chapter
+// names every status state and doctor check the code has. Its tests are the checks; it holds no other code.
 package docstest
