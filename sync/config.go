@@ -1,6 +1,7 @@
 package memsync
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -27,11 +28,15 @@ type ClientConfig struct {
 
 // CheckServer refuses a server URL over which the token would cross the
 // network in the clear: plain http:// to a host other than localhost or a
-// loopback address, unless AllowInsecure is set.
+// loopback address, unless AllowInsecure is set; and one that holds a user
+// name or password (see ValidateServerURL).
 func (c ClientConfig) CheckServer(server string) error {
 	u, err := url.Parse(server)
 	if err != nil {
 		return fmt.Errorf("server URL %q: %w", server, err)
+	}
+	if err := noUserinfo(u); err != nil {
+		return err
 	}
 	if u.Scheme != "http" || c.AllowInsecure || loopback.Is(u.Hostname()) {
 		return nil
@@ -44,9 +49,8 @@ func (c ClientConfig) CheckServer(server string) error {
 // Validate checks the section; every field is optional.
 func (c ClientConfig) Validate() error {
 	if c.Server != "" {
-		u, err := url.Parse(c.Server)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("client.server %q must be an http:// or https:// URL", c.Server)
+		if err := ValidateServerURL(c.Server); err != nil {
+			return fmt.Errorf("client.server: %w", err)
 		}
 	}
 	if c.TokenFile != "" && !filepath.IsAbs(c.TokenFile) {
@@ -56,4 +60,33 @@ func (c ClientConfig) Validate() error {
 		return fmt.Errorf("client.state_dir %q must be an absolute path", c.StateDir)
 	}
 	return nil
+}
+
+// ValidateServerURL checks a server URL of the config: http:// or https://
+// with a host, and no user name or password. Its error never shows a
+// password.
+func ValidateServerURL(server string) error {
+	u, err := url.Parse(server)
+	if err != nil {
+		return errors.New("the server URL does not parse (not shown: it may hold a password); want an http:// or https:// URL")
+	}
+	if err := noUserinfo(u); err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("server URL %q must be an http:// or https:// URL", server)
+	}
+	return nil
+}
+
+// noUserinfo refuses a URL with a user name or password in it: teammemd
+// authenticates with a token, and a password in the URL would be sent,
+// logged and shown. The error names the URL without them.
+func noUserinfo(u *url.URL) error {
+	if u.User == nil {
+		return nil
+	}
+	bare := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	return fmt.Errorf("server URL %s holds a user name or password (not shown): teammemd authenticates with an API token instead; "+
+		"take them out of the URL, and give the token with teammemd login, --token-file or TEAMMEMD_TOKEN", bare.String())
 }

@@ -39,3 +39,30 @@ func TestClientConfigCheckServer(t *testing.T) {
 		}
 	}
 }
+
+// A server URL with a user name or password is refused wherever a server
+// URL is taken, the config's or a flag's, without showing the password:
+// teammemd authenticates with a token.
+func TestServerURLUserinfo(t *testing.T) {
+	const password = "pa55word"
+	for _, server := range []string{
+		"http://user:" + password + "@127.0.0.1:8787",
+		"https://user:" + password + "@teammemd.example.com",
+		"https://" + password + "@teammemd.example.com",
+	} {
+		for name, err := range map[string]error{
+			"CheckServer": ClientConfig{}.CheckServer(server),
+			"Validate":    ClientConfig{Server: server}.Validate(),
+		} {
+			if err == nil || !strings.Contains(err.Error(), "token") {
+				t.Errorf("%s(%s) = %v, want a refusal that says to use a token", name, server, err)
+			}
+			if err != nil && strings.Contains(err.Error(), password) {
+				t.Errorf("%s(%s) = %q, shows the password", name, server, err)
+			}
+		}
+	}
+	if err := (ClientConfig{Server: "https://teammemd.example.com/prefix"}).Validate(); err != nil {
+		t.Errorf("Validate() of a URL without user info = %v, want nil", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
@@ -76,6 +77,9 @@ func (f loginFlags) resolve() (Config, string, error) {
 	server := cmp.Or(f.server, os.Getenv(envServer), cfg.Client.Server)
 	if server == "" {
 		return cfg, "", errNoServer
+	}
+	if err := memsync.ValidateServerURL(server); err != nil {
+		return cfg, "", usageError{err}
 	}
 	return cfg, server, nil
 }

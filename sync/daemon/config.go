@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // Config is the [daemon] section of the teammemd config file.
@@ -60,7 +61,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Validate checks that the repo names exactly one source.
+// Validate checks that the repo names exactly one source, and its server
+// URL, if any.
 func (r RepoConfig) Validate() error {
 	switch {
 	case r.Checkout != "" && (r.Dir != "" || r.Repo != ""):
@@ -70,6 +72,11 @@ func (r RepoConfig) Validate() error {
 	case r.Repo != "":
 		if err := api.ValidateSlug(r.Repo); err != nil {
 			return fmt.Errorf("repo %q: %w", r.Repo, err)
+		}
+	}
+	if r.Server != "" {
+		if err := memsync.ValidateServerURL(r.Server); err != nil {
+			return fmt.Errorf("server: %w", err)
 		}
 	}
 	return nil

@@ -39,3 +39,12 @@ func TestConfigDurationBounds(t *testing.T) {
 		}
 	}
 }
+
+// A repo's own server URL may not hold a user name or password either.
+func TestRepoServerUserinfo(t *testing.T) {
+	r := RepoConfig{Checkout: "/src/app", Server: "https://user:pa55word@teammemd.example.com"}
+	err := (Config{Repos: []RepoConfig{r}}).Validate()
+	if err == nil || strings.Contains(err.Error(), "pa55word") || !strings.Contains(err.Error(), "daemon.repo[0]") {
+		t.Errorf("Validate() of a repo server with a password = %v, want a refusal naming the repo, without the password", err)
+	}
+}
