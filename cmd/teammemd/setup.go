@@ -244,6 +244,22 @@ func startService(ctx context.Context, in *service.Installation, f setupFlags, w
 	return nil
 }
 
+// undoPreview says what undo would take out of the settings: the env keys
+// and the hook setup added, naming only those it did add.
+func undoPreview(r *route.Record) string {
+	var parts []string
+	if len(r.Set) > 0 {
+		parts = append(parts, "env "+strings.Join(slices.Sorted(maps.Keys(r.Set)), ", "))
+	}
+	if r.Hook != "" {
+		parts = append(parts, "the hook "+r.Hook)
+	}
+	if len(parts) == 0 {
+		return "would take nothing out of " + r.Settings + ": setup added no env key or hook there"
+	}
+	return "would take out of " + r.Settings + ": " + strings.Join(parts, " and ")
+}
+
 // setupUndo reverses the recorded setup.
 func setupUndo(f setupFlags, w io.Writer) error {
 	if f.DryRun {
@@ -251,7 +267,7 @@ func setupUndo(f setupFlags, w io.Writer) error {
 		if err != nil || r == nil {
 			return cmp.Or(err, fmt.Errorf("nothing to undo: no setup is recorded in %s", f.recordPath))
 		}
-		fmt.Fprintf(w, "would take out of %s: env %s and the hook %s\n", r.Settings, strings.Join(slices.Sorted(maps.Keys(r.Set)), ", "), r.Hook)
+		fmt.Fprintln(w, undoPreview(r))
 		msg, err := route.UnregisterMCP(f.recordPath, true, fsio.WriteFile)
 		if msg != "" {
 			fmt.Fprintln(w, msg)

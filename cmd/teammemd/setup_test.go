@@ -191,3 +191,29 @@ func TestServiceInstallOffersSetup(t *testing.T) {
 		t.Errorf("service install:\n%s\nwant a warning that the MCP server's teammemd is gone", stdout)
 	}
 }
+
+// setup claude --undo --dry-run names only what undo would take out: on
+// the hook route, the hook, and no env list; a settings file that is not
+// JSON is said to be so.
+func TestSetupUndoDryRun(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	args := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
+		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	if stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", args...); code != 0 {
+		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "", "claude", "--undo", "--dry-run")
+	want := "would take out of " + settings + ": the hook " + bin + " hook session-start\n"
+	if code != 0 || !strings.Contains(stdout, want) || strings.Contains(stdout, "env") {
+		t.Errorf("setup claude --undo --dry-run: exit %d, stdout %q, want %q and no env\n%s", code, stdout, want, stderr)
+	}
+
+	writeFile(t, settings, "{\"model\": \"opus\"} // mine\n", 0o644)
+	_, stderr, code = setupCLI(t, &cmdRecorder{}, "tmd_x", args...)
+	if code == 0 || !strings.Contains(stderr, "not valid JSON") {
+		t.Errorf("setup claude over settings with a comment: exit %d, stderr %q, want a refusal saying it is not valid JSON", code, stderr)
+	}
+}

@@ -67,6 +67,23 @@ func TestMergeRefusesWhatItCannotKeep(t *testing.T) {
 	}
 }
 
+// Settings that are not valid JSON (a comment, text after the object) are
+// said to be so, apart from valid JSON that is not an object.
+func TestMergeSaysWhyNotJSON(t *testing.T) {
+	tests := []struct{ doc, want string }{
+		{"{\"model\": \"opus\"} // mine\n", "not valid JSON"},
+		{"// mine\n{\"model\": \"opus\"}\n", "not valid JSON"},
+		{"{\"model\": \"opus\"}\ntrailing\n", "not valid JSON"},
+		{"[1, 2]", "valid JSON but not an object"},
+	}
+	for _, tt := range tests {
+		_, _, err := merge([]byte(tt.doc), storesChange)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("merge(%q) = %v, want an error saying %q", tt.doc, err, tt.want)
+		}
+	}
+}
+
 func TestIsHookCommand(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		hookCmd: true, "/usr/bin/teammemd hook session-start": true, `"/a b/teammemd" hook session-start`: true,

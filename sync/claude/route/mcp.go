@@ -195,7 +195,7 @@ func finishUnregister(path string, dry bool, msg string) (string, error) {
 }
 
 // readUserConfig reads Claude Code's user config, "{}" when there is
-// none, and its mode; a file that is not a JSON object is an error, and
+// none, and its mode; a file that is no JSON object is an error, and
 // nothing is written to it.
 func readUserConfig(path string) ([]byte, fs.FileMode, error) {
 	data, err := os.ReadFile(path)
@@ -205,8 +205,8 @@ func readUserConfig(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("read Claude Code's user config: %w", err)
 	}
-	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
-		return nil, 0, fmt.Errorf("%s is not a JSON object, so nothing was written to it; fix the file, then run setup again", path)
+	if p := objectProblem(data); p != "" {
+		return nil, 0, fmt.Errorf("%s is %s, so nothing was written to it; fix the file, then run setup again", path, p)
 	}
 	mode := newSettingsMode
 	if fi, err := os.Stat(path); err == nil {

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -64,8 +65,8 @@ func checkSettings(doc []byte) error {
 	if len(strings.TrimSpace(string(doc))) == 0 {
 		return nil
 	}
-	if !gjson.ValidBytes(doc) || !gjson.ParseBytes(doc).IsObject() {
-		return errors.New("it is not a JSON object")
+	if p := objectProblem(doc); p != "" {
+		return errors.New("it is " + p)
 	}
 	for _, k := range []struct{ path, want string }{{"env", "object"}, {"hooks", "object"}, {"hooks.SessionStart", "array"}} {
 		v := gjson.GetBytes(doc, k.path)
@@ -82,6 +83,24 @@ func checkSettings(doc []byte) error {
 		}
 	}
 	return nil
+}
+
+// objectProblem says why doc is no JSON object, "" when it is one: not
+// valid JSON at all (a comment, or text after the closing brace, which
+// Claude Code's JSON files cannot hold), or valid JSON of another kind.
+func objectProblem(doc []byte) string {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Sprintf("not valid JSON (%v, at byte %d): it may hold no comments, nor anything after the closing }", se, se.Offset)
+		}
+		return fmt.Sprintf("not valid JSON (%v)", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return "valid JSON but not an object {...}"
+	}
+	return ""
 }
 
 // ourEnv is every env key a route may set.
