@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 )
 
 // newRestoreCmd brings back a note from its history as a new revision.
@@ -39,8 +40,6 @@ revision that every teammate gets. Nothing in the history is lost.`,
 		if err != nil {
 			return explainSyncError(err)
 		}
-		fmt.Fprintf(stdout, "restoring %s to version %d (%d bytes, written by %s on %s): pushed as a new revision, every teammate gets it\n",
-			api.Printable(key), rev.Version, len(*rev.Content), api.Printable(rev.Subject), rev.Time.UTC().Format(time.RFC3339))
 		rep, err := eng.Restore(ctx, key, *rev.Content)
 		if ferr := sc.Flush(); ferr != nil {
 			fmt.Fprintln(stderr, "teammemd: scan verdict cache not saved:", ferr)
@@ -49,16 +48,25 @@ revision that every teammate gets. Nothing in the history is lost.`,
 		if err != nil {
 			return explainSyncError(err)
 		}
-		if len(rep.Proposed) > 0 {
-			_, err = fmt.Fprintf(stdout, "proposed  %s at version %d for review: teammates get it once a reviewer approves it\n", api.Printable(key), rev.Version)
-			return err
-		}
-		if len(rep.Pushed) == 0 {
-			_, err = fmt.Fprintf(stdout, "%s already holds the content of version %d: no new revision\n", api.Printable(key), rev.Version)
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "restored  %s to version %d as a new revision\n", api.Printable(key), rev.Version)
-		return err
+		return printRestored(stdout, key, rev, rep)
 	})
 	return cmd
+}
+
+// printRestored says what became of a restore the server took: a new
+// revision, a proposal waiting for review, or nothing to do. It is printed
+// only once the server answered, so it never claims a write it refused.
+func printRestored(w io.Writer, key string, rev api.Revision, rep memsync.Report) error {
+	what := fmt.Sprintf("%s to version %d (%d bytes, written by %s on %s)", api.Printable(key), rev.Version, len(*rev.Content),
+		api.Printable(rev.Subject), rev.Time.UTC().Format(time.RFC3339))
+	var err error
+	switch {
+	case len(rep.Proposed) > 0:
+		_, err = fmt.Fprintf(w, "proposed  %s for review: teammates get it once a reviewer approves it\n", what)
+	case len(rep.Pushed) == 0:
+		_, err = fmt.Fprintf(w, "%s already holds the content of version %d: no new revision\n", api.Printable(key), rev.Version)
+	default:
+		_, err = fmt.Fprintf(w, "restored  %s as a new revision: every teammate gets it\n", what)
+	}
+	return err
 }
