@@ -186,7 +186,7 @@ func (s *Server) admitCredential(w http.ResponseWriter, r *http.Request, bearer 
 		return auth.Principal{}, api.NewError(http.StatusTooManyRequests, api.CodeRateLimited,
 			"too many requests from this address failed authentication; retry later")
 	}
-	p, err := s.authenticate(w, r, bearer)
+	p, err := s.authenticate(r.Context(), w, bearer, repoHint(r))
 	if err != nil {
 		h.spend(time.Now())
 		return auth.Principal{}, err
@@ -195,33 +195,34 @@ func (s *Server) admitCredential(w http.ResponseWriter, r *http.Request, bearer 
 	return p, nil
 }
 
-// authenticate checks a bearer credential, empty when none came. The
-// answer never holds the credential; a rejection says what to do, and a
-// mode that could not ask its identity service answers 503 so the client
-// retries.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, bearer string) (auth.Principal, error) {
+// authenticate checks a bearer credential, empty when none came, for a
+// request that names repo (as sent, for the modes whose grants depend on
+// it). The answer never holds the credential; a rejection says what to
+// do, and a mode that could not ask its identity service answers 503 so
+// the client retries.
+func (s *Server) authenticate(ctx context.Context, w http.ResponseWriter, bearer, repo string) (auth.Principal, error) {
 	if bearer == "" {
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "missing bearer token")
 	}
 	var p auth.Principal
 	var err error
 	if ra, ok := s.auth.(auth.RepoAuthenticator); ok {
-		p, err = ra.AuthenticateRepo(r.Context(), bearer, repoHint(r))
+		p, err = ra.AuthenticateRepo(ctx, bearer, repo)
 	} else {
-		p, err = s.auth.Authenticate(r.Context(), bearer)
+		p, err = s.auth.Authenticate(ctx, bearer)
 	}
 	var rej *auth.RejectError
 	var unavail *auth.UnavailableError
 	switch {
 	case errors.As(err, &rej):
-		infoFrom(r.Context()).mode = rej.Mode
+		infoFrom(ctx).mode = rej.Mode
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, rej.Message).
 			With("reason", rej.Reason).With("auth_mode", rej.Mode)
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "invalid or revoked token")
 	case errors.As(err, &unavail):
-		infoFrom(r.Context()).mode = unavail.Mode
-		s.log.WarnContext(r.Context(), "credential check failed", "mode", unavail.Mode, "err", err)
+		infoFrom(ctx).mode = unavail.Mode
+		s.log.WarnContext(ctx, "credential check failed", "mode", unavail.Mode, "err", err)
 		return auth.Principal{}, unavailable(w, "the "+unavail.Mode+" credential could not be checked now; retry later", authRetry)
 	case err != nil:
 		return auth.Principal{}, fmt.Errorf("authenticate: %w", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -33,6 +34,7 @@ type parkedWait struct {
 	delta    bool   // the client asked for the changes since inm alone
 	hints    bool   // the client asked for write hints (hintWrite)
 	subject  string
+	bearer   string // the credential it came with, checked again before its answer
 	instance string // the client instance that sent it, "" when unnamed
 	method   string
 	info     reqInfo // for the access log
@@ -78,7 +80,9 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadlin
 	_ = conn.SetDeadline(time.Time{})
 	info := infoFrom(r.Context())
 	info.parked = true
-	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, hints: a.hints, subject: subject, instance: a.instance, method: r.Method, info: *info, start: info.start}
+	bearer, _ := bearerToken(r.Header.Get("Authorization"))
+	pw := &parkedWait{conn: conn, repo: repo, inm: inm, delta: a.delta, hints: a.hints, subject: subject, bearer: bearer,
+		instance: a.instance, method: r.Method, info: *info, start: info.start}
 	if brw.Reader.Buffered() > 0 {
 		// The client sent more before the answer: end the wait at once.
 		s.endParked(pw, s.notModifiedBytes(inm))
@@ -99,7 +103,7 @@ func (s *Server) park(w http.ResponseWriter, r *http.Request, a waitAsk, deadlin
 	pr.waits[pw] = struct{}{}
 	pw.pr = pr
 	s.metrics.parked.Inc()
-	pw.timer = time.AfterFunc(time.Until(deadline), func() { s.endParked(pw, s.notModifiedBytes(s.heldAt(pw))) })
+	pw.timer = time.AfterFunc(time.Until(deadline), func() { s.answerWait(pw, s.notModifiedBytes(s.heldAt(pw))) })
 	s.lot.wg.Go(func() { s.watchParked(pw) })
 	s.lot.mu.Unlock()
 	kick(pr)
@@ -222,10 +226,12 @@ func (s *Server) answerChanged(repo string, pr *parkedRepo, changed <-chan struc
 		return nil, true // the waits stay; their timers end them
 	}
 	if len(since) > 0 {
-		s.endMany(since, s.responseBytes(func(w http.ResponseWriter) { s.writeWaitAnswer(w, prev, snap, true) }))
+		resp := s.responseBytes(func(w http.ResponseWriter) { s.writeWaitAnswer(w, prev, snap, true) })
+		s.endMany(since, func(pw *parkedWait) { s.answerWait(pw, resp) })
 	}
 	if len(whole) > 0 {
-		s.endMany(whole, s.changedBytes(snap, found))
+		resp := s.changedBytes(snap, found)
+		s.endMany(whole, func(pw *parkedWait) { s.answerWait(pw, resp) })
 	}
 	if !found {
 		return nil, true
@@ -259,22 +265,41 @@ func (s *Server) endAll(repo string, pr *parkedRepo, resp []byte) {
 		waits = append(waits, pw)
 	}
 	s.lot.mu.Unlock()
-	s.endMany(waits, resp)
+	s.endMany(waits, func(pw *parkedWait) { s.endParked(pw, resp) })
 }
 
-// endMany ends waits with the answer resp, on as many goroutines as there
+// endMany ends each of waits with end, on as many goroutines as there
 // are CPUs.
-func (s *Server) endMany(waits []*parkedWait, resp []byte) {
+func (s *Server) endMany(waits []*parkedWait, end func(*parkedWait)) {
 	var wg sync.WaitGroup
 	n := runtime.GOMAXPROCS(0)
 	for i := range n {
 		wg.Go(func() {
 			for j := i; j < len(waits); j += n {
-				s.endParked(waits[j], resp)
+				end(waits[j])
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// answerWait ends pw with resp, its answer, when its credential still
+// admits it (stillAdmitted), else with the answer a new request with that
+// credential gets: a wait parked before its token was revoked never hears
+// of a later write.
+func (s *Server) answerWait(pw *parkedWait, resp []byte) {
+	if pw.ended.Load() {
+		return
+	}
+	ctx := context.Background()
+	h := &recordedResponse{header: http.Header{}}
+	if err := s.stillAdmitted(ctx, h, pw.bearer, pw.repo); err != nil {
+		resp = s.responseBytes(func(w http.ResponseWriter) {
+			maps.Copy(w.Header(), h.header)
+			s.sendError(ctx, w, err)
+		})
+	}
+	s.endParked(pw, resp)
 }
 
 // endParked ends pw once: it sends resp (nothing when the client left),

@@ -41,20 +41,25 @@ func (s *Server) writeRaw(w http.ResponseWriter, status int, body []byte) {
 // is; anything else is logged and answered 500 with a generic message, so no
 // internal detail reaches the client.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	s.sendError(r.Context(), w, err)
+}
+
+// sendError is writeError for the request of ctx.
+func (s *Server) sendError(ctx context.Context, w http.ResponseWriter, err error) {
 	var apiErr *api.Error
 	if !errors.As(err, &apiErr) {
-		if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// The client went away; nobody reads the answer.
 			apiErr = api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "request canceled")
 		} else {
-			s.log.ErrorContext(r.Context(), "request failed", "route", infoFrom(r.Context()).route, "err", err)
+			s.log.ErrorContext(ctx, "request failed", "route", infoFrom(ctx).route, "err", err)
 			apiErr = api.NewError(http.StatusInternalServerError, api.CodeInternal, "internal server error")
 		}
 	}
 	if apiErr.Status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="teammemd"`)
 	}
-	s.writeJSON(w, apiErr.Status, s.redactKey(r.Context(), apiErr).Envelope())
+	s.writeJSON(w, apiErr.Status, s.redactKey(ctx, apiErr).Envelope())
 }
 
 // redactKey returns e with details.key redacted when the key's name holds

@@ -79,7 +79,9 @@ func arrived(list []store.Proposal, after int64) bool {
 
 // waitProposals holds the request, within the subject's change-wait
 // slots, until a proposal with an id above after is listed or wait
-// passes, and returns the list then.
+// passes, and returns the list then. Its credential is checked again
+// after each wake and before the answer, as a change wait's is
+// (stillAdmitted).
 func (s *Server) waitProposals(w http.ResponseWriter, r *http.Request, p auth.Principal, q store.ProposalQuery, after int64, wait time.Duration) ([]store.Proposal, error) {
 	if err := s.takeWaitSlot(w, p.Subject); err != nil {
 		return nil, err
@@ -91,6 +93,7 @@ func (s *Server) waitProposals(w http.ResponseWriter, r *http.Request, p auth.Pr
 	}()
 	timer := time.NewTimer(wait + jitter(wait))
 	defer timer.Stop()
+	bearer, _ := bearerToken(r.Header.Get("Authorization"))
 	for {
 		changed, release := s.waker.Subscribe(store.ReviewWakeKey(q.Repo))
 		list, err := s.Proposals(r.Context(), p, q)
@@ -101,8 +104,14 @@ func (s *Server) waitProposals(w http.ResponseWriter, r *http.Request, p auth.Pr
 		select {
 		case <-changed:
 			release()
+			if p, err = s.authenticate(r.Context(), w, bearer, q.Repo); err != nil {
+				return nil, err
+			}
 		case <-timer.C:
 			release()
+			if err := s.stillAdmitted(r.Context(), w, bearer, q.Repo); err != nil {
+				return nil, err
+			}
 			return list, nil
 		case <-s.stopping:
 			release()

@@ -60,6 +60,9 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, a waitAsk, w
 		}
 		if snap.Checksum != inm {
 			release()
+			if err := s.stillAdmittedAfter(w, r, repo, woken); err != nil {
+				return err
+			}
 			if !found {
 				return notFound()
 			}
@@ -82,6 +85,9 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, a waitAsk, w
 			woken = true
 		case <-timer.C:
 			release()
+			if err := s.stillAdmittedAfter(w, r, repo, true); err != nil {
+				return err
+			}
 			notModified(w, inm)
 			return nil
 		case <-s.stopping:
@@ -92,6 +98,39 @@ func (s *Server) waitChange(w http.ResponseWriter, r *http.Request, a waitAsk, w
 			return fmt.Errorf("change wait: %w", r.Context().Err())
 		}
 	}
+}
+
+// stillAdmittedAfter checks the credential of r, a change wait on repo,
+// again before its answer once it has waited: see stillAdmitted.
+func (s *Server) stillAdmittedAfter(w http.ResponseWriter, r *http.Request, repo string, waited bool) error {
+	if !waited {
+		return nil // checked as the request came
+	}
+	bearer, _ := bearerToken(r.Header.Get("Authorization"))
+	return s.stillAdmitted(r.Context(), w, bearer, repo)
+}
+
+// stillAdmitted checks bearer, the credential of a change wait on repo,
+// again before the wait is answered, as a new request's would be: nil
+// while it authenticates and may read repo (a personal lane: while it
+// authenticates, as the lane is its subject's), else the answer a new
+// request with it gets: 401 for a revoked token or an expired login, 403
+// for a grant taken away, 503 when it cannot be checked now. The check is
+// a request's: a token looked up within auth.CacheTTL, or since the last
+// revocation the server saw, costs a hash and a cache lookup.
+func (s *Server) stillAdmitted(ctx context.Context, w http.ResponseWriter, bearer, repo string) error {
+	if store.IsPersonalRepo(repo) {
+		_, err := s.authenticate(ctx, w, bearer, "")
+		return err
+	}
+	p, err := s.authenticate(ctx, w, bearer, repo)
+	if err != nil {
+		return err
+	}
+	if !p.Allows(repo, store.LevelRead) {
+		return denied(p, repo, store.LevelRead)
+	}
+	return nil
 }
 
 // takeWaitSlot takes a change wait slot for subject or answers why not:
