@@ -204,14 +204,15 @@ func landed(prop store.Proposal, snap store.Snapshot) bool {
 	return true
 }
 
-// readProposal reads proposal id, answering 404 for an unknown one.
+// readProposal reads proposal id, answering 404 for an unknown one. Who
+// may see it is the caller's to check, with reviewDenied.
 func (s *Server) readProposal(ctx context.Context, id int64) (store.Proposal, error) {
 	if s.proposals == nil {
-		return store.Proposal{}, proposalNotFound(id)
+		return store.Proposal{}, proposalNotFound()
 	}
 	prop, err := s.proposals.Proposal(ctx, id)
 	if errors.Is(err, store.ErrProposalNotFound) {
-		return prop, proposalNotFound(id)
+		return prop, proposalNotFound()
 	}
 	if err != nil {
 		return prop, fmt.Errorf("read proposal %d: %w", id, err)
@@ -219,12 +220,19 @@ func (s *Server) readProposal(ctx context.Context, id int64) (store.Proposal, er
 	return prop, nil
 }
 
-func proposalNotFound(id int64) error {
-	return api.NewError(http.StatusNotFound, api.CodeProposalNotFound, fmt.Sprintf("there is no proposal %d", id))
+// proposalNotFound is the 404 for an id no proposal has, and for a
+// proposal whose repo the caller may not read: the two answers are the
+// same, so walking the ids names no repo under review.
+func proposalNotFound() error {
+	return api.NewError(http.StatusNotFound, api.CodeProposalNotFound, "there is no proposal with this id")
 }
 
-// reviewDenied is the 403 for p, who may not do what on repo's proposals.
+// reviewDenied is the 403 for p, who may read repo but not do what on its
+// proposals; for p who may not read repo it is the 404 of an unknown id.
 func reviewDenied(p auth.Principal, repo, what string) error {
+	if !p.Allows(repo, store.LevelRead) {
+		return proposalNotFound()
+	}
 	return api.NewError(http.StatusForbidden, api.CodeACLDenied,
 		fmt.Sprintf("%s may not %s: it takes a review grant on %s", p.Subject, what, repo))
 }
