@@ -135,9 +135,9 @@ func (s *Server) putLane(w http.ResponseWriter, r *http.Request, p auth.Principa
 	if err := keyMatches(sent, current); err != nil {
 		return err
 	}
-	ifMatch := firstETag(r.Header.Get("If-Match"))
-	if ifMatch == "*" {
-		ifMatch = ""
+	ifMatch, err := s.precondition(r.Context(), repo, readIfMatch(r.Header))
+	if err != nil {
+		return err
 	}
 	wr := store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: writeClient(p, r.Header),
 		Lane: &store.LaneWrite{KeyID: sent, Quota: s.quota}}

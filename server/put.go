@@ -29,9 +29,9 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if err != nil {
 		return err
 	}
-	ifMatch := firstETag(r.Header.Get("If-Match"))
-	if ifMatch == "*" {
-		ifMatch = ""
+	ifMatch, err := s.precondition(r.Context(), repo, readIfMatch(r.Header))
+	if err != nil {
+		return err
 	}
 	resp, err := s.write(r.Context(), p, repo, req, ifMatch, origin{client: writeClient(p, r.Header), instance: instance})
 	if err != nil {
