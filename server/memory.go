@@ -16,63 +16,76 @@ import (
 )
 
 // serveMemory answers the collection route: GET (full, hashes, change wait)
-// and PUT.
+// and PUT. The request's form is checked before its access (PROTOCOL.md
+// section 4).
 func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	q, repo, err := repoQuery(r)
 	if err != nil {
 		return err
 	}
+	instance, err := instanceOf(r)
+	if err != nil {
+		return err
+	}
 	if r.Method == http.MethodPut {
-		return s.put(w, r, p, repo)
+		return s.put(w, r, p, repo, instance)
 	}
-	view := q.Get(api.ParamView)
-	if view != "" && view != api.ViewHashes {
-		return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "view must be empty or \"hashes\"")
-	}
-	wait, err := s.waitParam(q, view)
+	g, err := s.readGet(r, q)
 	if err != nil {
 		return err
 	}
 	if !p.Allows(repo, store.LevelRead) {
 		return denied(p, repo, store.LevelRead)
 	}
-	only, err := onlyParam(q, view)
-	if err != nil {
-		return err
-	}
-	at, err := atParam(q, only)
-	if err != nil {
-		return err
-	}
-	delta, err := deltaParam(q, wait)
-	if err != nil {
-		return err
-	}
-	inm := firstETag(r.Header.Get("If-None-Match"))
-	if view == api.ViewHashes {
-		instance, hint, err := hashesHeaders(r)
-		if err != nil {
-			return err
+	if g.hashes {
+		if g.wait > 0 && g.inm != "" {
+			return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: g.inm, delta: g.delta, hints: g.hint && r.ProtoAtLeast(1, 1), instance: instance}, g.wait)
 		}
-		if wait > 0 && inm != "" {
-			return s.waitChange(w, r, waitAsk{subject: p.Subject, repo: repo, inm: inm, delta: delta, hints: hint && r.ProtoAtLeast(1, 1), instance: instance}, wait)
-		}
-		if hint && wait == 0 && s.announceWrite(p, repo, instance) {
+		if g.hint && g.wait == 0 && s.announceWrite(p, repo, instance) {
 			s.warmWrite(repo)
 		}
 	}
-	return s.get(w, r, repo, view == api.ViewHashes, inm, onlyAt{keys: only, at: at})
+	return s.get(w, r, repo, g.hashes, g.inm, g.only)
 }
 
-// hashesHeaders returns the instance a change wait or hash probe names
-// (section 19) and whether it carries the write hint header (section 21).
-func hashesHeaders(r *http.Request) (string, bool, error) {
-	instance, err := instanceOf(r)
-	if err != nil {
-		return "", false, err
+// memoryGet is what a GET of the collection route asks for.
+type memoryGet struct {
+	hashes bool          // view=hashes
+	wait   time.Duration // a change wait's, 0 for none
+	only   onlyAt
+	delta  bool   // the changes since alone (section 18)
+	hint   bool   // write hints (section 21), on a hash probe or wait
+	inm    string // If-None-Match, "" when absent
+}
+
+// readGet reads and checks the parameters and headers of a GET.
+func (s *Server) readGet(r *http.Request, q url.Values) (memoryGet, error) {
+	var g memoryGet
+	view := q.Get(api.ParamView)
+	if view != "" && view != api.ViewHashes {
+		return g, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "view must be empty or \"hashes\"")
 	}
-	hint, err := hintHeader(r)
-	return instance, hint, err
+	g.hashes = view == api.ViewHashes
+	var err error
+	if g.wait, err = s.waitParam(q, view); err != nil {
+		return g, err
+	}
+	if g.only.keys, err = onlyParam(q, view); err != nil {
+		return g, err
+	}
+	if g.only.at, err = atParam(q, g.only.keys); err != nil {
+		return g, err
+	}
+	if g.delta, err = deltaParam(q, g.wait); err != nil {
+		return g, err
+	}
+	if g.hashes {
+		if g.hint, err = hintHeader(r); err != nil {
+			return g, err
+		}
+	}
+	g.inm = firstETag(r.Header.Get("If-None-Match"))
+	return g, nil
 }
 
 // onlyAt is what a full pull names (extension): the keys whose values it
@@ -123,9 +136,9 @@ func onlyParam(q url.Values, view string) ([]string, error) {
 // repoQuery parses the query string and validates its repo slug, which has
 // already been percent-decoded.
 func repoQuery(r *http.Request) (url.Values, string, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
+	q, err := parseQuery(r)
 	if err != nil {
-		return nil, "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "malformed query string")
+		return nil, "", err
 	}
 	repo := q.Get(api.ParamRepo)
 	if err := api.ValidateSlug(repo); err != nil {
@@ -133,6 +146,26 @@ func repoQuery(r *http.Request) (url.Values, string, error) {
 	}
 	infoFrom(r.Context()).repo = repo
 	return q, repo, nil
+}
+
+// onceParams are the query parameters that take one value: one given
+// twice is refused, never read as its first value.
+var onceParams = []string{api.ParamRepo, api.ParamView, api.ParamWait, api.ParamKey, api.ParamCursor,
+	api.ParamLimit, api.ParamState, api.ParamAfter, api.ParamLane}
+
+// parseQuery parses r's query string: 400 when it is malformed or gives a
+// parameter of onceParams twice, naming it.
+func parseQuery(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "malformed query string")
+	}
+	for _, name := range onceParams {
+		if len(q[name]) > 1 {
+			return nil, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, name+" must be given once")
+		}
+	}
+	return q, nil
 }
 
 // waitParam parses wait=<seconds>, allowed only with view=hashes, and caps

@@ -86,9 +86,9 @@ func (s *Server) serveLane(w http.ResponseWriter, r *http.Request, p auth.Princi
 // laneRequest parses a lane request's query and its lane, and the key ID
 // its header names.
 func laneRequest(r *http.Request) (url.Values, string, string, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
+	q, err := parseQuery(r)
 	if err != nil {
-		return nil, "", "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "malformed query string")
+		return nil, "", "", err
 	}
 	lane := q.Get(api.ParamLane)
 	if !api.ValidLaneID(lane) {

@@ -16,15 +16,12 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
-// put applies an upsert-merge. Checks run in the protocol's order: the body's
-// form (400, 413), then what write checks. On a repo under review the write
-// is held as a proposal instead.
-func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo string) error {
+// put applies an upsert-merge from the client instance that names itself
+// ("" for none). Checks run in the protocol's order: the body's form (400,
+// 413), then what write checks. On a repo under review the write is held
+// as a proposal instead.
+func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, repo, instance string) error {
 	savetrace.Mark("server.put", "")
-	instance, err := instanceOf(r)
-	if err != nil {
-		return err
-	}
 	req, err := s.readPut(w, r)
 	if err != nil {
 		return err
