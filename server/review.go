@@ -237,6 +237,24 @@ func reviewDenied(p auth.Principal, repo, what string) error {
 		fmt.Sprintf("%s may not %s: it takes a review grant on %s", p.Subject, what, repo))
 }
 
+// checkReason refuses a rejection's reason in which the secret scan finds
+// a secret, as a PUT's value is refused: 422 naming the rules, never what
+// matched. The reason is kept and shown to the author and the reviewers.
+func (s *Server) checkReason(ctx context.Context, reason string) error {
+	if s.scanner == nil || reason == "" {
+		return nil
+	}
+	hits, err := s.scanner.ScanEntries(ctx, map[string]string{"reason": reason})
+	if err != nil {
+		return fmt.Errorf("scan reason: %w", err)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	return api.NewError(http.StatusUnprocessableEntity, api.CodeSecretDetected,
+		"the reason looks like it holds a secret; nothing was recorded").With("rule_ids", hits["reason"])
+}
+
 // decidedError is the 409 for a proposal no longer pending.
 func decidedError(prop store.Proposal) error {
 	msg := fmt.Sprintf("proposal %d was already %s", prop.ID, prop.State)
