@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -15,9 +16,34 @@ const webViewAgent = "teammemd web view"
 // made a request: the credential as the server verified it, then the
 // User-Agent and Teammemd-Client headers as the client sent them. Those
 // are the client's claim, recorded for people to read; nothing decides
-// access by them.
-func writeClient(p auth.Principal, h http.Header) string {
-	return api.DescribeClient(credential(p), h.Get("User-Agent"), h.Get(api.HeaderClient))
+// access by them. A claimed part in which the secret scan finds a secret
+// (in the whole header, not only in what is recorded of it) is recorded
+// as api.ClientRedacted.
+func (s *Server) writeClient(ctx context.Context, p auth.Principal, h http.Header) string {
+	agent, machine := h.Get("User-Agent"), h.Get(api.HeaderClient)
+	if s.claimHoldsSecret(ctx, agent+"\n"+machine) {
+		agentHolds, machineHolds := s.claimHoldsSecret(ctx, agent), s.claimHoldsSecret(ctx, machine)
+		if agentHolds || !machineHolds {
+			agent = api.ClientRedacted
+		}
+		if machineHolds || !agentHolds {
+			machine = api.ClientRedacted
+		}
+	}
+	return api.DescribeClient(credential(p), agent, machine)
+}
+
+// claimHoldsSecret reports whether the secret scan finds a secret in
+// text, what a client claims, cleaned as a client description is; true
+// when the scan cannot run. The text of a daemon's every request is the
+// same, so its scan after the first is the scanner's cache lookup.
+func (s *Server) claimHoldsSecret(ctx context.Context, text string) bool {
+	text = api.CleanClientText(text, len(text))
+	if s.scanner == nil || text == "" {
+		return false
+	}
+	hits, err := s.scanner.ScanEntries(ctx, map[string]string{"client": text})
+	return err != nil || len(hits) > 0
 }
 
 // credential names what vouched for p: "token:" and the API token's ID, or

@@ -50,7 +50,7 @@ func (s *Server) mcpRoute(next http.Handler) http.Handler {
 			return
 		}
 		bearer, _ := bearerToken(r.Header.Get("Authorization"))
-		c := &Caller{s: s, p: p, bearer: bearer, client: writeClient(p, r.Header)}
+		c := &Caller{s: s, p: p, bearer: bearer, client: s.writeClient(r.Context(), p, r.Header)}
 		r.Body = http.MaxBytesReader(w, r.Body, mcpBodyBytes(s.limits))
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 	})

@@ -139,7 +139,7 @@ func (s *Server) putLane(w http.ResponseWriter, r *http.Request, p auth.Principa
 	if err != nil {
 		return err
 	}
-	wr := store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: writeClient(p, r.Header),
+	wr := store.Write{Repo: repo, IfMatch: ifMatch, Subject: p.Subject, Client: s.writeClient(r.Context(), p, r.Header),
 		Lane: &store.LaneWrite{KeyID: sent, Quota: s.quota}}
 	resp, err := s.commit(r.Context(), wr, req, "")
 	if err != nil {

@@ -30,7 +30,7 @@ func (s *Server) put(w http.ResponseWriter, r *http.Request, p auth.Principal, r
 	if err != nil {
 		return err
 	}
-	resp, err := s.write(r.Context(), p, repo, req, ifMatch, origin{client: writeClient(p, r.Header), instance: instance})
+	resp, err := s.write(r.Context(), p, repo, req, ifMatch, origin{client: s.writeClient(r.Context(), p, r.Header), instance: instance})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/servertest"
 )
+
+// leakedKey is an AWS access key id in the shape awsKeyScanner flags.
+const leakedKey = "AKIAIOSFODNN7EXAMPLE"
 
 // TestRejectionReasonWithSecretRefused rejects a proposal with a reason
 // that holds a secret: 422 as a PUT's value with one gets, the secret
@@ -28,5 +32,31 @@ func TestRejectionReasonWithSecretRefused(t *testing.T) {
 	}
 	if r := s.decision(t, s.carol, id, "reject", `{"reason":"we moved to 9090"}`); r.status != http.StatusOK {
 		t.Errorf("reject with a clean reason = %d %s, want 200", r.status, r.body)
+	}
+}
+
+// TestHistoryClientWithSecretRedacted writes with a User-Agent and a
+// machine name that hold a secret: history records each such part as
+// redacted, the credential as verified.
+func TestHistoryClientWithSecretRedacted(t *testing.T) {
+	s := servertest.Start(t, servertest.WithScanner(awsKeyScanner{}))
+	tests := []struct {
+		agent, machine, want string
+	}{
+		{"tool/1.0 " + leakedKey, "ann-laptop", " via " + api.ClientRedacted + " on ann-laptop"},
+		{"tool/1.0", "box-" + leakedKey, " via tool/1.0 on " + api.ClientRedacted},
+		// The key starts within the User-Agent's bound and ends past it.
+		{strings.Repeat("u", 90) + " " + leakedKey, "", " via " + api.ClientRedacted},
+	}
+	for i, tt := range tests {
+		r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: s.Token, body: putBody(t, map[string]string{"a.md": strings.Repeat("a", i+1)}),
+			headers: map[string]string{"User-Agent": tt.agent, api.HeaderClient: tt.machine}})
+		if r.status != http.StatusOK {
+			t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
+		}
+		rev := repoHistory(t, s, "false")[0]
+		if !strings.HasPrefix(rev.Client, "token:") || !strings.HasSuffix(rev.Client, tt.want) || strings.Contains(rev.Client, "AKIA") {
+			t.Errorf("client of a write from %q on %q = %q, want the credential then %q", tt.agent, tt.machine, rev.Client, tt.want)
+		}
 	}
 }

@@ -11,6 +11,11 @@ import (
 // server records it in history as the client claims it, never as proof.
 const HeaderClient = "Teammemd-Client"
 
+// ClientRedacted stands, in a client description, for a part the client
+// claimed (its User-Agent, its machine) in which the server's secret scan
+// found a secret: the part is never recorded as sent.
+const ClientRedacted = "[redacted]"
+
 // Bounds of a revision's client description (PROTOCOL.md section 10).
 const (
 	// MaxClientBytes bounds the whole description.
