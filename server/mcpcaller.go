@@ -27,8 +27,8 @@ func noRepo(repo string) error {
 
 // Readable checks repo's slug and the caller's read grant on it.
 func (c *Caller) Readable(ctx context.Context, repo string) error {
-	if err := api.ValidateSlug(repo); err != nil {
-		return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: "+err.Error())
+	if problem := api.SlugProblem(repo); problem != "" {
+		return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: the slug "+problem)
 	}
 	p, err := c.principal(ctx, repo)
 	if err != nil || !p.Allows(repo, store.LevelRead) {

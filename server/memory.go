@@ -141,8 +141,8 @@ func repoQuery(r *http.Request) (url.Values, string, error) {
 		return nil, "", err
 	}
 	repo := q.Get(api.ParamRepo)
-	if err := api.ValidateSlug(repo); err != nil {
-		return nil, "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: "+err.Error())
+	if problem := api.SlugProblem(repo); problem != "" {
+		return nil, "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: the slug "+problem)
 	}
 	infoFrom(r.Context()).repo = repo
 	return q, repo, nil

@@ -50,9 +50,13 @@ type origin struct {
 }
 
 // write is every write a client asks for to a team repo, through the
-// API's PUT, the MCP tools or the web view: access (403), the secret scan
-// (422), then on a repo under review a proposal, else commit.
+// API's PUT, the MCP tools or the web view: the repo's name (400), access
+// (403), the secret scan (422), then on a repo under review a proposal,
+// else commit.
 func (s *Server) write(ctx context.Context, p auth.Principal, repo string, req api.PutRequest, ifMatch string, o origin) (api.PutResponse, error) {
+	if err := s.checkSlug(ctx, repo); err != nil {
+		return api.PutResponse{}, err
+	}
 	if !p.Allows(repo, store.LevelWrite) {
 		return api.PutResponse{}, denied(p, repo, store.LevelWrite)
 	}
@@ -165,6 +169,26 @@ func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest
 	default:
 		return api.PutRequest{}, api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "cannot read request body")
 	}
+}
+
+// checkSlug refuses a write to a repo whose slug holds a secret, with 400
+// naming the rules and never the slug; the access log then names the
+// repo redacted, as a key whose name holds a secret is shown
+// (api.RedactKey). When the scan cannot run, the write fails.
+func (s *Server) checkSlug(ctx context.Context, repo string) error {
+	if s.scanner == nil {
+		return nil
+	}
+	hits, err := s.scanner.ScanKeys(ctx, []string{repo})
+	if err != nil {
+		return fmt.Errorf("scan repo slug: %w", err)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	infoFrom(ctx).repo = api.RedactKey(repo)
+	return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest,
+		"the repo's slug looks like it holds a secret: name the repo otherwise; nothing was written").With("rule_ids", hits[repo])
 }
 
 // scan refuses a PUT in which a value, or the name of a key it writes or

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,6 +58,29 @@ func TestHistoryClientWithSecretRedacted(t *testing.T) {
 		rev := repoHistory(t, s, "false")[0]
 		if !strings.HasPrefix(rev.Client, "token:") || !strings.HasSuffix(rev.Client, tt.want) || strings.Contains(rev.Client, "AKIA") {
 			t.Errorf("client of a write from %q on %q = %q, want the credential then %q", tt.agent, tt.machine, rev.Client, tt.want)
+		}
+	}
+}
+
+// TestSecretSlugRefused writes to a repo whose slug holds a secret: 400,
+// nothing stored, and neither the answer nor the access log holds the
+// slug; nor does the answer to a slug that is invalid besides.
+func TestSecretSlugRefused(t *testing.T) {
+	var logs syncBuffer
+	s := servertest.Start(t, servertest.WithScanner(awsKeyScanner{}), servertest.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	for _, slug := range []string{"acme/" + leakedKey, leakedKey, "acme/" + leakedKey + "/../x"} {
+		r := do(t, s.URL, req{method: http.MethodPut, repo: slug, token: s.Token, body: putBody(t, map[string]string{"a.md": "a"})})
+		if r.status != http.StatusBadRequest || r.errorCode() != api.CodeInvalidRequest || strings.Contains(string(r.body), leakedKey) {
+			t.Errorf("PUT to %q = %d %s, want 400 %s without the slug", slug, r.status, r.body, api.CodeInvalidRequest)
+		}
+	}
+	if r := do(t, s.URL, req{repo: "acme/" + leakedKey, token: s.Token, query: memQuery("acme/"+leakedKey, "view", "hashes")}); r.status != http.StatusNotFound {
+		t.Errorf("GET after the refused PUT = %d %s, want 404: nothing stored", r.status, r.body)
+	}
+	text := logs.String()
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, `"method":"PUT"`) && strings.Contains(line, leakedKey) {
+			t.Errorf("access log line of a refused PUT holds the slug: %s", line)
 		}
 	}
 }

@@ -17,29 +17,44 @@ const (
 )
 
 // ValidateSlug reports whether slug names a repo: 2 to 8 segments of
-// [A-Za-z0-9._-], none of them "." or "..", at most 256 bytes.
+// [A-Za-z0-9._-], none of them "." or "..", at most 256 bytes. The error
+// names the slug; SlugProblem says the same without it.
 func ValidateSlug(slug string) error {
+	problem := SlugProblem(slug)
+	switch {
+	case problem == "":
+		return nil
+	case slug == "" || len(slug) > MaxSlugBytes:
+		return errors.New("repo slug " + problem)
+	}
+	return fmt.Errorf("repo slug %q %s", slug, problem)
+}
+
+// SlugProblem says why slug names no repo ("" when it names one) without
+// naming it, for an answer or a log that must not echo what a client sent:
+// a slug may hold a secret.
+func SlugProblem(slug string) string {
 	if slug == "" {
-		return errors.New("repo slug is empty")
+		return "is empty"
 	}
 	if len(slug) > MaxSlugBytes {
-		return fmt.Errorf("repo slug is longer than %d bytes", MaxSlugBytes)
+		return fmt.Sprintf("is longer than %d bytes", MaxSlugBytes)
 	}
 	segments := strings.Split(slug, "/")
 	if len(segments) < MinSlugSegments || len(segments) > MaxSlugSegments {
-		return fmt.Errorf("repo slug %q must have %d to %d segments separated by /", slug, MinSlugSegments, MaxSlugSegments)
+		return fmt.Sprintf("must have %d to %d segments separated by /", MinSlugSegments, MaxSlugSegments)
 	}
 	for _, s := range segments {
 		if s == "" || s == "." || s == ".." {
-			return fmt.Errorf("repo slug %q has an empty or dot segment", slug)
+			return "has an empty or dot segment"
 		}
 		for i := 0; i < len(s); i++ {
 			if !slugByte(s[i]) {
-				return fmt.Errorf("repo slug %q may hold only letters, digits, '.', '_' and '-' in a segment", slug)
+				return "may hold only letters, digits, '.', '_' and '-' in a segment"
 			}
 		}
 	}
-	return nil
+	return ""
 }
 
 func slugByte(c byte) bool {

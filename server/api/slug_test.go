@@ -34,6 +34,13 @@ func TestValidateSlug(t *testing.T) {
 		if got := err == nil; got != tc.ok {
 			t.Errorf("ValidateSlug(%q) = %v, want ok=%v", tc.slug, err, tc.ok)
 		}
+		problem := SlugProblem(tc.slug)
+		if (problem == "") != tc.ok || err != nil && !strings.HasSuffix(err.Error(), problem) {
+			t.Errorf("SlugProblem(%q) = %q, want what ValidateSlug says (%v)", tc.slug, problem, err)
+		}
+		if len(tc.slug) > 3 && strings.Contains(problem, tc.slug) {
+			t.Errorf("SlugProblem(%q) = %q, names the slug", tc.slug, problem)
+		}
 	}
 }
 
