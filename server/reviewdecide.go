@@ -141,6 +141,9 @@ func (s *Server) Reject(ctx context.Context, p auth.Principal, id int64, reason 
 			return ProposalView{}, err
 		}
 	}
+	if err := s.checkReason(ctx, reason); err != nil {
+		return ProposalView{}, err
+	}
 	d := store.Decision{ID: id, State: store.ProposalRejected, Reviewer: p.Subject, Reason: reason, Time: s.now().UTC()}
 	return s.decide(ctx, d, "")
 }

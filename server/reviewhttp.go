@@ -147,9 +147,6 @@ func (s *Server) serveProposal(w http.ResponseWriter, r *http.Request, p auth.Pr
 		if err := s.readReviewBody(w, r, &req); err != nil {
 			return err
 		}
-		if err := s.checkReason(r.Context(), req.Reason); err != nil {
-			return err
-		}
 		v, err = s.Reject(r.Context(), p, id, req.Reason)
 	case action == "purge" && r.Method == http.MethodPost:
 		v, err = s.PurgeProposal(r.Context(), p, id)
