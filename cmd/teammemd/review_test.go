@@ -209,7 +209,8 @@ func TestReviewUnknownProposal(t *testing.T) {
 	l := newReviewLab(t)
 	for _, args := range [][]string{{"show", "99"}, {"approve", "99"}, {"reject", "99", "--reason", "no"}, {"purge", "99"}} {
 		_, stderr, code := l.review(t, l.carol, args...)
-		if code != exitFailure || !strings.Contains(stderr, "no proposal 99 (teammemd review list shows them)") || strings.Contains(stderr, "server URL") {
+		if code != exitFailure || !strings.Contains(stderr, "proposal 99: 404 proposal_not_found: there is no proposal with this id (teammemd review list shows them)") ||
+			strings.Contains(stderr, "server URL") {
 			t.Errorf("review %s: exit %d, stderr %q, want 1 and no proposal 99, without blaming the server URL", strings.Join(args, " "), code, stderr)
 		}
 	}
