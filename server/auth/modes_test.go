@@ -147,6 +147,34 @@ func TestOIDC(t *testing.T) {
 	}
 }
 
+// A login whose email the provider does not vouch for, and whose subject
+// id is the email of someone else, never gets that someone's subject (the
+// key of their personal lanes, and of the admins list): its subject is
+// "oidc:sub:" and the id. An opaque subject id stays "oidc:" and the id.
+func TestOIDCSubjectOfAnUnvouchedEmail(t *testing.T) {
+	clock := authtest.NewClock()
+	idp := authtest.NewIdP(t, clock)
+	cfg := auth.Config{OIDC: auth.OIDCConfig{Enabled: true, Issuer: idp.URL, ClientID: idp.ClientID},
+		Grants: []auth.GrantRule{grant("group:eng", "read", "acme/**")}}
+	srv, logs := startWith(t, cfg, clock)
+	for _, u := range []authtest.User{
+		{Sub: "alice@acme.com", Email: "mallory@other.org", EmailVerified: false, Groups: []string{"eng"}},
+		{Sub: "alice@acme.com", Groups: []string{"eng"}},
+		{Sub: "u-robot", Groups: []string{"eng"}},
+	} {
+		// Let in by its group: 404, as the repo holds nothing yet.
+		want(t, "login of "+u.Sub, call(t, srv, http.MethodGet, "acme%2Fapp", idp.IDToken(u, idp.ClientID, time.Hour)), 404, "", "")
+	}
+	if strings.Contains(logs.String(), `"subject":"oidc:alice@acme.com"`) {
+		t.Errorf("a login that does not vouch for alice@acme.com got her subject:\n%s", logs.String())
+	}
+	for _, subject := range []string{`"subject":"oidc:sub:alice@acme.com"`, `"subject":"oidc:u-robot"`} {
+		if !strings.Contains(logs.String(), subject) {
+			t.Errorf("the access log has no %s:\n%s", subject, logs.String())
+		}
+	}
+}
+
 // TestOIDCKeyRotation checks that a token signed with a new key is accepted
 // once the provider publishes it and the keys may be fetched again (503, to
 // retry, until then), and one signed with the retired key is not.

@@ -1,9 +1,9 @@
 package auth
 
 import (
-	"cmp"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +63,23 @@ func (a *OIDCAuthenticator) Authenticate(ctx context.Context, bearer string) (Pr
 		return Principal{}, err
 	}
 	id := a.identity(tok.Subject, claims)
-	return Principal{Subject: "oidc:" + cmp.Or(id.Email, id.Sub), Mode: ModeOIDC, Grants: grantsFor(a.rules, id)}, nil
+	return Principal{Subject: oidcSubject(id), Mode: ModeOIDC, Grants: grantsFor(a.rules, id)}, nil
+}
+
+// oidcSubject is the subject of an OIDC identity: "oidc:" and the email
+// the provider vouches for, else its subject id. A subject id that could
+// be read as an email (it holds an @) is "oidc:sub:" and the id, which no
+// email can be, so that a login whose email is not vouched for never
+// takes the subject, and with it the personal lanes and admin rights, of
+// the person whose email it names.
+func oidcSubject(id Identity) string {
+	switch {
+	case id.Email != "":
+		return "oidc:" + id.Email
+	case strings.Contains(id.Sub, "@"):
+		return "oidc:sub:" + id.Sub
+	}
+	return "oidc:" + id.Sub
 }
 
 // checkParty requires a token to have been issued to teammemd's client
