@@ -237,9 +237,10 @@ func reviewDenied(p auth.Principal, repo, what string) error {
 		fmt.Sprintf("%s may not %s: it takes a review grant on %s", p.Subject, what, repo))
 }
 
-// checkReason refuses a rejection's reason in which the secret scan finds
-// a secret, as a PUT's value is refused: 422 naming the rules, never what
-// matched. The reason is kept and shown to the author and the reviewers.
+// checkReason refuses a reason (a rejection's, shown to the author and
+// the reviewers; a purge's, kept in the audit log for good) in which the
+// secret scan finds a secret, as a PUT's value is refused: 422 naming the
+// rules, never what matched.
 func (s *Server) checkReason(ctx context.Context, reason string) error {
 	if s.scanner == nil || reason == "" {
 		return nil

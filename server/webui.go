@@ -105,6 +105,11 @@ func (b uiBackend) Reject(ctx context.Context, p auth.Principal, id int64, reaso
 	return webui.ProposalView(v), err
 }
 
+// CheckReason implements webui.Backend.
+func (b uiBackend) CheckReason(ctx context.Context, reason string) error {
+	return b.s.checkReason(ctx, reason)
+}
+
 // PurgeProposal implements webui.Reviews.
 func (b uiBackend) PurgeProposal(ctx context.Context, p auth.Principal, id int64) (webui.ProposalView, error) {
 	v, err := b.s.PurgeProposal(ctx, p, id)

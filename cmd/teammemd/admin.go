@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/store"
 )
@@ -67,6 +68,9 @@ revision is purged only with --include-live, which deletes the entry.`,
 		if err != nil {
 			return usageError{err}
 		}
+		if err := checkPurgeReason(ctx, p.Reason); err != nil {
+			return err
+		}
 		st, err := tf.openTokens(ctx)
 		if err != nil {
 			return err
@@ -82,6 +86,27 @@ revision is purged only with --include-live, which deletes the entry.`,
 		return st.Close()
 	})
 	return cmd
+}
+
+// checkPurgeReason refuses a reason in which the secret scan (the default
+// rules, as the server scans) finds a secret: the audit log keeps the
+// reason for good, and a purge is often of the very key it would name.
+func checkPurgeReason(ctx context.Context, reason string) error {
+	if reason == "" {
+		return nil
+	}
+	sc, err := scan.New(scan.Config{}, scan.IgnorePathAllowlists())
+	if err != nil {
+		return fmt.Errorf("secret scanner: %w", err)
+	}
+	hits, err := sc.ScanEntries(ctx, map[string]string{"reason": reason})
+	if err != nil {
+		return fmt.Errorf("scan --reason: %w", err)
+	}
+	if rules := hits["reason"]; len(rules) > 0 {
+		return usageError{fmt.Errorf("--reason looks like it holds a secret (%s): the audit log keeps it for good; say why without it. Nothing was purged", strings.Join(rules, ", "))}
+	}
+	return nil
 }
 
 // parsePurge checks the flags of admin purge and turns them into a purge.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
@@ -56,6 +57,24 @@ func historyOf(t *testing.T, path, key string) []store.Revision {
 		t.Fatal(err)
 	}
 	return revs
+}
+
+// A purge whose --reason holds a secret is refused before anything is
+// purged, naming the rule, never the secret: the audit log would keep it.
+func TestAdminPurgeReasonWithSecret(t *testing.T) {
+	dir := t.TempDir()
+	path := seedLeak(t, dir)
+	key := scantest.AWSKey()
+	_, stderr, code := runCLI(t, "admin", "purge", "--data", dir, "--repo", "acme/app", "--key", "a.md",
+		"--version", "1", "--actor", "alice", "--reason", "leaked "+key+", rotated")
+	if code != exitUsage || !strings.Contains(stderr, "--reason looks like it holds a secret") || strings.Contains(stderr, key) {
+		t.Errorf("admin purge with a secret in --reason: exit %d, stderr %q; want %d, the refusal, no secret", code, stderr, exitUsage)
+	}
+	for _, r := range historyOf(t, path, "a.md") {
+		if r.Content == nil && !r.Deleted {
+			t.Errorf("revision %d lost its content to the refused purge", r.Version)
+		}
+	}
 }
 
 // TestAdminPurgeRevision purges the leaked revision of a key: its content

@@ -102,6 +102,10 @@ func (u *UI) servePurge(w http.ResponseWriter, r *http.Request, s *session) {
 		u.showPurge(w, r, s, http.StatusBadRequest, msg)
 		return
 	}
+	if err := u.backend.CheckReason(r.Context(), p.Reason); err != nil {
+		u.fail(w, r, s, err)
+		return
+	}
 	res, err := u.store.Purge(r.Context(), p)
 	switch {
 	case errors.Is(err, store.ErrLiveRevision):

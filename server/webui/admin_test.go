@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -57,5 +58,25 @@ func TestAuditAndPurgeAdminsOnly(t *testing.T) {
 	}
 	if p := a.get("/ui/diff?repo=acme/app&key=a.md&from=1&to=2"); p.status != http.StatusNotFound {
 		t.Errorf("diff with a purged version = %d, want 404", p.status)
+	}
+}
+
+// A purge whose reason holds a secret (the key it purges, pasted in by
+// mistake) is refused as a PUT with one is, and nothing is purged or kept
+// in the audit log, which is never purged.
+func TestPurgeReasonWithSecretRefused(t *testing.T) {
+	const marker = "PURGE-SECRET-MARKER-99"
+	srv := startServer(t, servertest.WithScanner(servertest.MarkerScanner(marker)))
+	put(t, srv, srv.Token, "acme/app", map[string]string{"a.md": "one"})
+	put(t, srv, srv.Token, "acme/app", map[string]string{"a.md": "two"})
+	a := signedIn(t, srv, admin, grant("**", store.LevelRead))
+	form := a.get("/ui/purge?repo=acme/app&key=a.md")
+	p := a.post("/ui/purge", url.Values{"csrf": {form.csrf(t)}, "repo": {"acme/app"}, "key": {"a.md"}, "version": {"1"},
+		"reason": {"leaked " + marker + ", rotated"}, "confirm": {"1"}})
+	if p.status != http.StatusUnprocessableEntity || strings.Contains(p.body, marker) {
+		t.Errorf("purge with a secret in its reason = %d, want 422 without the secret:\n%s", p.status, p.body)
+	}
+	if recs, err := srv.Store.Purges(context.Background(), "acme/app"); err != nil || len(recs) != 0 {
+		t.Errorf("Purges() = %+v, %v, want none", recs, err)
 	}
 }

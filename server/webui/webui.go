@@ -72,6 +72,9 @@ type Backend interface {
 	// Limit spends one request of subject's rate limit, the API's; an
 	// *api.Error when none is left.
 	Limit(subject string) error
+	// CheckReason refuses, with an *api.Error, a reason to be kept (a
+	// purge's, in the audit log) in which the secret scan finds a secret.
+	CheckReason(ctx context.Context, reason string) error
 }
 
 // OIDC is the organisation's provider, for signing in with it.
