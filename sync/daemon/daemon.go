@@ -297,9 +297,9 @@ func (d *Daemon) Status() Status {
 	st := Status{PID: os.Getpid(), Version: d.opts.Version, Started: d.started, Skipped: slices.Clone(d.skipped)}
 	st.ReloadError = d.reloadErr
 	for _, run := range d.repos {
-		rs := run.r.status.snapshot()
-		run.r.noteConflicts(&rs)
-		st.Repos = append(st.Repos, rs)
+		// The conflict copies as the saved state lists them, kept there
+		// across restarts, before the state is told from them.
+		st.Repos = append(st.Repos, run.r.status.snapshotWith(run.r.conflicts()))
 	}
 	slices.SortFunc(st.Repos, func(a, b RepoStatus) int {
 		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Dir, b.Dir))

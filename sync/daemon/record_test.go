@@ -56,6 +56,12 @@ func testStatusConflictsAndWarnings(t *testing.T) {
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Open = testOpener(t, srv.Token, state, &counter{next: newTransport(t)}, nil)
 	})
+	// The copy was made before this daemon started: its state is told
+	// from the copy all the same.
+	eventually(t, "the state conflict, for the copy the saved state lists", func() bool {
+		r, _ := n.repoStatus(dir)
+		return r.State == StateConflict && len(r.Conflict) == 1
+	})
 	write(t, dir, "MEMORY.md", strings.Repeat("- a line\n", 201))
 	eventually(t, "the copy and a warning on MEMORY.md in the status", func() bool {
 		r, _ := n.repoStatus(dir)

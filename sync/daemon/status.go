@@ -311,13 +311,20 @@ func (b *statusBox) update(f func(*RepoStatus)) {
 }
 
 // snapshot returns a deep copy.
-func (b *statusBox) snapshot() RepoStatus {
+func (b *statusBox) snapshot() RepoStatus { return b.snapshotWith(nil, false) }
+
+// snapshotWith is snapshot with conflicts, when known, as the repo's
+// conflict copies, the state told from them.
+func (b *statusBox) snapshotWith(conflicts []string, known bool) RepoStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.s
 	s.Pending = b.shownPending()
 	s.Blocked = slices.Clone(s.Blocked)
 	s.Conflict = slices.Clone(s.Conflict)
+	if known {
+		s.Conflict = conflicts
+	}
 	s.Warnings = slices.Clone(s.Warnings)
 	s.HeldDeletions = slices.Clone(s.HeldDeletions)
 	s.Held = b.heldFiles()
@@ -411,22 +418,24 @@ type conflictLister interface {
 	Conflicts() ([]memsync.Conflict, error)
 }
 
-// noteConflicts replaces the conflict copies of s, those the repo's runs
-// kept, by those its state still lists: a copy settled since, by hand or
-// with "teammemd conflicts resolve", is gone from it.
-func (r *repo) noteConflicts(s *RepoStatus) {
+// conflicts are the repo's conflict copies as its saved state lists them,
+// and whether it could be read: the state keeps them across restarts,
+// and a copy settled since, by hand or with "teammemd conflicts resolve",
+// is gone from it, where the runs' own list knows neither.
+func (r *repo) conflicts() ([]string, bool) {
 	cl, ok := r.eng.(conflictLister)
 	if !ok {
-		return
+		return nil, false
 	}
 	cs, err := cl.Conflicts()
 	if err != nil {
-		return // the state cannot be read: the runs' own list stands
+		return nil, false // the state cannot be read: the runs' own list stands
 	}
-	s.Conflict = make([]string, 0, len(cs))
+	out := make([]string, 0, len(cs))
 	for _, c := range cs {
-		s.Conflict = append(s.Conflict, c.Path)
+		out = append(out, c.Path)
 	}
+	return out, true
 }
 
 // notHeld is s.Pending without the files held back: a file the scanner or
