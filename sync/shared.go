@@ -134,3 +134,28 @@ func (t *teamDir) readHead(key string, n int64) ([]byte, error) {
 	}
 	return head[:got], nil
 }
+
+// SyncedFrom is how many files the repo's state records as synced from
+// cfg's team directory, as the engine would find its state; 0 for a repo
+// never synced with cfg.StateDir. It reads the state as SharedNotes does,
+// without a lock and without writing anything.
+func SyncedFrom(cfg Config) (int, error) {
+	u, err := parseServer(cfg.Server)
+	if err != nil {
+		return 0, err
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return 0, fmt.Errorf("team directory: %w", err)
+	}
+	repoDir, err := stateDirOf(cfg.StateDir, cfg.Repo, u.Host, dir, false)
+	if err != nil {
+		return 0, err
+	}
+	store := stateStore{path: filepath.Join(repoDir, stateFile)}
+	st, found, err := store.loadReadOnly(cfg.Repo, u.Host)
+	if err != nil || !found {
+		return 0, err
+	}
+	return len(st.Base), nil
+}

@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/checkup"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -74,8 +77,27 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 func (d *doctor) checkTeamDirs(context.Context) {
 	for _, s := range d.plan.Specs {
 		r := checkup.TeamDir(s.Dir)
+		if r.Outcome == checkOK && d.missingSynced(s) {
+			continue
+		}
 		d.report(r.Outcome, "team dir", r.Detail, r.Fix)
 	}
+}
+
+// missingSynced reports, and says so, a team directory that is not there
+// though files were synced from it: the daemon syncs nothing and deletes
+// nothing on the server for it until it is back, and never creates it.
+func (d *doctor) missingSynced(s daemon.Spec) bool {
+	if _, err := os.Stat(s.Dir); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	n, err := memsync.SyncedFrom(memsync.Config{Dir: s.Dir, Repo: s.Repo, Server: cmp.Or(s.Server, d.client.Server), StateDir: d.client.StateDir})
+	if err != nil || n == 0 {
+		return false
+	}
+	d.report(checkFail, "team dir", fmt.Sprintf("%s is missing, but %d files were synced from it: nothing is synced or deleted on the server for it until it exists again", s.Dir, n),
+		"mkdir -p "+s.Dir+" (the daemon then writes the notes back from the server), or put back the directory that was moved")
+	return true
 }
 
 func (d *doctor) checkInotify(context.Context) {

@@ -232,6 +232,17 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 			}
 			writeFile(t, c.team, "", 0o600)
 		}},
+		{"team dir gone after a sync", "team dir", "mkdir -p", func(t *testing.T, c *doctorCase) {
+			t.Setenv("TEAMMEMD_STATE_DIR", t.TempDir())
+			writeFile(t, filepath.Join(c.team, "n.md"), "a note\n", 0o600)
+			if out, errOut, code := runCLI(t, "sync", "--dir", c.team, "--repo", "acme/app", "--server", c.server,
+				"--token-file", c.tokenFile, "--config", writeConfig(t, "")); code != 0 {
+				t.Fatalf("sync: exit %d\n%s%s", code, out, errOut)
+			}
+			if err := os.Rename(c.team, c.team+".bak"); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"few inotify watches", "inotify", "fs.inotify.max_user_watches=524288", func(t *testing.T, c *doctorCase) {
 			writeFile(t, filepath.Join(c.env.inotifyDir, "max_user_watches"), "100\n", 0o644)
 		}},
