@@ -134,10 +134,18 @@ func fromServer(err error) bool {
 	return errors.As(err, &ue) || !errors.As(err, &oe)
 }
 
-// printError prints err escaped for the terminal: it may carry a server's
-// message or a file name.
+// printError prints err escaped for the terminal (it may carry a server's
+// message or a file name), line by line: an error of several (one a repo,
+// as migrate-store's) gets a line each, the ones after the first
+// indented.
 func printError(w io.Writer, err error) {
-	fmt.Fprintln(w, "teammemd:", api.Printable(err.Error()))
+	for i, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		if i == 0 {
+			fmt.Fprintln(w, "teammemd:", api.Printable(line))
+			continue
+		}
+		fmt.Fprintln(w, "  "+api.Printable(line))
+	}
 }
 
 // printLines prints a usage error line by line, each escaped: the command

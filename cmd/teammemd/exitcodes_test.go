@@ -60,3 +60,15 @@ func TestHelpListsExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// An error of several, such as migrate-store's one a repo, prints a line
+// each, the ones after the first indented, every line escaped: never a
+// literal \n between them.
+func TestPrintErrorLines(t *testing.T) {
+	var b strings.Builder
+	printError(&b, errors.Join(errors.New("repo acme/app was written in the destination"), errors.New("repo acme/rev \x1b]0;x")))
+	want := "teammemd: repo acme/app was written in the destination\n  repo acme/rev \\x1b]0;x\n"
+	if b.String() != want {
+		t.Errorf("printError = %q, want %q", b.String(), want)
+	}
+}
