@@ -186,12 +186,25 @@ func setDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
 	}
 }
 
+// validListen checks a listen address: a host, which may be empty, and a
+// port number from 0 (any free port) to 65535, or a service name.
+func validListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("the port %q is not a port number from 0 to 65535", port)
+	}
+	return nil
+}
+
 // Validate reports the first invalid setting, naming its key below
 // [server] and its value. Zero values are valid: they stand for the
 // defaults.
 func (c Config) Validate() error {
 	if c.Listen != "" {
-		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		if err := validListen(c.Listen); err != nil {
 			return fmt.Errorf("listen %q: %w", c.Listen, err)
 		}
 	}
