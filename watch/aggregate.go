@@ -64,8 +64,9 @@ func (a *aggregator) withHints(settle time.Duration, out chan<- []string) *aggre
 
 // run reads events from in until ctx is done or in is closed, and sends
 // batches on out. It never blocks reading events while a batch waits to be
-// taken: later changes merge into the batch not yet delivered.
-func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch) {
+// taken: later changes merge into the batch not yet delivered. It returns
+// what no batch delivered (see leftover).
+func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch) Batch {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -82,10 +83,10 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 		notice, noticePaths := a.ahead.offer(a.soon)
 		select {
 		case <-ctx.Done():
-			return
+			return a.leftover(in, ready)
 		case ev, ok := <-in:
 			if !ok {
-				return
+				return a.leftover(in, ready)
 			}
 			a.add(ev, time.Now())
 			timer.Reset(time.Until(a.deadline()))
@@ -106,6 +107,26 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 			a.hints.taken()
 		}
 	}
+}
+
+// leftover is what the aggregator saw that no batch delivered, as it
+// stops: the batch not taken, merged with the events still in the
+// debounce and those queued on in.
+func (a *aggregator) leftover(in <-chan event, ready *Batch) Batch {
+	for queued := true; queued; {
+		select {
+		case ev, ok := <-in:
+			if queued = ok; ok {
+				a.add(ev, time.Now())
+			}
+		default:
+			queued = false
+		}
+	}
+	if b := a.flush(ready); b != nil {
+		return *b
+	}
+	return Batch{}
 }
 
 // add records ev as pending at time now. A change restarts the debounce;

@@ -221,3 +221,32 @@ func TestAggregatorStops(t *testing.T) {
 		<-done2
 	})
 }
+
+// TestAggregatorLeftover checks that run, as it stops, returns what no
+// batch delivered: a batch not taken, the changes still in the debounce
+// and a rescan asked for, on cancellation and on a closed input alike.
+func TestAggregatorLeftover(t *testing.T) {
+	for _, closeIn := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			in := make(chan event, 1)
+			left := make(chan Batch)
+			go func() { left <- newAggregator(time.Second, time.Second).run(ctx, in, make(chan Batch)) }()
+			in <- event{path: "b.md"}
+			time.Sleep(2 * time.Second) // a batch is ready, nobody takes it
+			in <- event{path: "a.md"}
+			synctest.Wait()
+			in <- event{rescan: true} // queued as run stops
+			if closeIn {
+				close(in)
+			} else {
+				cancel()
+			}
+			got := <-left
+			cancel()
+			if want := []string{"a.md", "b.md"}; !slices.Equal(got.Paths, want) || !got.Rescan {
+				t.Errorf("run() left = %+v, want paths %v and a rescan", got, want)
+			}
+		})
+	}
+}

@@ -35,13 +35,9 @@ type tree struct {
 	unborn bool
 }
 
-// send hands ev to the aggregator unless ctx is done first.
-func (t *tree) send(ctx context.Context, ev event) {
-	select {
-	case t.events <- ev:
-	case <-ctx.Done():
-	}
-}
+// send hands ev to the aggregator, which reads events until the tree is
+// done with (Watcher.Run), so that none is lost at shutdown.
+func (t *tree) send(ev event) { t.events <- ev }
 
 // handle processes one notification.
 func (t *tree) handle(ctx context.Context, ev fsnotify.Event) {
@@ -67,7 +63,7 @@ func (t *tree) handle(ctx context.Context, ev fsnotify.Event) {
 			}
 		}
 	}
-	t.send(ctx, event{path: rel})
+	t.send(event{path: rel})
 }
 
 // attach starts watching: the root's parent and, unless the root is
@@ -110,7 +106,7 @@ func (t *tree) reattach(ctx context.Context) {
 			t.missing = true
 			t.rootInfo = nil
 			t.log.Warn("team directory missing; waiting for it", "dir", t.root)
-			t.send(ctx, event{rescan: true})
+			t.send(event{rescan: true})
 		}
 		return
 	}
@@ -127,7 +123,7 @@ func (t *tree) reattach(ctx context.Context) {
 		t.log.Info("team directory is back", "dir", t.root)
 	}
 	t.unborn = false
-	t.send(ctx, event{rescan: true})
+	t.send(event{rescan: true})
 }
 
 // checkRoot reattaches the root when it came back, went missing, or now
@@ -169,7 +165,7 @@ func (t *tree) addTree(ctx context.Context, dir string, report bool) error {
 		}
 		if !d.IsDir() {
 			if report && ok {
-				t.send(ctx, event{path: rel})
+				t.send(event{path: rel})
 			}
 			return ctx.Err()
 		}
@@ -227,5 +223,5 @@ func (t *tree) rescan(ctx context.Context) {
 			}
 		}
 	}
-	t.send(ctx, event{rescan: true})
+	t.send(event{rescan: true})
 }

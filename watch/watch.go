@@ -131,6 +131,9 @@ type Watcher struct {
 	// attached is closed once Run watches (or polls) the directory.
 	attached     chan struct{}
 	attachedOnce sync.Once
+	// unbatched is what the last Run saw that no batch delivered; set
+	// as it returns.
+	unbatched Batch
 }
 
 // New returns a watcher for dir. Call Run to start watching. The directory
@@ -179,21 +182,29 @@ func (w *Watcher) Attached() <-chan struct{} { return w.attached }
 
 func (w *Watcher) markAttached() { w.attachedOnce.Do(func() { close(w.attached) }) }
 
+// Unbatched returns, once Run has returned, the changes it saw that no
+// batch delivered: those still in the debounce when ctx ended, and a
+// batch not taken. A reader that stops reading Batches when Run does
+// hands these on, so that a change seen just before shutdown is not lost.
+func (w *Watcher) Unbatched() Batch { return w.unbatched }
+
 // Dir is the absolute path of the watched directory.
 func (w *Watcher) Dir() string { return w.dir }
 
 // Run watches until ctx is done, then releases every watch and returns nil.
 // It returns an error only if the directory cannot be watched at all.
+// What it saw that no batch delivered is then Unbatched.
 func (w *Watcher) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	events := make(chan event, 256)
+	// The aggregator stops only once the tree is done sending: every
+	// change the tree saw is in a batch or Unbatched.
+	actx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).withLead(w.opts.Lead, w.soon).run(ctx, events, w.batches)
+		w.unbatched = newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).withLead(w.opts.Lead, w.soon).run(actx, events, w.batches)
 	}()
-	defer func() { <-done }()
+	defer func() { stop(); <-done }()
 
 	t := &tree{root: w.dir, parent: filepath.Dir(w.dir), log: w.log, dirs: map[string]bool{}, events: events}
 	notifier, err := w.opts.Notify()
@@ -233,6 +244,7 @@ func (w *Watcher) loop(ctx context.Context, t *tree, n Notifier) error {
 		}
 		select {
 		case <-ctx.Done():
+			drain(ctx, t, events)
 			return nil
 		case ev, ok := <-events:
 			if !ok {
@@ -257,6 +269,22 @@ func (w *Watcher) loop(ctx context.Context, t *tree, n Notifier) error {
 	}
 }
 
+// drain handles the notifications already queued as the watch stops, so
+// that a change made just before is in Unbatched.
+func drain(ctx context.Context, t *tree, events <-chan fsnotify.Event) {
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			t.handle(ctx, ev)
+		default:
+			return
+		}
+	}
+}
+
 // rescanInterval is the safety interval, shortened while some directories
 // could not be watched.
 func (w *Watcher) rescanInterval(t *tree) time.Duration {
@@ -275,7 +303,7 @@ func (w *Watcher) poll(ctx context.Context, t *tree, interval time.Duration) err
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
-			t.send(ctx, event{rescan: true})
+			t.send(event{rescan: true})
 		}
 	}
 }

@@ -240,3 +240,51 @@ func testShutdownFlushesPendingPush(t *testing.T) {
 		t.Errorf("late.md on the server = %q, want the flushed content", got)
 	}
 }
+
+func TestStopFlushesSaveAfterPull(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop func(t *testing.T, n *node, keep Spec)
+	}{
+		{"shutdown", func(t *testing.T, n *node, _ Spec) { n.stop(t) }},
+		{"reload removing the repo", func(t *testing.T, n *node, keep Spec) {
+			if err := n.d.Reload(context.Background(), Plan{Specs: []Spec{keep}}); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "repo removed", func() bool { return len(n.d.Status().Repos) == 1 })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { bubble(t, func(t *testing.T) { testStopFlushesSaveAfterPull(t, tc.stop) }) })
+	}
+}
+
+// A save still in the debounce when its repo stops is pushed by the last
+// flush, after a pull of a teammate's note as well: the pull's scan ended
+// the whole scan the watcher's start asked for, so the flush scans only
+// the paths the watcher named, the save's among them.
+func testStopFlushesSaveAfterPull(t *testing.T, stop func(t *testing.T, n *node, keep Spec)) {
+	srv := startServer(t)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	spec := Spec{Repo: slug, Dir: dirB, Server: srv.URL, Source: "test"}
+	other := Spec{Repo: "acme/other", Dir: t.TempDir(), Server: srv.URL, Source: "test"}
+	a := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, nil)
+	b := startNode(t, srv.Token, Plan{Specs: []Spec{spec, other}}, func(o *Options) {
+		o.Watch.Debounce, o.Watch.MaxWait = time.Hour, time.Hour // never fires on its own
+	})
+	eventually(t, "both daemons live", func() bool {
+		ra, _ := a.repoStatus(dirA)
+		rb, _ := b.repoStatus(dirB)
+		return ra.Live && rb.Live && rb.LastPush != nil
+	})
+	write(t, dirA, "pre.md", "from alice\n")
+	eventually(t, "pre.md pulled by B", fileIs(filepath.Join(dirB, "pre.md"), "from alice\n"))
+	eventually(t, "B's pull recorded", func() bool { r, _ := b.repoStatus(dirB); return r.State == StateIdle })
+	write(t, dirB, "sdq.md", "saved after the pull\n")
+	// On the bubble's clock: the watcher polls and sees the save; its
+	// debounce of an hour does not end.
+	time.Sleep(time.Second)
+	stop(t, b, other)
+	if got := serverEntries(t, srv)["sdq.md"]; got != "saved after the pull\n" {
+		t.Errorf("sdq.md on the server = %q, want the flushed content", got)
+	}
+}

@@ -158,6 +158,9 @@ func (r *repo) Run(ctx context.Context) error {
 		g.Go(func() error { return r.readAhead(gctx, w) })
 	}
 	err := g.Wait()
+	// The worker is done: what the watcher saw since its last batch is
+	// taken here, for the flush to push.
+	r.takeBatch(r.watcher.Unbatched())
 	r.flush(ctx)
 	return err
 }
@@ -185,6 +188,26 @@ func (r *repo) flush(ctx context.Context) {
 		return
 	}
 	r.log.Info("flushed pending changes", "pushed", len(rep.Pushed))
+}
+
+// takeBatch tells the engine and the status of the changes in a watcher
+// batch, and reports whether it holds one of the user's: a batch of
+// ignored paths alone, or of the last pull's own writes, holds none. The
+// engine then scans only the paths named (tellEngine), so every batch the
+// watcher gives, the last one at shutdown included, goes through here.
+// The worker calls it, or Run once the worker is done.
+func (r *repo) takeBatch(b watch.Batch) bool {
+	if b = r.relevant(b); !b.Rescan && len(b.Paths) == 0 {
+		return false
+	}
+	if r.own.only(b) {
+		r.log.Debug(msgOwnWrites, "paths", len(b.Paths))
+		return false
+	}
+	r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
+	r.tellEngine(b)
+	r.noteChanges(b)
+	return true
 }
 
 // noteChanges records a batch's paths as pending.

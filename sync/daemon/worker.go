@@ -72,16 +72,9 @@ func (r *repo) work(ctx context.Context) error {
 			w.batchDue(ctx, paths)
 		case b := <-r.watcher.Batches():
 			r.warming.stop()
-			if b = r.relevant(b); !b.Rescan && len(b.Paths) == 0 {
+			if !r.takeBatch(b) {
 				continue
 			}
-			if r.own.only(b) {
-				r.log.Debug(msgOwnWrites, "paths", len(b.Paths))
-				continue
-			}
-			r.log.Debug("changes batched", "paths", len(b.Paths), "rescan", b.Rescan)
-			r.tellEngine(b)
-			r.noteChanges(b)
 			r.unsuppress()
 			if !w.waiting {
 				r.announceForBatch(ctx)
