@@ -203,6 +203,18 @@ func (s *Server) Restart(t testing.TB) {
 	}
 }
 
+// RestartWith stops the server, applies opts on top of the options it ran
+// with, as an admin who edits the config does, and starts it again on the
+// same address and database.
+func (s *Server) RestartWith(t testing.TB, opts ...Option) {
+	t.Helper()
+	s.Stop()
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	s.Restart(t)
+}
+
 func listenTCP(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 
 // listenAgain binds addr, retrying briefly while the old socket lets go.

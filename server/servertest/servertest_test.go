@@ -57,3 +57,16 @@ func TestStartStopRestart(t *testing.T) {
 		t.Errorf("GET after restart = %d, want 200 (same database, same tokens)", got)
 	}
 }
+
+func TestRestartWith(t *testing.T) {
+	s := Start(t, WithLimits(api.Limits{MaxEntries: 1}))
+	u := s.URL + api.Path + "?repo=acme%2Fapp"
+	two := `{"entries":{"a.md":"a","b.md":"b"}}`
+	if got := status(t, "PUT", u, s.Token, two); got != 413 {
+		t.Fatalf("PUT of two entries over MaxEntries 1 = %d, want 413", got)
+	}
+	s.RestartWith(t, WithLimits(api.Limits{MaxEntries: 2}))
+	if got := status(t, "PUT", u, s.Token, two); got != 200 {
+		t.Errorf("PUT of two entries after RestartWith MaxEntries 2 = %d, want 200", got)
+	}
+}
