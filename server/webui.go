@@ -22,7 +22,7 @@ func (s *Server) newUI(st store.Store, cfg Config) (http.Handler, error) {
 		s.log.Warn("web view off: the store keeps no web sessions")
 		return nil, nil
 	}
-	opts := webui.Options{Config: cfg.UI, Store: uiStore, Backend: uiBackend{s}, TokensOn: cfg.Auth.TokensEnabled(),
+	opts := webui.Options{Config: cfg.UI, Store: uiStore, Backend: uiBackend{s}, Auth: cfg.Auth,
 		BaseURL: s.baseURL, Logger: s.log, Now: func() time.Time { return s.now() }}
 	if o := cfg.Auth.Resolve().OIDC; o.Enabled {
 		opts.OIDC = &webui.OIDC{Issuer: o.Issuer, ClientID: o.ClientID, Scopes: o.Scopes}

@@ -39,10 +39,18 @@ type Principal struct {
 	// TokenID is the ID of the API token presented, in ModeToken.
 	TokenID string
 	Grants  []store.Grant
+	// Identity is what the OIDC provider or claude.ai vouched for, from
+	// which the grant rules worked Grants out; nil in the other modes.
+	Identity *Identity
 }
 
 func (p Principal) clone() Principal {
 	p.Grants = slices.Clone(p.Grants)
+	if p.Identity != nil {
+		id := *p.Identity
+		id.Groups = slices.Clone(id.Groups)
+		p.Identity = &id
+	}
 	return p
 }
 

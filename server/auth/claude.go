@@ -72,8 +72,9 @@ func (a *ClaudeAuthenticator) check(ctx context.Context, bearer string) (Princip
 	}
 	id := Identity{Mode: ModeClaude, Email: prof.Account.Email, Account: prof.Account.UUID, Org: prof.Organization.UUID}
 	return Principal{
-		Subject: "claude:" + cmp.Or(id.Email, id.Account),
-		Mode:    ModeClaude,
-		Grants:  grantsFor(a.rules, id),
+		Subject:  "claude:" + cmp.Or(id.Email, id.Account),
+		Mode:     ModeClaude,
+		Grants:   grantsFor(a.rules, id),
+		Identity: &id,
 	}, nil
 }

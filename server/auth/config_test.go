@@ -150,3 +150,41 @@ func TestGrantEmailMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigGrantsFor checks that a config gives an identity the grants of
+// the rules it holds, so that changing the rules changes what a kept
+// identity may do.
+func TestConfigGrantsFor(t *testing.T) {
+	alice := Identity{Mode: ModeOIDC, Sub: "u1", Email: "alice@acme.com", Groups: []string{"eng"}}
+	eng := GrantRule{Subject: "group:eng", Repos: []string{"acme/**", "docs/*"}, Level: store.LevelWrite}
+	ops := GrantRule{Subject: "group:ops", Repos: []string{"ops/**"}, Level: store.LevelWrite}
+	mail := GrantRule{Subject: "email:*@acme.com", Repos: []string{"wiki/*"}, Level: store.LevelRead}
+	tests := []struct {
+		rules []GrantRule
+		want  string
+	}{
+		{[]GrantRule{eng}, "acme/**:write docs/*:write"},
+		{[]GrantRule{ops}, ""},
+		{[]GrantRule{ops, mail}, "wiki/*:read"},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, g := range (Config{Grants: tt.rules}).GrantsFor(alice) {
+			got = append(got, g.Pattern+":"+string(g.Level))
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("GrantsFor(alice) under %v = %q, want %q", tt.rules, strings.Join(got, " "), tt.want)
+		}
+	}
+}
+
+func TestConfigModeOn(t *testing.T) {
+	off := false
+	cfg := Config{Tokens: &off, OIDC: OIDCConfig{Enabled: true}}
+	for mode, want := range map[string]bool{ModeToken: false, ModeOIDC: true, ModeGitHub: false, ModeClaude: false, "": false} {
+		if got := cfg.ModeOn(mode); got != want {
+			t.Errorf("ModeOn(%q) = %v, want %v", mode, got, want)
+		}
+	}
+}

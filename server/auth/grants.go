@@ -39,14 +39,17 @@ type GrantRule struct {
 	Level store.Level `toml:"level"`
 }
 
-// Identity is who an OIDC provider or claude.ai says a caller is.
+// Identity is who an OIDC provider or claude.ai says a caller is: what the
+// grant rules match. The web view keeps it with a session, to work the
+// session's grants out again under the rules in force.
 type Identity struct {
-	Mode   string
-	Sub    string // OIDC subject
-	Email  string // empty unless the issuer vouches for it
-	Groups []string
+	Mode   string   `json:"mode"`
+	Sub    string   `json:"sub,omitempty"`   // OIDC subject
+	Email  string   `json:"email,omitempty"` // empty unless the issuer vouches for it
+	Groups []string `json:"groups,omitempty"`
 	// Account and Org are the claude.ai account and organization uuids.
-	Account, Org string
+	Account string `json:"account,omitempty"`
+	Org     string `json:"org,omitempty"`
 }
 
 // parseSubject splits "kind:value".
@@ -72,18 +75,23 @@ func (c Config) validateGrants() error {
 			return fmt.Errorf("auth.grants[%d]: %w", i, err)
 		}
 		for _, m := range subjectModes[kind] {
-			matched[m] = matched[m] || c.modeOn(m)
+			matched[m] = matched[m] || c.ModeOn(m)
 		}
 	}
 	for _, m := range []string{ModeOIDC, ModeClaude} {
-		if c.modeOn(m) && !matched[m] {
+		if c.ModeOn(m) && !matched[m] {
 			return fmt.Errorf("auth: %s is on but no [[server.auth.grants]] entry can match its identities, so it would admit no one", m)
 		}
 	}
 	return nil
 }
 
-func (c Config) modeOn(mode string) bool { return slices.Contains(c.ModeNames(), mode) }
+// ModeOn reports whether c accepts the credentials of mode.
+func (c Config) ModeOn(mode string) bool { return slices.Contains(c.ModeNames(), mode) }
+
+// GrantsFor returns the grants c's rules give id, as the OIDC and Claude
+// modes work them out for each credential.
+func (c Config) GrantsFor(id Identity) []store.Grant { return grantsFor(c.Grants, id) }
 
 func (g GrantRule) validate() (string, error) {
 	kind, value, err := parseSubject(g.Subject)

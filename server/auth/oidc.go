@@ -63,7 +63,7 @@ func (a *OIDCAuthenticator) Authenticate(ctx context.Context, bearer string) (Pr
 		return Principal{}, err
 	}
 	id := a.identity(tok.Subject, claims)
-	return Principal{Subject: oidcSubject(id), Mode: ModeOIDC, Grants: grantsFor(a.rules, id)}, nil
+	return Principal{Subject: oidcSubject(id), Mode: ModeOIDC, Grants: grantsFor(a.rules, id), Identity: &id}, nil
 }
 
 // oidcSubject is the subject of an OIDC identity: "oidc:" and the email

@@ -184,7 +184,7 @@ func (u *UI) serveOIDCCallback(w http.ResponseWriter, r *http.Request) {
 		u.refuseSignIn(w, r, err)
 		return
 	}
-	u.finishSignIn(w, r, s, &session{Subject: p.Subject, Mode: p.Mode, Grants: p.Grants}, decodeNext(next))
+	u.finishSignIn(w, r, s, &session{Subject: p.Subject, Mode: p.Mode, Grants: p.Grants, Identity: p.Identity}, decodeNext(next))
 }
 
 // redeem trades code for an ID token and checks it.

@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -30,17 +31,22 @@ const loginTTL = 10 * time.Minute
 // csrfField is the name of every form's anti-forgery token.
 const csrfField = "csrf"
 
-// session is what the store keeps of a browser's session: who signed in
-// and with what grants, the session's anti-forgery token, or a sign-in
-// with the provider under way.
+// session is what the store keeps of a browser's session: who signed in,
+// how, and with what grants, the session's anti-forgery token, or a
+// sign-in with the provider under way.
 type session struct {
-	Subject string        `json:"subject,omitempty"`
-	Mode    string        `json:"mode,omitempty"`
-	Grants  []store.Grant `json:"grants,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	// Grants are those of the sign-in; loadSession works them out again
+	// for every request from TokenHash or Identity.
+	Grants []store.Grant `json:"grants,omitempty"`
 	// TokenHash is the SHA-256 of the API token signed in with: the session
-	// ends when the token is revoked.
+	// has the token's grants, and ends when the token is revoked.
 	TokenHash string `json:"tokenHash,omitempty"`
-	CSRF      string `json:"csrf"`
+	// Identity is what the OIDC provider or claude.ai vouched for at
+	// sign-in, which the grant rules in force match.
+	Identity *auth.Identity `json:"identity,omitempty"`
+	CSRF     string         `json:"csrf"`
 	// Login is a sign-in with the provider under way.
 	Login *pendingLogin `json:"login,omitempty"`
 
@@ -133,8 +139,9 @@ func (u *UI) endSession(w http.ResponseWriter, r *http.Request, s *session) erro
 	return u.store.DeleteWebSession(r.Context(), s.idHash)
 }
 
-// loadSession returns r's session, nil when it has none, it expired or
-// ended, or the token it was signed in with was revoked.
+// loadSession returns r's session with the grants the config in force
+// gives it; nil when it has none, it expired or ended, or the session
+// ended now (see current).
 func (u *UI) loadSession(r *http.Request) (*session, error) {
 	c, err := r.Cookie(u.cookieName(r))
 	if err != nil || c.Value == "" {
@@ -151,17 +158,46 @@ func (u *UI) loadSession(r *http.Request) (*session, error) {
 	if err := json.Unmarshal(ws.Data, s); err != nil {
 		return nil, nil // a record this view did not write is no session
 	}
-	if s.TokenHash != "" {
-		tok, err := u.store.TokenByHash(r.Context(), s.TokenHash)
-		if errors.Is(err, store.ErrTokenNotFound) {
-			return nil, u.store.DeleteWebSession(r.Context(), s.idHash)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("check session token: %w", err)
-		}
-		s.Grants = tok.Grants
+	if s.Subject == "" {
+		return s, nil // a sign-in under way
+	}
+	ok, err := u.current(r.Context(), s)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, u.store.DeleteWebSession(r.Context(), s.idHash)
 	}
 	return s, nil
+}
+
+// current gives the signed-in session s the grants it has under the
+// config in force, as the API would give its credential: a token's grants
+// as stored, the grant rules' for what the provider vouched for. It
+// reports false when s is to end: the server no longer accepts its way of
+// signing in, its token was revoked, or it keeps no identity to match the
+// rules against (a session stored before sessions kept one).
+func (u *UI) current(ctx context.Context, s *session) (bool, error) {
+	if !u.auth.ModeOn(s.Mode) {
+		return false, nil
+	}
+	switch s.Mode {
+	case auth.ModeToken:
+		tok, err := u.store.TokenByHash(ctx, s.TokenHash)
+		if errors.Is(err, store.ErrTokenNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("check session token: %w", err)
+		}
+		s.Grants = tok.Grants
+	case auth.ModeOIDC, auth.ModeClaude:
+		if s.Identity == nil || s.Identity.Mode != s.Mode {
+			return false, nil
+		}
+		s.Grants = u.auth.GrantsFor(*s.Identity)
+	}
+	return true, nil
 }
 
 // sessionHandler is a page of a signed-in browser.

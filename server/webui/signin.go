@@ -34,7 +34,7 @@ func (u *UI) showSignIn(w http.ResponseWriter, r *http.Request, status int, msg 
 	}
 	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: token, Path: Prefix + "/signin", HttpOnly: true,
 		Secure: u.secureFor(r), SameSite: http.SameSiteStrictMode, MaxAge: int(loginTTL / time.Second)})
-	page := signInPage{OIDC: u.oidc != nil, Tokens: u.tokensOn, Next: safeNext(r.FormValue("next")), Error: msg}
+	page := signInPage{OIDC: u.oidc != nil, Tokens: u.auth.TokensEnabled(), Next: safeNext(r.FormValue("next")), Error: msg}
 	u.render(w, r, status, "signin", &view{CSRF: token, Title: "Sign in", Page: page})
 }
 
@@ -58,7 +58,7 @@ func (u *UI) serveTokenSignIn(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, nil, errForged)
 		return
 	}
-	if !u.tokensOn {
+	if !u.auth.TokensEnabled() {
 		u.showSignIn(w, r, http.StatusForbidden, "this server does not accept API tokens")
 		return
 	}
@@ -72,7 +72,7 @@ func (u *UI) serveTokenSignIn(w http.ResponseWriter, r *http.Request) {
 		u.refuseSignIn(w, r, err)
 		return
 	}
-	s := &session{Subject: p.Subject, Mode: p.Mode, Grants: p.Grants}
+	s := &session{Subject: p.Subject, Mode: p.Mode, Grants: p.Grants, Identity: p.Identity}
 	if p.Mode == auth.ModeToken {
 		s.TokenHash = auth.HashToken(token)
 	}

@@ -92,8 +92,10 @@ type Options struct {
 	Backend Backend
 	// OIDC, when set, offers signing in with the provider.
 	OIDC *OIDC
-	// TokensOn offers signing in with an API token.
-	TokensOn bool
+	// Auth is the [server.auth] in force: static tokens on offers signing
+	// in with an API token, and every request of a session is checked
+	// against it (loadSession).
+	Auth auth.Config
 	// BaseURL is the scheme and host browsers reach the server at for a
 	// request, the server's one answer for the view and its other
 	// endpoints (Config.URL when set); when it is https, the view's
@@ -105,16 +107,16 @@ type Options struct {
 
 // UI serves the view.
 type UI struct {
-	cfg      Config
-	store    Store
-	backend  Backend
-	oidc     *oidcFlow
-	tokensOn bool
-	baseURL  func(*http.Request) string
-	log      *slog.Logger
-	now      func() time.Time
-	pages    map[string]*template.Template
-	handler  http.Handler
+	cfg     Config
+	store   Store
+	backend Backend
+	oidc    *oidcFlow
+	auth    auth.Config
+	baseURL func(*http.Request) string
+	log     *slog.Logger
+	now     func() time.Time
+	pages   map[string]*template.Template
+	handler http.Handler
 }
 
 // New returns the view for opts.
@@ -130,7 +132,7 @@ func New(opts Options) (*UI, error) {
 		return nil, fmt.Errorf("webui: %w", err)
 	}
 	u := &UI{
-		cfg: opts.Config.Resolve(), store: opts.Store, backend: opts.Backend, tokensOn: opts.TokensOn,
+		cfg: opts.Config.Resolve(), store: opts.Store, backend: opts.Backend, auth: opts.Auth,
 		baseURL: opts.BaseURL, log: opts.Logger, now: opts.Now, pages: pages,
 	}
 	if u.log == nil {
