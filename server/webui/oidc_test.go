@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/auth"
@@ -156,5 +157,18 @@ func TestOIDCSignInRefused(t *testing.T) {
 	}
 	if p := attacker.get("/ui/"); !signedOut(p) {
 		t.Errorf("the attacker's browser is signed in after replaying a callback")
+	}
+}
+
+// A sign-in whose ID token the server refuses (here expired) tells the
+// browser's user to sign in again, not to run a command.
+func TestOIDCSignInRefusedSaysSignInAgain(t *testing.T) {
+	srv, idp := oidcServer(t, true)
+	b := newBrowser(t, srv.URL)
+	idp.TokenTTL = -time.Hour
+	idp.SignInAs(&authtest.User{Sub: "u3", Email: "sam@acme.com", EmailVerified: true})
+	p := b.follow(b.post("/ui/signin/oidc", url.Values{"csrf": {b.get("/ui/signin").csrf(t)}}))
+	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, "sign in again") || strings.Contains(p.body, "teammemd login") {
+		t.Errorf("sign-in with an expired ID token = %d, want 401 saying to sign in again, not teammemd login:\n%s", p.status, p.body)
 	}
 }

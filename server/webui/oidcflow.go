@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -204,7 +205,7 @@ func (u *UI) redeem(r *http.Request, login *pendingLogin, code string) (auth.Pri
 	}
 	p, err := u.backend.SignIn(r, idToken)
 	if err != nil {
-		return auth.Principal{}, err
+		return auth.Principal{}, inBrowser(err)
 	}
 	if !equal(tokenNonce(idToken), login.Nonce) {
 		return auth.Principal{}, refusal("the ID token is not of this sign-in (its nonce differs): sign in again")
@@ -236,6 +237,19 @@ func tokenNonce(jwt string) string {
 // nothing.
 func equal(a, b string) bool {
 	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// inBrowser rewords the server's refusal of the provider's ID token for
+// the browser, where the fix is to sign in again, not the command line's
+// teammemd login.
+func inBrowser(err error) error {
+	var e *api.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, "teammemd login") {
+		return err
+	}
+	c := *e
+	c.Message = strings.ReplaceAll(c.Message, "run teammemd login again", "sign in again")
+	return &c
 }
 
 func refusal(msg string) *api.Error {
