@@ -82,7 +82,8 @@ func mcpOptions(f syncFlags, stderr io.Writer) (mcpserver.Options, error) {
 		return mcpserver.Options{}, err
 	}
 	t := mcpTargets{cfg: cfg, client: f.client.resolve(cfg.Client), rule: newTokenRule(f.client, cfg.Client)}
-	opts := mcpserver.Options{Discover: t.discover, Known: t.known, Cwd: cwd, Scanner: sc, Logger: log, Version: version}
+	opts := mcpserver.Options{Discover: t.discover, Known: t.known, Cwd: cwd, Scanner: sc,
+		ShareUserNotes: cfg.Client.ShareUserNotes, Logger: log, Version: version}
 	if f.dir != "" {
 		dir, err := filepath.Abs(f.dir)
 		if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,5 +123,19 @@ func TestMCPNodeClient(t *testing.T) {
 	}
 	if strings.Contains(string(out), secret) {
 		t.Error("the output shows the secret")
+	}
+}
+
+// teammemd mcp reads [client] share_user_notes as the daemon does, so
+// that what it tells a write of a note of type user is what the daemon
+// does with it.
+func TestMCPOptionsShareUserNotes(t *testing.T) {
+	isolateConfig(t)
+	for _, share := range []bool{false, true} {
+		config := writeConfig(t, fmt.Sprintf("[client]\nshare_user_notes = %v\n", share))
+		opts, err := mcpOptions(syncFlags{config: config}, io.Discard)
+		if err != nil || opts.ShareUserNotes != share {
+			t.Errorf("mcpOptions(share_user_notes = %v).ShareUserNotes = %v, %v; want %v", share, opts.ShareUserNotes, err, share)
+		}
 	}
 }

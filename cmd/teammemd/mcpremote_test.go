@@ -295,3 +295,28 @@ func TestServeMCPWriteUnderReview(t *testing.T) {
 		t.Errorf("GET before approval = %d %s, want the proposal's content absent", status, body)
 	}
 }
+
+// A note of type user is one person's, which a daemon never pushes by
+// default: /mcp refuses it, through memory_write and the memory tool
+// alike, and the team repo never holds it.
+func TestServeMCPRefusesPersonalNote(t *testing.T) {
+	s := startServe(t, "")
+	cs := s.mcpSession(t, s.token)
+	personal := "---\nname: u\ndescription: u\ntype: user\n---\nbob personal pref\n"
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memory_write", map[string]any{"repo": "acme/app", "key": "srvuser.md", "content": personal}},
+		{"memory", map[string]any{"repo": "acme/app", "command": "create", "path": "/memories/srvuser.md", "file_text": personal}},
+	} {
+		out, msg := call(t, cs, c.tool, c.args)
+		if !strings.Contains(msg, "personal note") || !strings.Contains(msg, "personal memory") {
+			t.Errorf("%s(a type: user note) = %v %q, want it refused as a personal note for the personal memory", c.tool, out, msg)
+		}
+	}
+	status, body := s.do(t, http.MethodGet, nil)
+	if strings.Contains(string(body), "bob personal pref") {
+		t.Errorf("GET after the refused writes = %d %s, want no personal note in the team repo", status, body)
+	}
+}

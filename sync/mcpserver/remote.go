@@ -74,7 +74,7 @@ func NewRemote(opts RemoteOptions) (*Remote, error) {
 		Logger:       opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	if err := addTools(srv, r, time.Now); err != nil {
+	if err := addTools(srv, r, time.Now, ""); err != nil { // Put refuses a note of type user
 		return nil, err
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },

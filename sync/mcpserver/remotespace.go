@@ -38,10 +38,15 @@ func (sp *remoteSpace) Read(key string) ([]byte, error) {
 const writeAttempts = 3
 
 // Put writes key's note through the server's PUT checks, on the
-// condition that the note is still the version ifMatch.
+// condition that the note is still the version ifMatch. A note of type
+// user is refused, as a daemon holds one back unless told to share such
+// notes: it belongs in its author's personal memory, not the team repo.
 func (sp *remoteSpace) Put(ctx context.Context, key string, data []byte, ifMatch string) (string, error) {
 	if err := memsync.CheckNoteKey(key); err != nil {
 		return "", err
+	}
+	if memsync.CheckNote(key, data).Personal {
+		return "", fmt.Errorf("refused: %s says type: user, a personal note by Claude Code's rules, which the team repo does not take; nothing was stored: write it to your personal memory instead", key)
 	}
 	err := sp.write(ctx, key, ifMatch, api.PutRequest{Entries: map[string]string{key: string(data)}})
 	if err != nil {

@@ -45,6 +45,9 @@ type Options struct {
 	Cwd string
 	// Scanner checks every write for secrets, as the daemon's push does.
 	Scanner memsync.SecretScanner
+	// ShareUserNotes is [client] share_user_notes: the daemon pushes notes
+	// of type user, so a write of one is not told it is held back.
+	ShareUserNotes bool
 	// Logger receives the server's log (default: discarded).
 	Logger *slog.Logger
 	// Version is reported to clients.
@@ -114,7 +117,11 @@ func New(opts Options) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{},
 		},
 	})
-	if err := addTools(s.mcp, s, opts.Now); err != nil {
+	held := memsync.HeldPersonal
+	if opts.ShareUserNotes {
+		held = ""
+	}
+	if err := addTools(s.mcp, s, opts.Now, held); err != nil {
 		return nil, err
 	}
 	return s, nil

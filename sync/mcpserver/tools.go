@@ -11,11 +11,15 @@ type tools struct {
 	srv *mcp.Server
 	b   Backend
 	now func() time.Time
+	// held is the warning a write of a note of type user gets: why the
+	// daemon holds it back; "" where such a note is shared, or refused.
+	held string
 }
 
-// addTools registers every tool on srv, each call run on b's notes.
-func addTools(srv *mcp.Server, b Backend, now func() time.Time) error {
-	t := &tools{srv: srv, b: b, now: now}
+// addTools registers every tool on srv, each call run on b's notes; held
+// is the warning a note of type user written gets.
+func addTools(srv *mcp.Server, b Backend, now func() time.Time, held string) error {
+	t := &tools{srv: srv, b: b, now: now, held: held}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
 	mcp.AddTool(t.srv, &mcp.Tool{Name: "memory_list", Annotations: readOnly,
 		Description: "List the team's notes: key, name and description from the frontmatter, size, age, sha256. " +

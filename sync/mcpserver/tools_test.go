@@ -7,6 +7,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/api"
+	memsync "github.com/teammemd/teammemd/sync"
 
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
@@ -170,11 +171,20 @@ func TestWriteRefused(t *testing.T) {
 	}
 }
 
+// A note of type user written to the team directory is told the daemon
+// holds it back, in teammemd lint's words; with [client] share_user_notes
+// set the daemon pushes it, and it is told nothing of the kind.
 func TestWriteWarnsPersonal(t *testing.T) {
-	c := startServer(t, defaultOpts(teamDir(t, nil)))
-	var w writeOut
-	c.call(t, "memory_write", map[string]any{"key": "me.md", "content": "---\nname: Me\ndescription: about me\ntype: user\n---\nI like tabs.\n"}, &w)
-	if !slices.ContainsFunc(w.Warnings, func(s string) bool { return strings.Contains(s, "personal") }) {
-		t.Errorf("memory_write(a type: user note).warnings = %q, want a personal-note warning", w.Warnings)
+	for _, share := range []bool{false, true} {
+		opts := defaultOpts(teamDir(t, nil))
+		opts.ShareUserNotes = share
+		c := startServer(t, opts)
+		var w writeOut
+		c.call(t, "memory_write", map[string]any{"key": "me.md", "content": "---\nname: Me\ndescription: about me\ntype: user\n---\nI like tabs.\n"}, &w)
+		held := slices.Contains(w.Warnings, memsync.HeldPersonal)
+		personal := slices.ContainsFunc(w.Warnings, func(s string) bool { return strings.Contains(s, "personal") })
+		if held != !share || personal != !share {
+			t.Errorf("memory_write(a type: user note) with share_user_notes %v: warnings = %q, want the held-back warning %v", share, w.Warnings, !share)
+		}
 	}
 }

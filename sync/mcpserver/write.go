@@ -33,14 +33,15 @@ func (t *tools) write(ctx context.Context, req *mcp.CallToolRequest, in writeIn)
 		return nil, writeOut{}, err
 	}
 	return nil, writeOut{Key: in.Key, SHA256: sum, Created: in.SHA256 == "",
-		Warnings: warnings(in.Key, []byte(in.Content)), URI: noteURI(sp.Repo(), in.Key)}, nil
+		Warnings: t.warnings(in.Key, []byte(in.Content)), URI: noteURI(sp.Repo(), in.Key)}, nil
 }
 
-// warnings are the guards' findings on a note written.
-func warnings(key string, data []byte) []string {
+// warnings are the guards' findings on a note written, and for a note of
+// type user why the daemon holds it back, as teammemd lint says it.
+func (t *tools) warnings(key string, data []byte) []string {
 	c := memsync.CheckNote(key, data)
-	if c.Personal {
-		return append(c.Warnings, "type: user is a personal note by Claude Code's rules: the daemon keeps it on this machine unless [client] share_user_notes is set")
+	if c.Personal && t.held != "" {
+		return append(c.Warnings, t.held)
 	}
 	return c.Warnings
 }
