@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -94,24 +94,39 @@ func (f personalFlags) open() (personalEnv, error) {
 }
 
 // explainPersonal says what the server's answers of the personal lane mean
-// for the user.
+// for the user, in place of the server's own words on them, so that it is
+// said once; err stays the error unwrapped.
 func explainPersonal(err error) error {
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		return err
 	}
+	var why string
 	switch ae.Code {
 	case api.CodePersonalDisabled:
-		return fmt.Errorf("%w: this server does not offer the personal lane; its operator turns it on with [server.personal] enabled = true", err)
+		why = "this server does not offer the personal lane; its operator turns it on with [server.personal] enabled = true"
 	case api.CodePersonalNotInitialized:
-		return fmt.Errorf("%w: no personal key on this server yet; run teammemd personal init on your first machine", err)
+		why = "no personal key on this server yet; run teammemd personal init on your first machine"
 	case api.CodePersonalKeyChanged:
-		return fmt.Errorf("%w: %v", err, personal.ErrRotatedElsewhere)
+		why = personal.ErrRotatedElsewhere.Error()
 	case api.CodePersonalQuota:
-		return fmt.Errorf("%w: your personal lanes are at the server's quota; remove notes you no longer need, or ask its operator for more", err)
+		why = "your personal lanes are at the server's quota; remove notes you no longer need, or ask its operator for more"
+	default:
+		return err
 	}
-	return err
+	said := *ae
+	said.Message = why
+	return explained{msg: strings.Replace(err.Error(), ae.Error(), said.Error(), 1), err: err}
 }
+
+// explained is an error told in other words than its own.
+type explained struct {
+	msg string
+	err error
+}
+
+func (e explained) Error() string { return e.msg }
+func (e explained) Unwrap() error { return e.err }
 
 // whatSyncs says, after init or join, what the personal lane syncs.
 const whatSyncs = `What syncs: each project's private memory, ~/.claude/projects/<project>/memory/

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	memsync "github.com/teammemd/teammemd/sync"
@@ -218,6 +219,32 @@ func TestPrintPersonalStatus(t *testing.T) {
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("printPersonalStatus lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// join before any init, and any personal command on a server without the
+// lane, say what to do once: the server's code, then one explanation.
+func TestPersonalErrorsSayItOnce(t *testing.T) {
+	t.Setenv(envServer, "")
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	off := false
+	tests := []struct {
+		name string
+		srv  *servertest.Server
+		args []string
+		want string
+	}{
+		{"join before init", servertest.Start(t), []string{"join"},
+			"read the personal key: 404 personal_lane_not_initialized: no personal key on this server yet; run teammemd personal init on your first machine\n"},
+		{"the lane off", servertest.Start(t, servertest.WithConfig(func(c *server.Config) { c.Personal.Enabled = &off })), []string{"join"},
+			"read the personal key: 404 personal_lane_disabled: this server does not offer the personal lane; its operator turns it on with [server.personal] enabled = true\n"},
+	}
+	for _, tt := range tests {
+		m := newPersonalMachine(t, tt.srv, "")
+		_, stderr, code := m.run(t, "", tt.args...)
+		if code != exitFailure || !strings.HasSuffix(stderr, tt.want) {
+			t.Errorf("%s: personal %v = exit %d, %q; want exit %d ending %q", tt.name, tt.args, code, stderr, exitFailure, tt.want)
 		}
 	}
 }
