@@ -70,7 +70,9 @@ func (n *Notes) List() ([]NoteFile, error) {
 }
 
 // Read returns the content of key's note and its file's details. A
-// missing note is fs.ErrNotExist; a key that never syncs is refused.
+// missing note is fs.ErrNotExist; a key that never syncs is refused; a
+// note whose path goes through a symlink, or that is not a regular file,
+// is an fsio.ErrNotRegular that says so.
 func (n *Notes) Read(key string) ([]byte, NoteFile, error) {
 	if err := CheckNoteKey(key); err != nil {
 		return nil, NoteFile{}, err
@@ -83,9 +85,10 @@ func (n *Notes) Read(key string) ([]byte, NoteFile, error) {
 	return td.readNote(key)
 }
 
-// readNote reads key's regular file with the details of the file read.
+// readNote reads key's regular file with the details of the file read,
+// never through a symlink.
 func (t *teamDir) readNote(key string) ([]byte, NoteFile, error) {
-	if err := t.checkRegular(key); err != nil {
+	if err := t.checkReadable(key); err != nil {
 		return nil, NoteFile{}, err
 	}
 	f, err := t.root.Open(key)
@@ -105,6 +108,55 @@ func (t *teamDir) readNote(key string) ([]byte, NoteFile, error) {
 		return nil, NoteFile{}, err
 	}
 	return data, NoteFile{Key: key, Size: int64(len(data)), ModTime: fi.ModTime()}, nil
+}
+
+// checkReadable refuses key when a directory on its path is a symlink or
+// a file, or when key is not a regular file, as the push's walk never
+// finds such a note: the first is unreadableError naming the symlink,
+// the second no note (fs.ErrNotExist).
+func (t *teamDir) checkReadable(key string) error {
+	var be *blockedError
+	switch err := t.checkParents(key); {
+	case errors.As(err, &be) && be.link:
+		return &unreadableError{key: key, link: be.path}
+	case errors.As(err, &be):
+		return fmt.Errorf("%s: %w", key, fs.ErrNotExist)
+	case err != nil:
+		return err
+	}
+	fi, err := t.root.Lstat(key)
+	switch {
+	case err != nil:
+		return fmt.Errorf("stat %s: %w", key, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return &unreadableError{key: key, link: key}
+	case !fi.Mode().IsRegular():
+		return &unreadableError{key: key, mode: fi.Mode().Type()}
+	}
+	return nil
+}
+
+// unreadableError is a note not read: its path goes through link, a
+// symlink (the note itself when link is key), or it is not a regular
+// file but of type mode. It is an fsio.ErrNotRegular.
+type unreadableError struct {
+	key, link string
+	mode      fs.FileMode
+}
+
+func (e *unreadableError) Is(target error) bool { return target == fsio.ErrNotRegular }
+
+func (e *unreadableError) Error() string {
+	const never = "a symbolic link, which teammemd never follows"
+	switch {
+	case e.link == e.key:
+		return e.key + " is not readable: it is " + never
+	case e.link != "":
+		return e.key + " is not readable: its path goes through " + e.link + ", " + never
+	case e.mode.IsDir():
+		return e.key + " is not readable: it is a directory, not a regular file"
+	}
+	return e.key + " is not readable: it is not a regular file"
 }
 
 // NoteSum returns a precondition as an entry checksum: "sha256:" and 64

@@ -18,8 +18,11 @@ import (
 )
 
 // blockedError names the local path that keeps a key from being written;
-// it is an fsio.ErrNotRegular.
-type blockedError struct{ path, why string }
+// it is an fsio.ErrNotRegular. link is set when that path is a symlink.
+type blockedError struct {
+	path, why string
+	link      bool
+}
 
 func (e *blockedError) Error() string        { return e.path + " " + e.why }
 func (e *blockedError) Is(target error) bool { return target == fsio.ErrNotRegular }
@@ -156,7 +159,7 @@ func (t *teamDir) checkParents(key string) error {
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return &blockedError{path: p, why: "is a symlink, which the engine never writes through"}
+			return &blockedError{path: p, why: "is a symlink, which the engine never writes through", link: true}
 		case !fi.IsDir():
 			return &blockedError{path: p, why: "is a file here, not a directory"}
 		}

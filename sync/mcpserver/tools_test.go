@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -185,6 +187,37 @@ func TestWriteWarnsPersonal(t *testing.T) {
 		personal := slices.ContainsFunc(w.Warnings, func(s string) bool { return strings.Contains(s, "personal") })
 		if held != !share || personal != !share {
 			t.Errorf("memory_write(a type: user note) with share_user_notes %v: warnings = %q, want the held-back warning %v", share, w.Warnings, !share)
+		}
+	}
+}
+
+// A note whose path goes through a symbolic link, out of the team
+// directory or within it, or that is not a regular file, is not read,
+// and the refusal says why in plain words.
+func TestReadRefusesLinks(t *testing.T) {
+	dir := teamDir(t, notes)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "outside.md"), []byte("not the team's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"ldir": outside, "inlink": filepath.Join(dir, "db"), "link.md": filepath.Join(dir, "deploy.md")} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "dir.md"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := startServer(t, defaultOpts(dir))
+	tests := []struct{ key, want string }{
+		{"ldir/outside.md", "ldir/outside.md is not readable: its path goes through ldir, a symbolic link, which teammemd never follows"},
+		{"inlink/postgres.md", "inlink/postgres.md is not readable: its path goes through inlink, a symbolic link, which teammemd never follows"},
+		{"link.md", "link.md is not readable: it is a symbolic link, which teammemd never follows"},
+		{"dir.md", "dir.md is not readable: it is a directory, not a regular file"},
+	}
+	for _, tt := range tests {
+		if got := c.callErr(t, "memory_read", map[string]any{"key": tt.key}); got != tt.want {
+			t.Errorf("memory_read(%s) = %q, want %q", tt.key, got, tt.want)
 		}
 	}
 }
