@@ -62,19 +62,11 @@ type Change struct {
 // names after the slug and the server's host (and the directory, for a
 // second directory of the repo).
 func ProvenancePath(stateDir, repo, serverURL, dir string) (string, error) {
-	u, err := parseServer(serverURL)
+	store, _, err := stateStoreOf(Config{Dir: dir, Repo: repo, Server: serverURL, StateDir: stateDir})
 	if err != nil {
 		return "", err
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("team directory: %w", err)
-	}
-	repoDir, err := stateDirOf(stateDir, repo, u.Host, abs, false)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(repoDir, provenanceFile), nil
+	return filepath.Join(filepath.Dir(store.path), provenanceFile), nil
 }
 
 // LoadProvenance reads a provenance file strictly: an unknown field, a

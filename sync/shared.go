@@ -46,20 +46,11 @@ type Shared struct {
 // state's index is not hashed; of it, only the head is read, for its
 // frontmatter. A repo never synced with cfg.StateDir is ErrNoState.
 func SharedNotes(cfg Config) (Shared, error) {
-	u, err := parseServer(cfg.Server)
+	store, host, err := stateStoreOf(cfg)
 	if err != nil {
 		return Shared{}, err
 	}
-	dir, err := filepath.Abs(cfg.Dir)
-	if err != nil {
-		return Shared{}, fmt.Errorf("team directory: %w", err)
-	}
-	repoDir, err := stateDirOf(cfg.StateDir, cfg.Repo, u.Host, dir, false)
-	if err != nil {
-		return Shared{}, err
-	}
-	store := stateStore{path: filepath.Join(repoDir, stateFile)}
-	st, err := store.read(cfg.Repo, u.Host)
+	st, err := store.read(cfg.Repo, host)
 	if err != nil {
 		return Shared{}, err
 	}
@@ -140,22 +131,32 @@ func (t *teamDir) readHead(key string, n int64) ([]byte, error) {
 // never synced with cfg.StateDir. It reads the state as SharedNotes does,
 // without a lock and without writing anything.
 func SyncedFrom(cfg Config) (int, error) {
-	u, err := parseServer(cfg.Server)
+	store, host, err := stateStoreOf(cfg)
 	if err != nil {
 		return 0, err
 	}
-	dir, err := filepath.Abs(cfg.Dir)
-	if err != nil {
-		return 0, fmt.Errorf("team directory: %w", err)
-	}
-	repoDir, err := stateDirOf(cfg.StateDir, cfg.Repo, u.Host, dir, false)
-	if err != nil {
-		return 0, err
-	}
-	store := stateStore{path: filepath.Join(repoDir, stateFile)}
-	st, found, err := store.loadReadOnly(cfg.Repo, u.Host)
+	st, found, err := store.loadReadOnly(cfg.Repo, host)
 	if err != nil || !found {
 		return 0, err
 	}
 	return len(st.Base), nil
+}
+
+// stateStoreOf is the state of cfg's repo and team directory as a reader
+// outside the engine finds it (it records nothing), and the server's
+// host the state is of.
+func stateStoreOf(cfg Config) (stateStore, string, error) {
+	u, err := parseServer(cfg.Server)
+	if err != nil {
+		return stateStore{}, "", err
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return stateStore{}, "", fmt.Errorf("team directory: %w", err)
+	}
+	repoDir, err := stateDirOf(cfg.StateDir, cfg.Repo, u.Host, dir, false)
+	if err != nil {
+		return stateStore{}, "", err
+	}
+	return stateStore{path: filepath.Join(repoDir, stateFile)}, u.Host, nil
 }
