@@ -38,12 +38,8 @@ func (s *Server) writeClient(ctx context.Context, p auth.Principal, h http.Heade
 // when the scan cannot run. The text of a daemon's every request is the
 // same, so its scan after the first is the scanner's cache lookup.
 func (s *Server) claimHoldsSecret(ctx context.Context, text string) bool {
-	text = api.CleanClientText(text, len(text))
-	if s.scanner == nil || text == "" {
-		return false
-	}
-	hits, err := s.scanner.ScanEntries(ctx, map[string]string{"client": text})
-	return err != nil || len(hits) > 0
+	rules, err := s.textRules(ctx, api.CleanClientText(text, len(text)))
+	return err != nil || len(rules) > 0
 }
 
 // credential names what vouched for p: "token:" and the API token's ID, or

@@ -242,18 +242,26 @@ func reviewDenied(p auth.Principal, repo, what string) error {
 // secret scan finds a secret, as a PUT's value is refused: 422 naming the
 // rules, never what matched.
 func (s *Server) checkReason(ctx context.Context, reason string) error {
-	if s.scanner == nil || reason == "" {
-		return nil
-	}
-	hits, err := s.scanner.ScanEntries(ctx, map[string]string{"reason": reason})
+	rules, err := s.textRules(ctx, reason)
 	if err != nil {
 		return fmt.Errorf("scan reason: %w", err)
 	}
-	if len(hits) == 0 {
+	if len(rules) == 0 {
 		return nil
 	}
 	return api.NewError(http.StatusUnprocessableEntity, api.CodeSecretDetected,
-		"the reason looks like it holds a secret; nothing was recorded").With("rule_ids", hits["reason"])
+		"the reason looks like it holds a secret; nothing was recorded").With("rule_ids", rules)
+}
+
+// textRules are the ids of the secret scan's rules that match text, a
+// piece of free text the server keeps (a reason, a client's claim);
+// none without a scanner.
+func (s *Server) textRules(ctx context.Context, text string) ([]string, error) {
+	if s.scanner == nil || text == "" {
+		return nil, nil
+	}
+	hits, err := s.scanner.ScanEntries(ctx, map[string]string{"text": text})
+	return hits["text"], err
 }
 
 // decidedError is the 409 for a proposal no longer pending.

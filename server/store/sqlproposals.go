@@ -82,9 +82,13 @@ func DecideStmt(d Decision) Stmt {
 	return Stmt{SQL: decideProposal, Args: []any{string(d.State), d.Reviewer, d.Reason, d.Time.UnixNano(), d.Version, d.Edited, d.ID}}
 }
 
-// LockProposal reads the state of proposal $1 and locks its row for the
-// rest of the transaction, where the database locks rows (PostgreSQL).
-const LockProposal = "SELECT state FROM proposals WHERE id = $1 FOR UPDATE"
+// SelectProposalState reads the state of proposal $1; LockProposal also locks
+// its row for the rest of the transaction, where the database locks rows
+// (PostgreSQL).
+const (
+	SelectProposalState = "SELECT state FROM proposals WHERE id = $1"
+	LockProposal        = SelectProposalState + " FOR UPDATE"
+)
 
 // DecidedError is Apply's error for a write whose Decide names a
 // proposal that is not pending, or not there.

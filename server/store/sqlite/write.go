@@ -315,7 +315,7 @@ func recordDecision(ctx context.Context, tx *stmtTx, d store.Decision, version i
 		return err
 	}
 	var state string
-	err = tx.QueryRowContext(ctx, "SELECT state FROM proposals WHERE id = $1", d.ID).Scan(&state)
+	err = tx.QueryRowContext(ctx, store.SelectProposalState, d.ID).Scan(&state)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("read proposal %d: %w", d.ID, err)
 	}
