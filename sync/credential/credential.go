@@ -48,21 +48,48 @@ func Check(tok string) error {
 }
 
 // ReadFile returns the token a token file holds, without the space or
-// newline around it; a file holding more than one word is ErrMalformed,
-// and one holding nothing ErrNoToken, each naming the file.
+// newline around it. A file that gives no token is a *FileError: one that
+// cannot be read, one holding nothing (ErrNoToken) and one holding more
+// than one word (ErrMalformed), each naming the file.
 func ReadFile(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("read token file: %w", err)
+		return "", &FileError{File: path, Err: fmt.Errorf("read token file: %w", err)}
 	}
 	tok := strings.TrimSpace(string(data))
 	switch err := Check(tok); {
 	case tok == "":
-		return "", fmt.Errorf("token file %s is empty: %w", path, ErrNoToken)
+		return "", &FileError{File: path, sum: sha256.Sum256(data), Err: fmt.Errorf("token file %s is empty: %w", path, ErrNoToken)}
 	case err != nil:
-		return "", fmt.Errorf("token file %s: %w", path, err)
+		return "", &FileError{File: path, sum: sha256.Sum256(data), Err: fmt.Errorf("token file %s: %w", path, err)}
 	}
 	return tok, nil
+}
+
+// FileError is a token file that gives no token: missing or unreadable,
+// empty, or holding more than one word. A new content of File may fix it;
+// Changed tells when there is one.
+type FileError struct {
+	File string
+	Err  error
+	// sum is the SHA-256 of the content read, zero when none could be:
+	// a digest keeps no token in memory.
+	sum [sha256.Size]byte
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Changed reports whether the file's content is no longer the one that
+// gave the error: it was written, created or removed since. Comparing
+// with the content read, not with the file as it is when the error is
+// handled, misses no write that lands in between.
+func (e *FileError) Changed() bool {
+	data, err := os.ReadFile(e.File)
+	if err != nil {
+		return e.sum != [sha256.Size]byte{}
+	}
+	return sha256.Sum256(data) != e.sum
 }
 
 // Rule is what decides the credential of every repo of one command or

@@ -176,3 +176,51 @@ func TestMalformedToken(t *testing.T) {
 		}
 	}
 }
+
+// A token file that gives no token is a *FileError naming the file, whose
+// Changed tells a new content from the one that gave the error: a file
+// created, written with other bytes or removed, never the same bytes
+// written again.
+func TestFileErrorChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	write := func(data string) {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fault := func(what string) *FileError {
+		_, err := ReadFile(path)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.File != path {
+			t.Fatalf("%s: ReadFile() error = %v, want a *FileError naming %s", what, err, path)
+		}
+		return fe
+	}
+	missing := fault("missing")
+	if missing.Changed() {
+		t.Error("missing file: Changed() = true before it exists, want false")
+	}
+	write("\n")
+	if !missing.Changed() {
+		t.Error("missing file: Changed() = false once it exists, want true")
+	}
+	empty := fault("empty")
+	write("\n")
+	if empty.Changed() {
+		t.Error("empty file: Changed() = true after the same bytes were written again, want false")
+	}
+	write("tmd_abc\n# comment\n")
+	if !empty.Changed() {
+		t.Error("empty file: Changed() = false after a new content, want true")
+	}
+	twoLines := fault("two lines")
+	if !errors.Is(twoLines, ErrMalformed) || twoLines.Changed() {
+		t.Errorf("two lines: error %v, Changed() = %v; want ErrMalformed, unchanged", twoLines, twoLines.Changed())
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if !twoLines.Changed() {
+		t.Error("two lines: Changed() = false after the file was removed, want true")
+	}
+}
