@@ -173,6 +173,7 @@ var stateHints = map[string]string{
 	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
 	daemon.StateUnauthorized: "the server rejected the token: syncing resumes when the token file changes or the config is reloaded",
 	daemon.StateDenied:       "the token has no access to this repo: syncing resumes when the token file changes or the config is reloaded",
+	daemon.StateNoToken:      "the token file gives no token: the repo starts when the token file changes or the config is reloaded",
 	daemon.StateLaneStopped:  "the personal lane cannot go on with this machine's personal key: it resumes when the key changes (teammemd personal join) or the config is reloaded",
 	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",
 	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",

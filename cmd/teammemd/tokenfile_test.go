@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 // A token file holding a second line, or $TEAMMEMD_TOKEN holding one, is
@@ -43,31 +45,92 @@ func TestTokenNotOneWord(t *testing.T) {
 	}
 }
 
-// The daemon does not retry a token of two lines as a server it cannot
-// reach: it names the token file and what is wrong with it, and skips the
-// repo.
-func TestRunTokenNotOneWord(t *testing.T) {
+// The daemon does not retry a token file that gives no token (two
+// lines, empty, or not there yet) as a server it cannot reach, nor skip
+// the repo: it logs and reports that the repo waits for a valid token
+// file, naming the file and what is wrong with it, sends nothing, and
+// starts the repo once the file holds a token, with no reload.
+func TestRunWaitsForTokenFile(t *testing.T) {
 	srv := servertest.Start(t)
-	file := filepath.Join(t.TempDir(), "token")
-	writeFile(t, file, srv.Token+"\n# comment\n", 0o600)
+	isolateConfig(t)
 	t.Setenv("TEAMMEMD_TOKEN", "")
-	t.Setenv("TEAMMEMD_CONFIG", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "MEMORY.md"), []byte("# team\n"), 0o600); err != nil {
-		t.Fatal(err)
+	tokens := t.TempDir()
+	repos := []struct{ repo, content, problem string }{
+		{"acme/two-lines", srv.Token + "\n# comment\n", "the API token must be one word"},
+		{"acme/empty", "", "is empty"},
+		{"acme/missing", "", "no such file"},
 	}
-	args := []string{"--dir", dir, "--repo", "acme/app", "--server", srv.URL, "--token-file", file, "--state-dir", t.TempDir(),
-		"--socket", filepath.Join(t.TempDir(), "ctl.sock"), "--log-format", "json"}
+	var config strings.Builder
+	files := map[string]string{}
+	for _, r := range repos {
+		dir, file := t.TempDir(), filepath.Join(tokens, filepath.Base(r.repo))
+		writeFile(t, filepath.Join(dir, "MEMORY.md"), "# "+r.repo+"\n", 0o600)
+		if r.problem != "no such file" {
+			writeFile(t, file, r.content, 0o600)
+		}
+		files[r.repo] = file
+		fmt.Fprintf(&config, "[[daemon.repo]]\ndir = %q\nrepo = %q\ntoken_file = %q\n\n", dir, r.repo, file)
+	}
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	args := []string{"--config", writeConfig(t, "[client]\nserver = "+strconv.Quote(srv.URL)+"\n\n"+config.String()),
+		"--state-dir", t.TempDir(), "--socket", sock, "--log-format", "json"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logs := &lineWriter{lines: make(chan string, 100)}
 	done := make(chan error, 1)
 	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, logs) }()
-	rec := awaitLog(t, logs.lines, done, "cannot sync repo")
-	if msg, _ := rec["err"].(string); !strings.Contains(msg, "the API token must be one word") || !strings.Contains(msg, file) {
-		t.Errorf("run with a token file of two lines logged %v, want the token file named and the token must be one word", rec)
+
+	logged := map[string]string{}
+	for range repos {
+		rec := awaitLog(t, logs.lines, done, "waiting for a valid token file; the repo starts when the file changes")
+		repo, _ := rec["repo"].(string)
+		logged[repo], _ = rec["err"].(string)
+	}
+	st, ok := statusOf(t, sock)
+	if !ok {
+		t.Fatal("teammemd status --json: no daemon answers")
+	}
+	for _, r := range repos {
+		if !strings.Contains(logged[r.repo], files[r.repo]) || !strings.Contains(logged[r.repo], r.problem) {
+			t.Errorf("%s: logged %q, want the token file named and %q", r.repo, logged[r.repo], r.problem)
+		}
+		got := repoIn(st, r.repo)
+		if got.State != daemon.StateNoToken || !strings.Contains(got.Halted, "waiting for a valid token file") || !strings.Contains(got.Halted, r.problem) {
+			t.Errorf("%s: status %q, stopped %q; want %s, waiting for a valid token file because %q", r.repo, got.State, got.Halted, daemon.StateNoToken, r.problem)
+		}
+		if snap, err := srv.Store.Snapshot(ctx, r.repo, false); err == nil && len(snap.EntryChecksums) > 0 {
+			t.Errorf("%s: the server holds %v before the token file was fixed, want nothing", r.repo, snap.EntryChecksums)
+		}
+	}
+	if len(st.Skipped) != 0 {
+		t.Errorf("status skips %v, want the repos listed as waiting", st.Skipped)
+	}
+	var text bytes.Buffer
+	if err := runStatus(ctx, []string{"--socket", sock, "--claude", filepath.Join(t.TempDir(), "no-claude")}, &text, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(text.String(), "state:      no-token (the token file gives no token"); n != len(repos) {
+		t.Errorf("teammemd status says no-token with its hint %d times, want %d:\n%s", n, len(repos), text.String())
+	}
+
+	for _, r := range repos {
+		writeFile(t, files[r.repo], srv.Token+"\n", 0o600)
+	}
+	for _, r := range repos {
+		awaitOnServer(ctx, t, srv, r.repo, "MEMORY.md", nil)
 	}
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v, want nil", err)
+	}
+}
+
+// repoIn is the status of repo in st, empty when st lists none.
+func repoIn(st daemon.Status, repo string) daemon.RepoStatus {
+	for _, r := range st.Repos {
+		if r.Repo == repo {
+			return r
+		}
+	}
+	return daemon.RepoStatus{}
 }

@@ -6,6 +6,7 @@
 // off on failures, stops pushing after a permanent refusal, flushes pending
 // changes on shutdown, and reports its state on a local control socket. A
 // reload restarts the repos whose server, token or watcher timing changed.
+// A repo whose token file gives no token waits for the file to change.
 package daemon
 
 import (
@@ -50,8 +51,9 @@ type Options struct {
 	WaitTimeout time.Duration
 	// FlushTimeout bounds the last push at shutdown or removal.
 	FlushTimeout time.Duration
-	// CredentialCheck is how often a repo whose token the server rejected
-	// reads its token file for a change.
+	// CredentialCheck is how often a repo whose token the server rejected,
+	// or whose token file gives no token, reads its token file for a
+	// change.
 	CredentialCheck time.Duration
 	// Control, when set, serves the status API.
 	Control net.Listener
@@ -99,9 +101,13 @@ type Daemon struct {
 	restart chan *running // a repo to open again
 	started time.Time
 	watch   watch.Options // the current timing; the supervisor's alone
+	// tokenReady is a repo whose token file changed while it waited
+	// for one that gives a token (tokenwait.go).
+	tokenReady chan *tokenWait
 
-	mu        sync.Mutex // guards repos, skipped and reloadErr for Status
+	mu        sync.Mutex // guards repos, waiting, skipped and reloadErr for Status
 	repos     map[string]*running
+	waiting   map[string]*tokenWait // repos waiting for a valid token file
 	skipped   []Skipped
 	reloadErr string // why the last reload failed; see NoteReload
 }
@@ -128,8 +134,8 @@ func New(opts Options) (*Daemon, error) {
 	}
 	opts.setDefaults()
 	return &Daemon{
-		opts: opts, reload: make(chan reloadRequest), restart: make(chan *running), watch: opts.Watch,
-		repos: map[string]*running{}, started: time.Now(),
+		opts: opts, reload: make(chan reloadRequest), restart: make(chan *running), tokenReady: make(chan *tokenWait),
+		watch: opts.Watch, repos: map[string]*running{}, waiting: map[string]*tokenWait{}, started: time.Now(),
 	}, nil
 }
 
@@ -179,11 +185,14 @@ func (d *Daemon) supervise(ctx context.Context, plan Plan) error {
 			close(req.done)
 		case run := <-d.restart:
 			d.reopen(ctx, run)
+		case w := <-d.tokenReady:
+			d.retryToken(ctx, w)
 		}
 	}
 }
 
-// apply starts and stops repos to match plan.
+// apply starts and stops repos to match plan. A repo that waits for a
+// valid token file is tried again, but on a rediscovery.
 func (d *Daemon) apply(ctx context.Context, plan Plan) {
 	if plan.Watch != nil {
 		d.watch = *plan.Watch
@@ -194,29 +203,22 @@ func (d *Daemon) apply(ctx context.Context, plan Plan) {
 		want[s.key()] = s
 	}
 	d.stopStale(want)
+	d.stopWaits(want, plan.Rediscovered)
 	skipped := slices.Clone(plan.Skipped)
 	for k, s := range want {
 		d.mu.Lock()
 		run, ok := d.repos[k]
+		_, waits := d.waiting[k]
 		d.mu.Unlock()
-		if ok {
-			if !plan.Rediscovered {
-				run.r.poke()
-			}
+		if ok && !plan.Rediscovered {
+			run.r.poke()
+		}
+		if ok || waits || ctx.Err() != nil {
 			continue
 		}
-		if ctx.Err() != nil {
-			continue
+		if sk, ok := d.launch(ctx, s); !ok {
+			skipped = append(skipped, sk)
 		}
-		run, err := d.start(ctx, s)
-		if err != nil {
-			d.opts.Logger.Warn("cannot sync repo", "repo", s.Repo, "dir", s.Dir, "err", err)
-			skipped = append(skipped, Skipped{Source: s.Source, Reason: err.Error()})
-			continue
-		}
-		d.mu.Lock()
-		d.repos[k] = run
-		d.mu.Unlock()
 	}
 	for _, s := range skipped {
 		d.opts.Logger.Warn("skipping repo", "source", s.Source, "reason", s.Reason)
@@ -244,6 +246,24 @@ func (d *Daemon) stopStale(want map[string]Spec) {
 		<-run.done
 		run.r.log.Info("stopped syncing repo")
 	}
+}
+
+// launch starts s, or, when its token file gives no token, has it wait
+// for the file to change. When it can do neither it logs why and returns
+// s as skipped, false.
+func (d *Daemon) launch(ctx context.Context, s Spec) (Skipped, bool) {
+	run, err := d.start(ctx, s)
+	switch {
+	case err == nil:
+		d.mu.Lock()
+		d.repos[s.key()] = run
+		d.mu.Unlock()
+		return Skipped{}, true
+	case d.waitForToken(ctx, s, err):
+		return Skipped{}, true
+	}
+	d.opts.Logger.Warn("cannot sync repo", "repo", s.Repo, "dir", s.Dir, "err", err)
+	return Skipped{Source: s.Source, Reason: err.Error()}, false
 }
 
 // start opens a repo's parts and runs it in its own goroutine. The team
@@ -301,6 +321,9 @@ func (d *Daemon) Status() Status {
 		// across restarts, before the state is told from them.
 		st.Repos = append(st.Repos, run.r.status.snapshotWith(run.r.conflicts()))
 	}
+	for _, w := range d.waiting {
+		st.Repos = append(st.Repos, w.status())
+	}
 	slices.SortFunc(st.Repos, func(a, b RepoStatus) int {
 		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Dir, b.Dir))
 	})
@@ -331,15 +354,9 @@ func (d *Daemon) reopen(ctx context.Context, run *running) {
 	if ctx.Err() != nil {
 		return
 	}
-	next, err := d.start(ctx, run.spec)
-	if err != nil {
-		d.opts.Logger.Warn("cannot sync repo", "repo", run.spec.Repo, "dir", run.spec.Dir, "err", err)
+	if sk, ok := d.launch(ctx, run.spec); !ok {
 		d.mu.Lock()
-		d.skipped = append(d.skipped, Skipped{Source: run.spec.Source, Reason: err.Error()})
+		d.skipped = append(d.skipped, sk)
 		d.mu.Unlock()
-		return
 	}
-	d.mu.Lock()
-	d.repos[k] = next
-	d.mu.Unlock()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/teammemd/teammemd/scan"
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/credential"
 	"github.com/teammemd/teammemd/watch"
 )
 
@@ -55,11 +56,9 @@ func testOpener(t testing.TB, token, stateDir string, c *counter, log *slog.Logg
 		}
 		tok := token
 		if s.TokenFile != "" {
-			data, err := os.ReadFile(s.TokenFile)
-			if err != nil {
+			if tok, err = credential.ReadFile(s.TokenFile); err != nil {
 				return nil, nil, err
 			}
-			tok = string(data)
 		}
 		ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok})
 		opts := append([]memsync.ClientOption{memsync.WithTransport(c), memsync.WithRetry(0, 50*time.Millisecond, 100*time.Millisecond)}, extra...)

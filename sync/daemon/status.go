@@ -79,8 +79,8 @@ type RepoStatus struct {
 	// directory: nothing syncs until it is back.
 	Missing string `json:"missing,omitempty"`
 	// Halted is why the repo makes no request at all until its config or
-	// token changes (State wrong-server, unauthorized or denied), with the fix;
-	// empty when it runs.
+	// token changes (State wrong-server, unauthorized, denied or
+	// no-token), with the fix; empty when it runs.
 	Halted string `json:"halted,omitempty"`
 	// Suppressed is why pushes are stopped until the files or the config
 	// change, empty when they are not.
@@ -110,6 +110,10 @@ const (
 	// reload. A token that may read but not write only stops pushes
 	// (StateStopped).
 	StateDenied = "denied"
+	// StateNoToken: the repo has not started, because its token file
+	// gives no token (missing, empty, or not one word); see Halted. It
+	// starts when the token file changes or at a reload.
+	StateNoToken = "no-token"
 	// StateLaneStopped: a personal lane cannot go on with the personal
 	// key this machine holds (rotated on another machine, or a note it
 	// cannot open); see Halted. Nothing is written until the key changes.
@@ -200,7 +204,7 @@ type statusBox struct {
 	op      string               // StatePulling or StatePushing while one runs
 	retries map[string]retryNote // by source; State and NextRetry derive from them
 	held    map[string][]Held    // by the operation that held them; Held merges them
-	halt    string               // StateWrongServer, StateUnauthorized, StateDenied or StateLaneStopped while halted
+	halt    string               // StateWrongServer, StateUnauthorized, StateDenied, StateLaneStopped or StateNoToken while halted
 	resumed chan struct{}        // closed when a halt is lifted; nil while running
 	// show turns a pending path into the form the status prints
 	// (Engine.Show, which redacts a name that holds a secret); nil
