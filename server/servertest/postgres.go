@@ -29,7 +29,9 @@ type PGServer struct {
 
 // StartPostgres serves the real handler on the database at dbURL, say a
 // pgtest.Schema of the test's own, with the options that Start takes but
-// WithAuth.
+// WithAuth. It returns once the server serves, having recorded its
+// [[server.repo]] entries for the other replicas on the database and
+// learned theirs, so a replica started after it knows its entries.
 func StartPostgres(t testing.TB, dbURL string, opts ...Option) *PGServer {
 	t.Helper()
 	cfg := config{server: Config()}
@@ -46,7 +48,9 @@ func StartPostgres(t testing.TB, dbURL string, opts ...Option) *PGServer {
 	if o.Settings, err = cfg.server.Settings(); err != nil {
 		t.Fatalf("servertest: settings: %v", err)
 	}
-	o.Store, o.Auth, o.Waker, o.Ready, o.ShutdownTimeout = st, auth.NewTokenAuthenticator(st), waker, nil, 5*time.Second
+	ready := make(chan struct{})
+	o.Store, o.Auth, o.Waker, o.ShutdownTimeout = st, auth.NewTokenAuthenticator(st), waker, 5*time.Second
+	o.Ready = func(net.Addr) { close(ready) }
 	srv, err := server.New(o)
 	if err != nil {
 		t.Fatalf("servertest: new server: %v", err)
@@ -68,6 +72,12 @@ func StartPostgres(t testing.TB, dbURL string, opts ...Option) *PGServer {
 			t.Errorf("servertest: Waker.Run() = %v", err)
 		}
 	})
+	select {
+	case <-ready:
+	case err := <-served:
+		served <- err // for the cleanup, which reports it
+		t.Fatal("servertest: the server stopped before serving")
+	}
 	s := &PGServer{URL: "http://" + ln.Addr().String(), Store: st, DBURL: dbURL}
 	s.Token = s.CreateToken(t, "servertest", store.Grant{Pattern: "**", Level: store.LevelWrite})
 	return s
