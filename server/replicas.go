@@ -90,15 +90,14 @@ func (r *replicas) requiresReview(repo string) bool {
 }
 
 // exchange records this replica's settings and learns its live peers'. On
-// failure it keeps what it knew.
-func (r *replicas) exchange(ctx context.Context) {
+// failure it keeps what it knew and returns the store's error.
+func (r *replicas) exchange(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, replicaCallTimeout)
 	defer cancel()
 	now := r.now()
 	recs, err := r.st.ExchangeSettings(ctx, r.id, r.own, now, now.Add(-replicaTTL))
 	if err != nil {
-		r.log.Warn("replica settings exchange failed; keeping the peers' last known settings", "err", err)
-		return
+		return err // the store's error says which step failed
 	}
 	peers := make([][]RepoConfig, 0, len(recs))
 	var differ []string
@@ -116,6 +115,7 @@ func (r *replicas) exchange(ctx context.Context) {
 	r.peer.Store(&peers)
 	r.differ(float64(len(differ)))
 	r.report(differ)
+	return nil
 }
 
 // report logs a change in which live peers' settings differ from ours.
@@ -148,7 +148,9 @@ func (r *replicas) run(ctx context.Context) {
 			}
 			return
 		case <-t.C:
-			r.exchange(ctx)
+			if err := r.exchange(ctx); err != nil {
+				r.log.Warn("replica settings exchange failed; keeping the peers' last known settings", "err", err)
+			}
 		}
 	}
 }

@@ -244,7 +244,9 @@ const (
 // Serve answers requests on ln until ctx is done, then shuts down gracefully:
 // it stops accepting, ends change waits at once and gives requests in flight
 // up to the shutdown timeout. It returns nil after a shutdown caused by ctx.
-// A Server serves at most once.
+// A Server serves at most once. On a store shared by replicas it first
+// records its [[server.repo]] entries and learns the other replicas', and
+// returns an error, without serving, when it cannot.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if !s.serveStarted.CompareAndSwap(false, true) {
 		return errors.New("server: Serve called twice")
@@ -259,7 +261,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	if s.replicas != nil {
-		s.replicas.exchange(ctx) // know the peers' settings before the first write
+		// Know the peers' settings before the first write: without them
+		// this replica could store writes a peer holds for review.
+		if err := s.replicas.exchange(ctx); err != nil {
+			ln.Close()
+			if ctx.Err() != nil {
+				return nil // stopped before it served
+			}
+			return fmt.Errorf("server: learn the other replicas' [[server.repo]] settings before serving: %w", err)
+		}
 	}
 	bg, stopBackground := context.WithCancel(ctx)
 	var wg sync.WaitGroup
