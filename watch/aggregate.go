@@ -42,6 +42,8 @@ type aggregator struct {
 
 	ahead *leader         // the notice before the batch is due (lead.go)
 	soon  chan<- []string // where it goes; nil without it
+
+	asked <-chan chan<- []string // where Undelivered asks; nil without it
 }
 
 func newAggregator(debounce, maxWait time.Duration) *aggregator {
@@ -59,6 +61,13 @@ func (a *aggregator) withLead(lead time.Duration, out chan<- []string) *aggregat
 // directory has been quiet for settle (see settler).
 func (a *aggregator) withHints(settle time.Duration, out chan<- []string) *aggregator {
 	a.hints, a.hinted = newSettler(settle, a.debounce), out
+	return a
+}
+
+// withAsk has the aggregator answer each channel it receives on asks
+// with the paths it has not delivered (see undelivered).
+func (a *aggregator) withAsk(asks <-chan chan<- []string) *aggregator {
+	a.asked = asks
 	return a
 }
 
@@ -105,6 +114,8 @@ func (a *aggregator) run(ctx context.Context, in <-chan event, out chan<- Batch)
 			a.ahead.taken()
 		case hint <- hintPaths:
 			a.hints.taken()
+		case reply := <-a.asked:
+			reply <- a.undelivered(ready)
 		}
 	}
 }
@@ -144,6 +155,21 @@ func (a *aggregator) add(ev event, now time.Time) {
 	a.last = now
 	a.pending[ev.path] = struct{}{}
 	a.hints.add(ev.path)
+}
+
+// undelivered is every path changed that no batch delivered yet: those
+// in the debounce and those of ready, the batch not taken, sorted and
+// each once. A new slice: the caller may keep it.
+func (a *aggregator) undelivered(ready *Batch) []string {
+	var out []string
+	if ready != nil {
+		out = slices.Clone(ready.Paths)
+	}
+	for p := range a.pending {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (a *aggregator) empty() bool { return len(a.pending) == 0 && !a.rescan }

@@ -2,11 +2,12 @@
 // debounced batches: recursive fsnotify watches that follow new and removed
 // subdirectories, editor and hidden files ignored, a trailing debounce with a
 // maximum wait, hints of the changed paths once they settle, ahead of their
-// batch, when asked, and periodic safety rescans, falling back to rescans
-// alone when the system runs out of notification watches. The watched directory
-// itself may be missing, removed, moved away or replaced, by a symlink to
-// another directory for one: its parent is watched too, a missing directory
-// is polled for, and the tree is watched afresh, following the symlink,
+// batch, when asked; the paths not delivered yet, for a status to show; and
+// periodic safety rescans, falling back to rescans alone when the system
+// runs out of notification watches. The watched directory itself may be
+// missing, removed, moved away or replaced, by a symlink to another
+// directory for one: its parent is watched too, a missing directory is
+// polled for, and the tree is watched afresh, following the symlink,
 // whenever the directory changes.
 package watch
 
@@ -134,6 +135,17 @@ type Watcher struct {
 	// unbatched is what the last Run saw that no batch delivered; set
 	// as it returns.
 	unbatched Batch
+	// asking is how Undelivered reaches the aggregator of the latest Run;
+	// nil before the first.
+	askMu  sync.Mutex
+	asking *askLine
+}
+
+// askLine leads to one Run's aggregator: asks takes a reply channel,
+// which the aggregator answers on at once, until done is closed.
+type askLine struct {
+	asks chan chan<- []string
+	done <-chan struct{}
 }
 
 // New returns a watcher for dir. Call Run to start watching. The directory
@@ -188,6 +200,28 @@ func (w *Watcher) markAttached() { w.attachedOnce.Do(func() { close(w.attached) 
 // hands these on, so that a change seen just before shutdown is not lost.
 func (w *Watcher) Unbatched() Batch { return w.unbatched }
 
+// Undelivered returns the paths changed under the directory that no batch
+// has delivered yet: those in the debounce, and those of a batch not yet
+// taken from Batches, sorted. A rescan names no path and is not in it. It
+// asks the goroutine that owns them, which answers between two events, so
+// the watcher pays nothing until it is called; it returns nil when Run
+// is not running.
+func (w *Watcher) Undelivered() []string {
+	w.askMu.Lock()
+	line := w.asking
+	w.askMu.Unlock()
+	if line == nil {
+		return nil
+	}
+	reply := make(chan []string, 1)
+	select {
+	case line.asks <- reply:
+		return <-reply
+	case <-line.done:
+		return nil
+	}
+}
+
 // Dir is the absolute path of the watched directory.
 func (w *Watcher) Dir() string { return w.dir }
 
@@ -200,11 +234,15 @@ func (w *Watcher) Run(ctx context.Context) error {
 	// change the tree saw is in a batch or Unbatched.
 	actx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
+	asks := make(chan chan<- []string)
 	go func() {
 		defer close(done)
-		w.unbatched = newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).withLead(w.opts.Lead, w.soon).run(actx, events, w.batches)
+		w.unbatched = newAggregator(w.opts.Debounce, w.opts.MaxWait).withHints(w.opts.Settle, w.settled).withLead(w.opts.Lead, w.soon).withAsk(asks).run(actx, events, w.batches)
 	}()
 	defer func() { stop(); <-done }()
+	w.askMu.Lock()
+	w.asking = &askLine{asks: asks, done: done}
+	w.askMu.Unlock()
 
 	t := &tree{root: w.dir, parent: filepath.Dir(w.dir), log: w.log, dirs: map[string]bool{}, events: events}
 	notifier, err := w.opts.Notify()
