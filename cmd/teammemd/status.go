@@ -24,9 +24,9 @@ func newStatusCmd() *cobra.Command {
 		Use:   "status",
 		Short: "Show what the running sync daemon is doing",
 		Long: `Show what the running sync daemon is doing, asked on its control socket:
-each repo's state, last sync, pending changes, blocked files and conflicts,
-and whether Claude Code loads the team memory. Exits 3 when no daemon
-answers.`,
+each repo's state, last sync, pending changes, changes still in the
+debounce, blocked files and conflicts, and whether Claude Code loads the
+team memory. Exits 3 when no daemon answers.`,
 		Example: `  teammemd status
   teammemd status --json`,
 		Args: noArgs,
@@ -106,6 +106,9 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
 	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
 	fmt.Fprintf(b, "  pending:    %s\n", listOrNone(r.Pending))
+	if len(r.Debouncing) > 0 {
+		fmt.Fprintf(b, "  debouncing: %s (changed here; pushed once no file has changed for the debounce)\n", fewOf(r.Debouncing))
+	}
 	if r.Halted != "" {
 		fmt.Fprintf(b, "  stopped:    %s\n", p(r.Halted))
 	}
@@ -181,6 +184,7 @@ var stateHints = map[string]string{
 	daemon.StateFailed:       "the last pull or push failed; edit a file or reload the config to try again",
 	daemon.StateConflict:     "a conflict copy waits: teammemd conflicts lists it; teammemd conflicts resolve KEY --keep local|server|FILE settles it",
 	daemon.StatePending:      "changes wait to be pushed",
+	daemon.StateDebouncing:   "files changed here wait out the debounce, then are pushed; see debouncing",
 	daemon.StateHeld:         "in sync but for what is held back; see held back",
 }
 
@@ -240,6 +244,18 @@ func listOrNone(xs []string) string {
 		shown[i] = api.Printable(x)
 	}
 	return strings.Join(shown, ", ")
+}
+
+// shownNames is how many names fewOf prints before it counts the rest.
+const shownNames = 5
+
+// fewOf names the first few of xs and counts the rest: a save of many
+// files at once does not flood the status.
+func fewOf(xs []string) string {
+	if len(xs) <= shownNames {
+		return listOrNone(xs)
+	}
+	return fmt.Sprintf("%s and %d more", listOrNone(xs[:shownNames]), len(xs)-shownNames)
 }
 
 // printReloadError says that the last reload failed, and why.

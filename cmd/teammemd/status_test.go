@@ -62,6 +62,13 @@ func TestPrintStatusStuckStates(t *testing.T) {
 			`"heldDeletions":["a.md","b.md","c.md"],"massDeletion":"` + mass + `"`},
 		{"pending", daemon.RepoStatus{State: daemon.StatePending, LastPull: ok, Pending: []string{"a.md"}},
 			[]string{"state:      pending (changes wait to be pushed)", "pending:    a.md\n"}, `"pending":["a.md"]`},
+		{"debouncing", daemon.RepoStatus{State: daemon.StateDebouncing, LastPull: ok, Debouncing: []string{"a.md", "b.md"}},
+			[]string{"state:      debouncing (files changed here wait out the debounce, then are pushed; see debouncing)",
+				"pending:    none\n  debouncing: a.md, b.md (changed here; pushed once no file has changed for the debounce)\n"},
+			`"pending":null,"debouncing":["a.md","b.md"]`},
+		{"many debouncing", daemon.RepoStatus{State: daemon.StateDebouncing, LastPull: ok, Debouncing: []string{"a.md", "b.md", "c.md", "d.md", "e.md", "f.md", "g.md"}},
+			[]string{"debouncing: a.md, b.md, c.md, d.md, e.md and 2 more (changed here;"},
+			`"debouncing":["a.md","b.md","c.md","d.md","e.md","f.md","g.md"]`},
 		{"review", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok, Review: []daemon.ReviewFile{
 			{Path: "a.md", Proposal: 3, State: daemon.ReviewPending},
 			{Path: "b.md", Proposal: 2, State: daemon.ReviewRejected, Reviewer: "carol", Reason: "port is 9090"}}},

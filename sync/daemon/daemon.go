@@ -317,9 +317,7 @@ func (d *Daemon) Status() Status {
 	st := Status{PID: os.Getpid(), Version: d.opts.Version, Started: d.started, Skipped: slices.Clone(d.skipped)}
 	st.ReloadError = d.reloadErr
 	for _, run := range d.repos {
-		// The conflict copies as the saved state lists them, kept there
-		// across restarts, before the state is told from them.
-		st.Repos = append(st.Repos, run.r.status.snapshotWith(run.r.conflicts()))
+		st.Repos = append(st.Repos, run.r.statusNow())
 	}
 	for _, w := range d.waiting {
 		st.Repos = append(st.Repos, w.status())

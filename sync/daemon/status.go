@@ -55,7 +55,14 @@ type RepoStatus struct {
 	LastPull         *OpResult  `json:"lastPull,omitempty"`
 	LastPush         *OpResult  `json:"lastPush,omitempty"`
 	Pending          []string   `json:"pending"`
-	Blocked          []Blocked  `json:"blocked"`
+	// Debouncing lists the files changed here that the daemon has not
+	// taken in yet: the watcher holds them until no file has changed
+	// for the debounce. They are not Pending, which lists what the
+	// daemon knows to send: nothing is sent for them before the debounce
+	// is over, and then they are pending until pushed. A file the last
+	// pull wrote, as it wrote it, is not in it.
+	Debouncing []string  `json:"debouncing"`
+	Blocked    []Blocked `json:"blocked"`
 	// Held lists files held back for a reason other than a secret the
 	// scanner found here, such as a file that cannot be read or one the
 	// server refused, each with the reason and the fix.
@@ -94,8 +101,8 @@ type RepoStatus struct {
 
 // The values of RepoStatus.State, in the order they take precedence: each
 // is derived from what is true of the repo, not from the last operation
-// alone, so idle means nothing is pending, held back, in conflict or
-// failing.
+// alone, so idle means nothing is pending, in the debounce, held back, in
+// conflict or failing.
 const (
 	StatePulling = "pulling" // a pull runs (and may be retrying)
 	StatePushing = "pushing" // a push runs (and may be retrying)
@@ -118,15 +125,16 @@ const (
 	// key this machine holds (rotated on another machine, or a note it
 	// cannot open); see Halted. Nothing is written until the key changes.
 	StateLaneStopped = "lane-stopped"
-	StateMissing     = "missing"  // the team directory is missing; see Missing
-	StateRetrying    = "retrying" // a failure is retried; see NextRetry
-	StateStopped     = "stopped"  // pushes are stopped; see Suppressed
-	StateStarting    = "starting" // no pull has finished yet
-	StateFailed      = "failed"   // the last pull or push failed, no retry is due
-	StateConflict    = "conflict" // a conflict copy waits to be settled; see Conflict
-	StatePending     = "pending"  // files wait to be pushed; see Pending
-	StateHeld        = "held"     // files or deletions are held back
-	StateIdle        = "idle"     // in sync, waiting for changes
+	StateMissing     = "missing"    // the team directory is missing; see Missing
+	StateRetrying    = "retrying"   // a failure is retried; see NextRetry
+	StateStopped     = "stopped"    // pushes are stopped; see Suppressed
+	StateStarting    = "starting"   // no pull has finished yet
+	StateFailed      = "failed"     // the last pull or push failed, no retry is due
+	StateConflict    = "conflict"   // a conflict copy waits to be settled; see Conflict
+	StatePending     = "pending"    // files wait to be pushed; see Pending
+	StateDebouncing  = "debouncing" // files changed here wait out the debounce; see Debouncing
+	StateHeld        = "held"       // files or deletions are held back
+	StateIdle        = "idle"       // in sync, waiting for changes
 )
 
 // Sources of a retry, each with its own schedule.
@@ -314,20 +322,29 @@ func (b *statusBox) update(f func(*RepoStatus)) {
 	f(&b.s)
 }
 
-// snapshot returns a deep copy.
-func (b *statusBox) snapshot() RepoStatus { return b.snapshotWith(nil, false) }
+// outside is what a status read finds outside the box, the state told
+// from it too: the repo's conflict copies as its saved state lists them,
+// when known, and the files its watcher holds in the debounce.
+type outside struct {
+	conflicts      []string
+	conflictsKnown bool
+	debouncing     []string
+}
 
-// snapshotWith is snapshot with conflicts, when known, as the repo's
-// conflict copies, the state told from them.
-func (b *statusBox) snapshotWith(conflicts []string, known bool) RepoStatus {
+// snapshot returns a deep copy.
+func (b *statusBox) snapshot() RepoStatus { return b.snapshotWith(outside{}) }
+
+// snapshotWith is snapshot with what lies outside the box.
+func (b *statusBox) snapshotWith(o outside) RepoStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.s
-	s.Pending = b.shownPending()
+	s.Pending = b.shownList(s.Pending)
+	s.Debouncing = b.shownList(o.debouncing)
 	s.Blocked = slices.Clone(s.Blocked)
 	s.Conflict = slices.Clone(s.Conflict)
-	if known {
-		s.Conflict = conflicts
+	if o.conflictsKnown {
+		s.Conflict = o.conflicts
 	}
 	s.Warnings = slices.Clone(s.Warnings)
 	s.HeldDeletions = slices.Clone(s.HeldDeletions)
@@ -403,6 +420,8 @@ func (b *statusBox) state(s RepoStatus) string {
 		return StateConflict
 	case len(s.Pending) > 0:
 		return StatePending
+	case len(s.Debouncing) > 0:
+		return StateDebouncing
 	case len(s.Held) > 0 || len(s.Blocked) > 0 || len(s.HeldDeletions) > 0:
 		return StateHeld
 	}

@@ -44,11 +44,10 @@ func (b *statusBox) hasUnsent() bool {
 	return slices.ContainsFunc(s.Pending, func(p string) bool { return !heldBack(s, b.shown(p)) })
 }
 
-// shownPending is the pending paths as the status prints them, each once,
-// sorted.
-func (b *statusBox) shownPending() []string {
-	out := make([]string, 0, len(b.s.Pending))
-	for _, p := range b.s.Pending {
+// shownList is paths as the status prints them, each once, sorted.
+func (b *statusBox) shownList(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
 		if p = b.shown(p); !slices.Contains(out, p) {
 			out = append(out, p)
 		}
