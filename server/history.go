@@ -55,7 +55,7 @@ type historyRequest struct {
 
 // parseHistory reads a history request's parameters.
 func (s *Server) parseHistory(r *http.Request) (historyRequest, error) {
-	q, repo, err := repoQuery(r)
+	q, repo, err := s.repoQuery(r)
 	if err != nil {
 		return historyRequest{}, err
 	}

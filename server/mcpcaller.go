@@ -19,10 +19,11 @@ type repoLister interface {
 }
 
 // noRepo answers a repo the caller may not read exactly as one that does
-// not exist, so that no answer tells one from the other.
-func noRepo(repo string) error {
+// not exist, so that no answer tells one from the other; a slug that
+// holds a secret is named redacted (shownRepo).
+func (s *Server) noRepo(ctx context.Context, repo string) error {
 	return api.NewError(http.StatusNotFound, api.CodeNotFound,
-		fmt.Sprintf("no repo %s among those this credential can read", repo))
+		fmt.Sprintf("no repo %s among those this credential can read", s.shownRepo(ctx, repo)))
 }
 
 // Readable checks repo's slug and the caller's read grant on it.
@@ -32,7 +33,7 @@ func (c *Caller) Readable(ctx context.Context, repo string) error {
 	}
 	p, err := c.principal(ctx, repo)
 	if err != nil || !p.Allows(repo, store.LevelRead) {
-		return noRepo(repo)
+		return c.s.noRepo(ctx, repo)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 // and PUT. The request's form is checked before its access (PROTOCOL.md
 // section 4).
 func (s *Server) serveMemory(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	q, repo, err := repoQuery(r)
+	q, repo, err := s.repoQuery(r)
 	if err != nil {
 		return err
 	}
@@ -134,8 +134,8 @@ func onlyParam(q url.Values, view string) ([]string, error) {
 }
 
 // repoQuery parses the query string and validates its repo slug, which has
-// already been percent-decoded.
-func repoQuery(r *http.Request) (url.Values, string, error) {
+// already been percent-decoded, and names the repo in the access log.
+func (s *Server) repoQuery(r *http.Request) (url.Values, string, error) {
 	q, err := parseQuery(r)
 	if err != nil {
 		return nil, "", err
@@ -144,7 +144,7 @@ func repoQuery(r *http.Request) (url.Values, string, error) {
 	if problem := api.SlugProblem(repo); problem != "" {
 		return nil, "", api.NewError(http.StatusBadRequest, api.CodeInvalidRequest, "invalid repo: the slug "+problem)
 	}
-	infoFrom(r.Context()).repo = repo
+	s.logRepo(r.Context(), repo)
 	return q, repo, nil
 }
 

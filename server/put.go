@@ -171,26 +171,6 @@ func (s *Server) readPut(w http.ResponseWriter, r *http.Request) (api.PutRequest
 	}
 }
 
-// checkSlug refuses a write to a repo whose slug holds a secret, with 400
-// naming the rules and never the slug; the access log then names the
-// repo redacted, as a key whose name holds a secret is shown
-// (api.RedactKey). When the scan cannot run, the write fails.
-func (s *Server) checkSlug(ctx context.Context, repo string) error {
-	if s.scanner == nil {
-		return nil
-	}
-	hits, err := s.scanner.ScanKeys(ctx, []string{repo})
-	if err != nil {
-		return fmt.Errorf("scan repo slug: %w", err)
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	infoFrom(ctx).repo = api.RedactKey(repo)
-	return api.NewError(http.StatusBadRequest, api.CodeInvalidRequest,
-		"the repo's slug looks like it holds a secret: name the repo otherwise; nothing was written").With("rule_ids", hits[repo])
-}
-
 // scan refuses a PUT in which a value, or the name of a key it writes or
 // deletes, holds a secret. The answer names the rules that matched and the
 // first refused key, redacted when its name holds the secret; never what

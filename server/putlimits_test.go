@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,7 +14,9 @@ import (
 	"github.com/teammemd/teammemd/server/api"
 )
 
-// countingScanner finds nothing and counts the values it was asked to scan.
+// countingScanner finds nothing and counts the values and the key names
+// it was asked to scan; the scan of the slug of target's repo alone, which
+// names the repo in the access log, is not counted.
 type countingScanner struct{ values atomic.Int64 }
 
 func (c *countingScanner) ScanEntries(_ context.Context, entries map[string]string) (map[string][]string, error) {
@@ -22,6 +25,9 @@ func (c *countingScanner) ScanEntries(_ context.Context, entries map[string]stri
 }
 
 func (c *countingScanner) ScanKeys(_ context.Context, keys []string) (map[string][]string, error) {
+	if slices.Equal(keys, []string{"acme/app"}) {
+		return nil, nil
+	}
 	c.values.Add(int64(len(keys)))
 	return nil, nil
 }

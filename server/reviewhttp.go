@@ -21,7 +21,7 @@ import (
 // it answers once a proposal with a larger id is listed, or after N
 // seconds with the list as it is.
 func (s *Server) serveProposals(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
-	q, repo, err := repoQuery(r)
+	q, repo, err := s.repoQuery(r)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (s *Server) serveProposal(w http.ResponseWriter, r *http.Request, p auth.Pr
 	if err != nil {
 		return err
 	}
-	infoFrom(r.Context()).repo = v.Proposal.Repo
+	s.logRepo(r.Context(), v.Proposal.Repo)
 	s.writeJSON(w, http.StatusOK, api.ProposalResponse{Proposal: wireProposal(v), Checksum: v.Checksum, Current: v.Current})
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/teammemd/teammemd/scan/scantest"
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // token creates a token on s's database for subject on repos.
@@ -318,5 +319,31 @@ func TestServeMCPRefusesPersonalNote(t *testing.T) {
 	status, body := s.do(t, http.MethodGet, nil)
 	if strings.Contains(string(body), "bob personal pref") {
 		t.Errorf("GET after the refused writes = %d %s, want no personal note in the team repo", status, body)
+	}
+}
+
+// A repo whose slug holds a secret is named redacted, never as sent, in
+// the answer of a token that may not read it and in the server's log.
+func TestServeMCPSecretRepoRedacted(t *testing.T) {
+	s := startServe(t, "")
+	reader := s.mcpSession(t, s.newToken(t, "rita", "acme/app", true))
+	aws := scantest.AWSKey()
+	slug := "acme/" + aws
+	want := "no repo " + api.RedactKey(slug) + " among those this credential can read"
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memory_list", map[string]any{"repo": slug}},
+		{"memory_read", map[string]any{"repo": slug, "key": "MEMORY.md"}},
+		{"memory_history", map[string]any{"repo": slug, "key": "MEMORY.md"}},
+		{"memory_write", map[string]any{"repo": slug, "key": "x.md", "content": "x\n"}},
+	} {
+		if _, msg := call(t, reader, c.tool, c.args); !strings.Contains(msg, want) || strings.Contains(msg, aws) {
+			t.Errorf("%s(repo %s) = %q, want %q", c.tool, slug, msg, want)
+		}
+	}
+	if strings.Contains(s.log.String(), aws) {
+		t.Errorf("the server's log holds the slug:\n%s", s.log.String())
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // Space returns the team directory a tool call works on: the repo it
@@ -85,8 +87,24 @@ func (s *Server) repoSpace(ctx context.Context, repo string) (*workspace, error)
 		}
 		names = append(names, t.Repo)
 	}
+	shown := s.shownRepo(ctx, repo)
 	if len(names) == 0 {
-		return nil, fmt.Errorf("repo %s: this machine syncs no team directory for it", repo)
+		return nil, fmt.Errorf("repo %s: this machine syncs no team directory for it", shown)
 	}
-	return nil, fmt.Errorf("repo %s: not among the repos this machine syncs: %s", repo, strings.Join(names, ", "))
+	return nil, fmt.Errorf("repo %s: not among the repos this machine syncs: %s", shown, strings.Join(names, ", "))
+}
+
+// shownRepo is repo, a slug a tool names, as an answer may name it: as
+// is, or redacted (api.RedactKey) when the secret scan finds a secret in
+// it read as a key's name, as the server's answers name it, or when the
+// scan cannot run.
+func (s *Server) shownRepo(ctx context.Context, repo string) string {
+	if s.opts.Scanner == nil {
+		return repo
+	}
+	found, err := s.opts.Scanner.Key(ctx, repo)
+	if err != nil || len(found) > 0 {
+		return api.RedactKey(repo)
+	}
+	return repo
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/teammemd/teammemd/scan/scantest"
+	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
@@ -74,6 +76,28 @@ func TestRepoArgument(t *testing.T) {
 	msg := c.callErr(t, "memory_list", map[string]any{"repo": "acme/unknown"})
 	if !strings.Contains(msg, "acme/other") {
 		t.Errorf("memory_list(an unknown repo) = %q, want the repos this machine syncs", msg)
+	}
+}
+
+// A repo argument whose slug holds a secret is named redacted, never as
+// sent, when this machine syncs no such repo, as the server names it.
+func TestSecretRepoArgumentRedacted(t *testing.T) {
+	aws := scantest.AWSKey()
+	slug := "acme/" + aws
+	app := teamDir(t, map[string]string{"app.md": "app\n"})
+	for name, known := range map[string][]Target{"none synced": nil, "others synced": {{Repo: "acme/app", Dir: app}}} {
+		c := startServer(t, Options{Known: func(context.Context) ([]Target, error) { return known, nil }})
+		for tool, args := range map[string]map[string]any{
+			"memory_list":   {"repo": slug},
+			"memory_read":   {"repo": slug, "key": "a.md"},
+			"memory_write":  {"repo": slug, "key": "a.md", "content": "a\n"},
+			"memory_delete": {"repo": slug, "key": "a.md", "sha256": strings.Repeat("0", 64)},
+		} {
+			msg := c.callErr(t, tool, args)
+			if !strings.Contains(msg, "repo "+api.RedactKey(slug)+": ") || strings.Contains(msg, aws) {
+				t.Errorf("%s: %s(repo %s) = %q, want the repo named %s", name, tool, slug, msg, api.RedactKey(slug))
+			}
+		}
 	}
 }
 
