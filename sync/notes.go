@@ -88,7 +88,7 @@ func (n *Notes) Read(key string) ([]byte, NoteFile, error) {
 // readNote reads key's regular file with the details of the file read,
 // never through a symlink.
 func (t *teamDir) readNote(key string) ([]byte, NoteFile, error) {
-	if err := t.checkReadable(key); err != nil {
+	if err := t.checkNote(opRead, key); err != nil {
 		return nil, NoteFile{}, err
 	}
 	f, err := t.root.Open(key)
@@ -110,53 +110,71 @@ func (t *teamDir) readNote(key string) ([]byte, NoteFile, error) {
 	return data, NoteFile{Key: key, Size: int64(len(data)), ModTime: fi.ModTime()}, nil
 }
 
-// checkReadable refuses key when a directory on its path is a symlink or
-// a file, or when key is not a regular file, as the push's walk never
-// finds such a note: the first is unreadableError naming the symlink,
-// the second no note (fs.ErrNotExist).
-func (t *teamDir) checkReadable(key string) error {
+// noteOp is what a caller asks of a note, as a refusal words it: "X is
+// not readable", "not writable", "not deletable".
+type noteOp string
+
+const (
+	opRead   noteOp = "readable"
+	opWrite  noteOp = "writable"
+	opDelete noteOp = "deletable"
+)
+
+// checkNote refuses op on key when a directory on its path is a symlink,
+// or when key is a symlink or not a regular file, as the push's walk
+// never finds such a note: a *noteFileError that says which. A missing
+// note, or a directory on its path that is a file, is fs.ErrNotExist for
+// a read and nil otherwise, for the write or the deletion to judge.
+func (t *teamDir) checkNote(op noteOp, key string) error {
 	var be *blockedError
 	switch err := t.checkParents(key); {
 	case errors.As(err, &be) && be.link:
-		return &unreadableError{key: key, link: be.path}
-	case errors.As(err, &be):
+		return &noteFileError{op: op, key: key, link: be.path}
+	case errors.As(err, &be) && op == opRead:
 		return fmt.Errorf("%s: %w", key, fs.ErrNotExist)
+	case errors.As(err, &be):
+		return nil
 	case err != nil:
 		return err
 	}
 	fi, err := t.root.Lstat(key)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && op != opRead:
+		return nil
 	case err != nil:
 		return fmt.Errorf("stat %s: %w", key, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return &unreadableError{key: key, link: key}
+		return &noteFileError{op: op, key: key, link: key}
 	case !fi.Mode().IsRegular():
-		return &unreadableError{key: key, mode: fi.Mode().Type()}
+		return &noteFileError{op: op, key: key, mode: fi.Mode().Type()}
 	}
 	return nil
 }
 
-// unreadableError is a note not read: its path goes through link, a
+// noteFileError is a note refused for op: its path goes through link, a
 // symlink (the note itself when link is key), or it is not a regular
-// file but of type mode. It is an fsio.ErrNotRegular.
-type unreadableError struct {
+// file but of type mode. It is an fsio.ErrNotRegular. It is the one
+// wording of such a refusal, for a read, a write and a deletion alike.
+type noteFileError struct {
+	op        noteOp
 	key, link string
 	mode      fs.FileMode
 }
 
-func (e *unreadableError) Is(target error) bool { return target == fsio.ErrNotRegular }
+func (e *noteFileError) Is(target error) bool { return target == fsio.ErrNotRegular }
 
-func (e *unreadableError) Error() string {
+func (e *noteFileError) Error() string {
 	const never = "a symbolic link, which teammemd never follows"
+	head := e.key + " is not " + string(e.op) + ": "
 	switch {
 	case e.link == e.key:
-		return e.key + " is not readable: it is " + never
+		return head + "it is " + never
 	case e.link != "":
-		return e.key + " is not readable: its path goes through " + e.link + ", " + never
+		return head + "its path goes through " + e.link + ", " + never
 	case e.mode.IsDir():
-		return e.key + " is not readable: it is a directory, not a regular file"
+		return head + "it is a directory, not a regular file"
 	}
-	return e.key + " is not readable: it is not a regular file"
+	return head + "it is not a regular file"
 }
 
 // NoteSum returns a precondition as an entry checksum: "sha256:" and 64

@@ -36,9 +36,10 @@ func (e *SecretError) Error() string {
 
 // Write replaces key's note with data when its checksum is ifMatch, or
 // creates it when ifMatch is "" and it does not exist, and returns the new
-// checksum. A changed note is a *StaleError, a secret a *SecretError;
-// either leaves the disk untouched. A missing team directory is created
-// for a new note.
+// checksum. A changed note is a *StaleError, a secret a *SecretError,
+// a path through a symlink or a note that is not a regular file a
+// *noteFileError worded as Read words it; each leaves the disk
+// untouched. A missing team directory is created for a new note.
 func (n *Notes) Write(ctx context.Context, key string, data []byte, ifMatch string) (string, error) {
 	want, err := n.checkWrite(ctx, key, data, ifMatch)
 	if err != nil {
@@ -54,6 +55,9 @@ func (n *Notes) Write(ctx context.Context, key string, data []byte, ifMatch stri
 		return "", noteError(key, want, err)
 	}
 	defer td.close()
+	if err := td.checkNote(opWrite, key); err != nil {
+		return "", err
+	}
 	if err := writeIfMatch(td, key, data, want); err != nil {
 		return "", noteError(key, want, err)
 	}
@@ -80,7 +84,9 @@ func writeIfMatch(td *teamDir, key string, data []byte, want string) error {
 }
 
 // Delete removes key's note when its checksum is ifMatch, which must be
-// given. A changed or missing note is a *StaleError.
+// given. A changed or missing note is a *StaleError; a path through a
+// symlink or a note that is not a regular file is refused as Read
+// refuses it, in the same words.
 func (n *Notes) Delete(key, ifMatch string) error {
 	want, err := NoteSum(ifMatch)
 	if err != nil {
@@ -97,6 +103,9 @@ func (n *Notes) Delete(key, ifMatch string) error {
 		return noteError(key, want, err)
 	}
 	defer td.close()
+	if err := td.checkNote(opDelete, key); err != nil {
+		return err
+	}
 	dir, err := td.openParent(key)
 	if err != nil {
 		return noteError(key, want, err)

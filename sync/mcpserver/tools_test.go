@@ -191,12 +191,13 @@ func TestWriteWarnsPersonal(t *testing.T) {
 	}
 }
 
-// A note whose path goes through a symbolic link, out of the team
-// directory or within it, or that is not a regular file, is not read,
-// and the refusal says why in plain words.
-func TestReadRefusesLinks(t *testing.T) {
-	dir := teamDir(t, notes)
-	outside := t.TempDir()
+// linkedTeamDir returns a team directory holding notes, ldir, a symbolic
+// link out of it, to a directory holding outside.md; inlink, one to its
+// own db; link.md, one to its own deploy.md; and dir.md, a directory.
+func linkedTeamDir(t *testing.T) (dir, outside string) {
+	t.Helper()
+	dir = teamDir(t, notes)
+	outside = t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "outside.md"), []byte("not the team's\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -208,16 +209,91 @@ func TestReadRefusesLinks(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "dir.md"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	return dir, outside
+}
+
+// linkRefusals are the keys of linkedTeamDir that are refused and why,
+// in the words every tool uses after "is not readable: " and the like.
+var linkRefusals = []struct{ key, why string }{
+	{"ldir/outside.md", "its path goes through ldir, a symbolic link, which teammemd never follows"},
+	{"inlink/postgres.md", "its path goes through inlink, a symbolic link, which teammemd never follows"},
+	{"link.md", "it is a symbolic link, which teammemd never follows"},
+	{"dir.md", "it is a directory, not a regular file"},
+}
+
+// A note whose path goes through a symbolic link, out of the team
+// directory or within it, or that is not a regular file, is not read,
+// and the refusal says why in plain words.
+func TestReadRefusesLinks(t *testing.T) {
+	dir, _ := linkedTeamDir(t)
 	c := startServer(t, defaultOpts(dir))
-	tests := []struct{ key, want string }{
-		{"ldir/outside.md", "ldir/outside.md is not readable: its path goes through ldir, a symbolic link, which teammemd never follows"},
-		{"inlink/postgres.md", "inlink/postgres.md is not readable: its path goes through inlink, a symbolic link, which teammemd never follows"},
-		{"link.md", "link.md is not readable: it is a symbolic link, which teammemd never follows"},
-		{"dir.md", "dir.md is not readable: it is a directory, not a regular file"},
-	}
-	for _, tt := range tests {
-		if got := c.callErr(t, "memory_read", map[string]any{"key": tt.key}); got != tt.want {
-			t.Errorf("memory_read(%s) = %q, want %q", tt.key, got, tt.want)
+	for _, tt := range linkRefusals {
+		want := tt.key + " is not readable: " + tt.why
+		if got := c.callErr(t, "memory_read", map[string]any{"key": tt.key}); got != want {
+			t.Errorf("memory_read(%s) = %q, want %q", tt.key, got, want)
 		}
+	}
+}
+
+// A write whose path goes through a symbolic link, or over a note that
+// is one or is not a regular file, is refused as a read is, in the same
+// words, whether it creates the note or replaces it; nothing changes on
+// either side of the link.
+func TestWriteRefusesLinks(t *testing.T) {
+	dir, outside := linkedTeamDir(t)
+	c := startServer(t, defaultOpts(dir))
+	keys := slices.Concat(linkRefusals, []struct{ key, why string }{{"ldir/new.md", "its path goes through ldir, a symbolic link, which teammemd never follows"}})
+	for _, tt := range keys {
+		want := tt.key + " is not writable: " + tt.why
+		for _, sum := range []string{"", api.EntryChecksumBytes([]byte(notes["deploy.md"]))} {
+			args := map[string]any{"key": tt.key, "content": "changed\n"}
+			if sum != "" {
+				args["sha256"] = sum
+			}
+			if got := c.callErr(t, "memory_write", args); got != want {
+				t.Errorf("memory_write(%s, sha256 %q) = %q, want %q", tt.key, sum, got, want)
+			}
+		}
+	}
+	assertLinksUntouched(t, dir, outside)
+}
+
+// A deletion whose path goes through a symbolic link, or of a note that
+// is one or is not a regular file, is refused as a read is, in the same
+// words; nothing changes on either side of the link.
+func TestDeleteRefusesLinks(t *testing.T) {
+	dir, outside := linkedTeamDir(t)
+	c := startServer(t, defaultOpts(dir))
+	sums := map[string]string{"ldir/outside.md": "not the team's\n", "inlink/postgres.md": notes["db/postgres.md"], "link.md": notes["deploy.md"], "dir.md": ""}
+	for _, tt := range linkRefusals {
+		want := tt.key + " is not deletable: " + tt.why
+		sum := api.EntryChecksumBytes([]byte(sums[tt.key]))
+		if got := c.callErr(t, "memory_delete", map[string]any{"key": tt.key, "sha256": sum}); got != want {
+			t.Errorf("memory_delete(%s) = %q, want %q", tt.key, got, want)
+		}
+	}
+	assertLinksUntouched(t, dir, outside)
+}
+
+// assertLinksUntouched checks that linkedTeamDir's links, their targets
+// and the directory are as made.
+func assertLinksUntouched(t *testing.T, dir, outside string) {
+	t.Helper()
+	for _, link := range []string{"ldir", "inlink", "link.md"} {
+		if fi, err := os.Lstat(filepath.Join(dir, link)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s after the refusals: %v, %v; want the symbolic link", link, fi, err)
+		}
+	}
+	entries, err := os.ReadDir(outside)
+	if err != nil || len(entries) != 1 || claudetest.ReadNote(t, outside, "outside.md") != "not the team's\n" {
+		t.Errorf("the directory outside after the refusals = %v, %v; want outside.md alone, unchanged", entries, err)
+	}
+	for _, key := range []string{"deploy.md", "db/postgres.md"} {
+		if got := claudetest.ReadNote(t, dir, key); got != notes[key] {
+			t.Errorf("%s after the refusals = %q, want it unchanged", key, got)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "dir.md")); err != nil || !fi.IsDir() {
+		t.Errorf("dir.md after the refusals: %v, %v; want the directory", fi, err)
 	}
 }
