@@ -60,8 +60,10 @@ type committer struct {
 // each checked (If-Match, MaxEntries) against the state the writes before
 // it leave, so writes to a repo from any replica run one after the other. A
 // ctx done before the write is taken into a batch fails it with nothing
-// written; once taken, Apply returns its real outcome.
-func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) {
+// written; once taken, Apply returns its real outcome, a store.ErrFull
+// when the database's disk had no room for it.
+func (s *Store) Apply(ctx context.Context, w store.Write) (_ store.Result, err error) {
+	defer func() { err = s.wrote(err) }()
 	if w.Repo == "" {
 		return store.Result{}, errors.New("apply: empty repo")
 	}
@@ -174,7 +176,9 @@ func (s *Store) commitBatch(repo string, batch []*writeReq) []writeRes {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	if err := s.applyBatch(ctx, repo, batch, results); err != nil {
-		s.log.Error("write failed", "repo", repo, "writes", len(batch), "err", err)
+		if !errors.Is(fullError(err), store.ErrFull) { // else each write's caller reports it
+			s.log.Error("write failed", "repo", repo, "writes", len(batch), "err", err)
+		}
 		for i := range results {
 			results[i] = writeRes{err: err}
 		}

@@ -126,10 +126,10 @@ func readPersonalKey(ctx context.Context, q querier, subject, lock string) (stor
 }
 
 // PutPersonalKey implements store.Personal.
-func (s *Store) PutPersonalKey(ctx context.Context, k store.PersonalKey, ifMatch string) (store.PersonalKey, error) {
+func (s *Store) PutPersonalKey(ctx context.Context, k store.PersonalKey, ifMatch string) (_ store.PersonalKey, err error) {
+	defer func() { err = s.wrote(err) }()
 	k.UpdatedAt = k.UpdatedAt.UTC().Round(0)
 	var tag pgconn.CommandTag
-	var err error
 	if ifMatch == "" {
 		tag, err = s.pool.Exec(ctx, `INSERT INTO personal_keys (subject, key_id, envelope, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (subject) DO NOTHING`, k.Subject, k.KeyID, k.Envelope, k.UpdatedAt.UnixNano())

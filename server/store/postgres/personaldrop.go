@@ -39,7 +39,8 @@ func (s *Store) PurgePersonal(ctx context.Context, subject, actor, reason string
 // change waits on them; finish runs in the same transaction with what was
 // dropped, and its error rolls it all back. It locks the lanes' rows, in
 // slug order, before the key's, as lane writes do.
-func (s *Store) dropLanes(ctx context.Context, subject, repo string, finish func(context.Context, pgx.Tx, store.PersonalPurge) error) (store.PersonalPurge, error) {
+func (s *Store) dropLanes(ctx context.Context, subject, repo string, finish func(context.Context, pgx.Tx, store.PersonalPurge) error) (_ store.PersonalPurge, err error) {
+	defer func() { err = s.wrote(err) }()
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return store.PersonalPurge{}, fmt.Errorf("begin lane drop: %w", err)

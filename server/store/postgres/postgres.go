@@ -42,6 +42,7 @@ type Store struct {
 	notes     *notifier // the change notifications of committed writes
 	keys      keyCache  // the keys of the repos last written
 	closeOnce sync.Once
+	full      *store.FullWatch // whether the last write was refused for want of room
 
 	sqlParts // tokens, web sessions, proposals, pruning and the repo list
 }
@@ -83,9 +84,10 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 		opts.Logger.Info("database schema migrated", "store", redacted, "from", from, "to", SchemaVersion)
 	}
 	channel := channelName(schema)
+	full := &store.FullWatch{}
 	return &Store{pool: pool, cfg: cfg, redacted: redacted, log: opts.Logger, channel: channel,
-		notes:    newNotifier(pool, channel, opts.Logger),
-		sqlParts: store.NewSQLParts(poolSQL{pgQuerier(pool), pool})}, nil
+		notes: newNotifier(pool, channel, opts.Logger), full: full,
+		sqlParts: store.NewSQLParts(poolSQL{pgQuerier(pool), pool, full})}, nil
 }
 
 // String returns the connection string with its password redacted.

@@ -19,6 +19,6 @@ func (s *Store) Propose(ctx context.Context, p store.Proposal) (store.Proposal, 
 			_, err := tx.Exec(ctx, notifyChange, s.channel, notifyPayload(id, store.ReviewWakeKey(p.Repo)))
 			return err
 		})
-		return id, err
+		return id, s.wrote(err)
 	})
 }

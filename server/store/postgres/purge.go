@@ -28,8 +28,9 @@ const purgeResidue = "PostgreSQL keeps the purged content in dead row versions o
 // between the writes to the repo of every replica, and clears the content
 // of the revisions in one transaction with its audit record. Deleting the
 // live entry notifies every replica as a write does.
-func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, error) {
-	p, err := store.CheckPurge(p)
+func (s *Store) Purge(ctx context.Context, p store.Purge) (_ store.PurgeResult, err error) {
+	defer func() { err = s.wrote(err) }()
+	p, err = store.CheckPurge(p)
 	if err != nil {
 		return store.PurgeResult{}, err
 	}

@@ -16,14 +16,22 @@ func pgQuerier(q querier) store.Querier {
 }
 
 // poolSQL runs the shared parts' statements on the pool, changes each in
-// a transaction of its own.
+// a transaction of its own, whose outcome full records.
 type poolSQL struct {
 	store.Querier
 	pool *pgxpool.Pool
+	full *store.FullWatch
 }
 
-// Exec implements store.SQL.
+// Exec implements store.SQL. A change refused for want of room is a
+// store.ErrFull.
 func (d poolSQL) Exec(ctx context.Context, stmts ...store.Stmt) (int64, error) {
+	n, err := d.exec(ctx, stmts...)
+	return n, d.full.Note(fullError(err))
+}
+
+// exec runs stmts in one transaction.
+func (d poolSQL) exec(ctx context.Context, stmts ...store.Stmt) (int64, error) {
 	var n int64
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		for _, st := range stmts {

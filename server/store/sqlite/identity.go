@@ -39,7 +39,8 @@ func (s *Store) StoreID(ctx context.Context) (string, error) {
 // pull rather than trust versions that may have gone back.
 func (s *Store) NewStoreID(ctx context.Context) (string, error) {
 	id := store.NewStoreID()
-	if _, err := s.wdb.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'store_id'`, id); err != nil {
+	_, err := s.wdb.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'store_id'`, id)
+	if err := s.wrote(err); err != nil {
 		return "", fmt.Errorf("set store identity: %w", err)
 	}
 	return id, nil

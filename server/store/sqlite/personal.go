@@ -110,7 +110,8 @@ func readPersonalKey(ctx context.Context, q queryer, subject string) (store.Pers
 }
 
 // PutPersonalKey implements store.Personal.
-func (s *Store) PutPersonalKey(ctx context.Context, k store.PersonalKey, ifMatch string) (store.PersonalKey, error) {
+func (s *Store) PutPersonalKey(ctx context.Context, k store.PersonalKey, ifMatch string) (_ store.PersonalKey, err error) {
+	defer func() { err = s.wrote(err) }()
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return store.PersonalKey{}, fmt.Errorf("begin key write: %w", err)

@@ -42,7 +42,8 @@ func (s *Store) PurgePersonal(ctx context.Context, subject, actor, reason string
 // dropLanes drops, in one transaction, the lane repo of subject, or with
 // repo empty every lane of subject and its key; then finish runs in the
 // same transaction with what was dropped, and its error rolls it all back.
-func (s *Store) dropLanes(ctx context.Context, subject, repo string, finish func(context.Context, *sql.Tx, store.PersonalPurge) error) (store.PersonalPurge, error) {
+func (s *Store) dropLanes(ctx context.Context, subject, repo string, finish func(context.Context, *sql.Tx, store.PersonalPurge) error) (_ store.PersonalPurge, err error) {
+	defer func() { err = s.wrote(err) }()
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return store.PersonalPurge{}, fmt.Errorf("begin lane drop: %w", err)

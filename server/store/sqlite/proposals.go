@@ -11,7 +11,7 @@ import (
 func (s *Store) Propose(ctx context.Context, p store.Proposal) (store.Proposal, error) {
 	return store.RecordProposal(p, func(args []any) (id int64, err error) {
 		err = s.wdb.QueryRowContext(ctx, store.InsertProposal, args...).Scan(&id)
-		return id, err
+		return id, s.wrote(err)
 	})
 }
 

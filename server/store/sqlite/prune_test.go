@@ -89,7 +89,7 @@ func TestPruneInSteps(t *testing.T) {
 			for more {
 				var n int64
 				var err error
-				n, from, more, err = store.PruneStep(ctx, sharedSQL{sqlQuerier(s.rdb), s.wdb}, from, 4, keep, olderThan)
+				n, from, more, err = store.PruneStep(ctx, sharedSQL{sqlQuerier(s.rdb), s.wdb, s.full}, from, 4, keep, olderThan)
 				if err != nil {
 					t.Fatalf("PruneStep(%d) error = %v", steps, err)
 				}
@@ -143,7 +143,7 @@ func TestPruneStepBoundedByContent(t *testing.T) {
 	for more {
 		var n int64
 		var err error
-		n, from, more, err = store.PruneStep(ctx, sharedSQL{sqlQuerier(s.rdb), s.wdb}, from, store.PruneBatch, 1, t0.Add(time.Hour))
+		n, from, more, err = store.PruneStep(ctx, sharedSQL{sqlQuerier(s.rdb), s.wdb, s.full}, from, store.PruneBatch, 1, t0.Add(time.Hour))
 		if err != nil || n > 3 {
 			t.Fatalf("PruneStep(%d) = %d, %v, want at most 3 cleared", steps, n, err)
 		}

@@ -41,7 +41,7 @@ func (s *Store) Purge(ctx context.Context, p store.Purge) (store.PurgeResult, er
 		return store.PurgeResult{}, err
 	}
 	res := <-req.res
-	return res.r, res.err
+	return res.r, s.wrote(res.err)
 }
 
 // commitPurge runs one purge as the leader of its commit.

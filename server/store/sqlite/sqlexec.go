@@ -17,14 +17,23 @@ func sqlQuerier(q queryer) store.Querier {
 func closeRows(rows *sql.Rows) { rows.Close() }
 
 // sharedSQL runs the shared parts' queries with its Querier and their
-// changes on wdb, each in a transaction of its own.
+// changes on wdb, each in a transaction of its own, whose outcome full
+// records.
 type sharedSQL struct {
 	store.Querier
-	wdb *sql.DB
+	wdb  *sql.DB
+	full *store.FullWatch
 }
 
-// Exec implements store.SQL.
+// Exec implements store.SQL. A change refused for want of room is a
+// store.ErrFull.
 func (d sharedSQL) Exec(ctx context.Context, stmts ...store.Stmt) (int64, error) {
+	n, err := d.exec(ctx, stmts...)
+	return n, d.full.Note(fullError(err))
+}
+
+// exec runs stmts in one transaction.
+func (d sharedSQL) exec(ctx context.Context, stmts ...store.Stmt) (int64, error) {
 	tx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("begin: %w", err)

@@ -86,6 +86,8 @@ type Store struct {
 	commits atomic.Int64 // group commits attempted
 	writes  atomic.Int64 // writes they carried
 
+	full *store.FullWatch // whether the last write was refused for want of room
+
 	sqlParts // tokens, web sessions, proposals, pruning and the repo list
 }
 
@@ -112,6 +114,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	full := &store.FullWatch{}
 	s := &Store{
 		path:     path,
 		log:      opts.Logger,
@@ -120,7 +123,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		cache:    newStateCache(maxCachedEntries),
 		stmts:    stmts,
 		reads:    reads,
-		sqlParts: store.NewSQLParts(sharedSQL{sqlQuerier(readPool{reads}), wdb}),
+		full:     full,
+		sqlParts: store.NewSQLParts(sharedSQL{sqlQuerier(readPool{reads}), wdb, full}),
 	}
 	s.writers.maxBatch = opts.MaxBatch
 	s.writers.idle.L = &s.writers.mu

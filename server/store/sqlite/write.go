@@ -62,7 +62,7 @@ type writers struct {
 // one group commit at a time; each returns only once its write is durable.
 // A ctx done before a commit takes the write fails it with ctx's error and
 // nothing written; once a commit has taken it, Apply returns its real
-// outcome.
+// outcome, a store.ErrFull when SQLite had no room for it.
 func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) {
 	if w.Repo == "" {
 		return store.Result{}, errors.New("apply: empty repo")
@@ -75,7 +75,7 @@ func (s *Store) Apply(ctx context.Context, w store.Write) (store.Result, error) 
 	if err := s.await(req); err != nil {
 		return store.Result{}, err
 	}
-	return req.res.r, req.res.err
+	return req.res.r, s.wrote(req.res.err)
 }
 
 // await queues req and returns once it is answered, leading the commits
@@ -216,7 +216,7 @@ func (s *Store) commitBatch(batch []*writeReq) {
 	s.writes.Add(int64(len(batch)))
 	s.log.Debug("group commit", "writes", len(batch), "duration", time.Since(start))
 	if err != nil {
-		s.log.Error("group commit failed", "writes", len(batch), "err", err)
+		s.logCommitError(len(batch), err)
 		for i := range results {
 			if results[i].err == nil {
 				results[i] = writeRes{err: err}
@@ -229,6 +229,15 @@ func (s *Store) commitBatch(batch []*writeReq) {
 	}
 	for i, req := range batch {
 		req.answer(results[i])
+	}
+}
+
+// logCommitError logs the failure of a group commit of n writes, unless
+// it is for want of room: each of its writes is then refused with a
+// store.ErrFull, which its caller reports.
+func (s *Store) logCommitError(n int, err error) {
+	if !errors.Is(fullError(err), store.ErrFull) {
+		s.log.Error("group commit failed", "writes", n, "err", err)
 	}
 }
 
