@@ -81,7 +81,8 @@ func (c *Caller) Changed(repo string) (<-chan struct{}, func()) {
 // Write applies req to repo on the condition that the repo's checksum is
 // still ifMatch ("" for none), as a PUT with that body and If-Match
 // would: the body is held to the PUT's form and size, then to access,
-// the secret scan, the precondition and the entry count.
+// the secret scan, the precondition and the entry count. A write the
+// store has no room for is refused as the PUT's is, with the 507.
 func (c *Caller) Write(ctx context.Context, repo string, req api.PutRequest, ifMatch string) (api.PutResponse, error) {
 	if err := c.Readable(ctx, repo); err != nil {
 		return api.PutResponse{}, err
@@ -102,7 +103,11 @@ func (c *Caller) Write(ctx context.Context, repo string, req api.PutRequest, ifM
 	if err != nil {
 		return api.PutResponse{}, err
 	}
-	return c.s.write(ctx, p, repo, checked, ifMatch, origin{client: c.client})
+	resp, err := c.s.write(ctx, p, repo, checked, ifMatch, origin{client: c.client})
+	if errors.Is(err, store.ErrFull) {
+		return resp, c.s.refuseFull(ctx, err)
+	}
+	return resp, err
 }
 
 // History lists key's revisions in repo, newest first, as the history

@@ -68,15 +68,21 @@ func (s *Server) serveLive(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// serveReady answers 200 when the store answers, the waker hears of other
-// replicas' changes (when it can tell) and the server is not shutting down,
-// 503 otherwise.
+// serveReady answers 200 when the store answers and has room for writes
+// (storageFull), the waker hears of other replicas' changes (when it can
+// tell) and the server is not shutting down, 503 otherwise. A full
+// storage does not fail /livez: the process is well, and restarting it
+// makes no room.
 func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-s.stopping:
 		s.writeError(w, r, unavailable(w, "server is shutting down", time.Second))
 		return
 	default:
+	}
+	if full := s.storageFull(w); full != nil {
+		s.writeError(w, r, full)
+		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // writeJSON sends v as the JSON body with status.
@@ -38,8 +39,9 @@ func (s *Server) writeRaw(w http.ResponseWriter, status int, body []byte) {
 }
 
 // writeError sends err as the error envelope. An *api.Error goes out as it
-// is; anything else is logged and answered 500 with a generic message, so no
-// internal detail reaches the client.
+// is; a write the store refused because its storage is full is logged and
+// answered 507 (refuseFull); anything else is logged and answered 500 with
+// a generic message, so no internal detail reaches the client.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.sendError(r.Context(), w, err)
 }
@@ -48,10 +50,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 func (s *Server) sendError(ctx context.Context, w http.ResponseWriter, err error) {
 	var apiErr *api.Error
 	if !errors.As(err, &apiErr) {
-		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		switch {
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
 			// The client went away; nobody reads the answer.
 			apiErr = api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "request canceled")
-		} else {
+		case errors.Is(err, store.ErrFull):
+			apiErr = s.refuseFull(ctx, err)
+		default:
 			s.log.ErrorContext(ctx, "request failed", "route", infoFrom(ctx).route, "err", err)
 			apiErr = api.NewError(http.StatusInternalServerError, api.CodeInternal, "internal server error")
 		}

@@ -21,6 +21,9 @@ const (
 	CodeRateLimited     = "rate_limited"
 	CodeInternal        = "internal_error"
 	CodeUnavailable     = "unavailable"
+	// CodeStorageFull is the code of a 507 (extension): the server's
+	// storage is full and the write was not made (StorageFull).
+	CodeStorageFull = "storage_full"
 )
 
 // Error kinds carried in error.type of the envelope.
@@ -74,6 +77,15 @@ func (e *Error) Envelope() ErrorEnvelope {
 	}
 	d["error_code"] = e.Code
 	return ErrorEnvelope{Type: "error", Error: ErrorBody{Type: e.Kind, Message: e.Message, Details: d}}
+}
+
+// StorageFull is the answer to a write the server's store refused because
+// its storage is full: 507 Insufficient Storage (extension). Nothing of
+// the write was stored; the same write succeeds once there is room, so a
+// client keeps it and sends it again later, as after any 5xx.
+func StorageFull() *Error {
+	return NewError(http.StatusInsufficientStorage, CodeStorageFull,
+		"the server's storage is full, so nothing was written; the write succeeds once the server's operator has made room")
 }
 
 // NewError returns a protocol error with the kind that matches status.

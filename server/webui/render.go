@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // view is what every page template gets: the layout's fields and the
@@ -92,8 +93,9 @@ func (u *UI) viewFor(s *session, title string, data any) *view {
 	return v
 }
 
-// fail answers err: a pageError as it says, anything else as a server
-// fault, logged, whose detail the browser is not shown.
+// fail answers err: a pageError as it says; a write the store refused
+// because its storage is full, logged, as the API's 507 says it; anything
+// else as a server fault, logged, whose detail the browser is not shown.
 func (u *UI) fail(w http.ResponseWriter, r *http.Request, s *session, err error) {
 	var pe *pageError
 	var apiErr *api.Error
@@ -101,6 +103,10 @@ func (u *UI) fail(w http.ResponseWriter, r *http.Request, s *session, err error)
 	case errors.As(err, &pe):
 	case errors.As(err, &apiErr):
 		pe = &pageError{status: apiErr.Status, msg: apiErr.Message}
+	case errors.Is(err, store.ErrFull):
+		u.log.ErrorContext(r.Context(), "write refused: the store's storage is full", "path", r.URL.Path, "err", err)
+		full := api.StorageFull()
+		pe = &pageError{status: full.Status, msg: full.Message}
 	default:
 		u.log.ErrorContext(r.Context(), "web view failed", "path", r.URL.Path, "err", err)
 		pe = &pageError{status: http.StatusInternalServerError, msg: "the server failed to answer this page; try again, or ask its operator to look at its log"}
