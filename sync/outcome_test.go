@@ -82,6 +82,7 @@ func TestClassifyAnswers(t *testing.T) {
 		{http.StatusGatewayTimeout, true, Unreachable},
 		{http.StatusInternalServerError, true, RetryLater},
 		{http.StatusServiceUnavailable, false, RetryLater},
+		{http.StatusInsufficientStorage, true, RetryLater},
 		{http.StatusTooManyRequests, true, RetryLater},
 		{http.StatusPreconditionFailed, true, RetryLater},
 		{http.StatusConflict, true, RetryLater},

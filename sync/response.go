@@ -40,9 +40,10 @@ func (c *Client) decodeResponse(resp *http.Response, rq request, out any) error 
 	return c.checkBody(resp, data, out)
 }
 
-// decodeError returns the error a non-2xx answer carries. Its body is read
-// up to the size of the protocol's error: a longer one is no teammemd
-// server's error, and the answer is judged by its status alone.
+// decodeError returns the error a non-2xx answer carries (answerError).
+// Its body is read up to the size of the protocol's error: a longer one is
+// no teammemd server's error, and the answer is judged by its status
+// alone.
 func (c *Client) decodeError(resp *http.Response) error {
 	data, over, err := readBounded(resp, api.SmallBodyBytes)
 	if err != nil {
@@ -57,7 +58,7 @@ func (c *Client) decodeError(resp *http.Response) error {
 		}
 		return err
 	}
-	return api.ParseError(resp.StatusCode, data)
+	return answerError(api.ParseError(resp.StatusCode, data))
 }
 
 // readBounded reads resp's body up to max bytes and one more, and reports

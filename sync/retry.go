@@ -100,7 +100,8 @@ func (r *retryReport) backoff(minWait, maxWait time.Duration, attempt int, resp 
 }
 
 // retryCause names a failure without the request URL, the token or a body:
-// the network error, or the HTTP status.
+// the network error, or the HTTP status (a 507 as the server's storage
+// being full).
 func retryCause(resp *http.Response, err error) string {
 	if err != nil {
 		var ue *url.Error
@@ -109,7 +110,10 @@ func retryCause(resp *http.Response, err error) string {
 		}
 		return err.Error()
 	}
-	if resp != nil {
+	switch {
+	case resp != nil && resp.StatusCode == http.StatusInsufficientStorage:
+		return storageFullCause
+	case resp != nil:
 		return fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	return "unknown failure"
