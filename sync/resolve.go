@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -142,11 +143,15 @@ func appendResolution(path string, r Resolution) error {
 	return nil
 }
 
-// RepoConflicts are the unresolved conflict copies of one repo on one
-// server.
+// RepoConflicts are the unresolved conflict copies of one repo, or one
+// personal lane, on one server.
 type RepoConflicts struct {
+	// Repo is the repo slug; for a personal lane, "~personal/" and Lane.
+	// Server is the server's host (ServerHost).
 	Repo, Server string
-	Conflicts    []Conflict
+	// Lane is the ID of the personal lane, "" for a team repo.
+	Lane      string
+	Conflicts []Conflict
 }
 
 // ConflictsIn lists the unresolved conflict copies of every repo whose
@@ -168,7 +173,21 @@ func ConflictsIn(stateDir string) ([]RepoConflicts, error) {
 		if err != nil {
 			return nil, fmt.Errorf("state file %s: %w", p, err)
 		}
-		out = append(out, RepoConflicts{Repo: st.Repo, Server: st.Server, Conflicts: st.Conflicts})
+		lane := ""
+		if id, ok := strings.CutPrefix(st.Repo, lanePrefix); ok {
+			lane = id
+		}
+		out = append(out, RepoConflicts{Repo: st.Repo, Server: st.Server, Lane: lane, Conflicts: st.Conflicts})
 	}
 	return out, nil
+}
+
+// ServerHost is the host of server's base URL: what the state of a repo
+// on server, and its RepoConflicts, name the server by.
+func ServerHost(server string) (string, error) {
+	u, err := parseServer(server)
+	if err != nil {
+		return "", err
+	}
+	return u.Host, nil
 }

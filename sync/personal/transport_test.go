@@ -156,6 +156,17 @@ func TestLaneDeletionAndConflict(t *testing.T) {
 	if data, err := os.ReadFile(rep.Conflicts[0].Path); err != nil || string(data) != "two from b\n" {
 		t.Errorf("conflict copy = %q, %v, want the second machine's edit", data, err)
 	}
+	// The copy is listed under the lane, named by its ID, apart from every
+	// team repo's.
+	host, err := memsync.ServerHost(l.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := memsync.ConflictsIn(b.state)
+	if err != nil || len(listed) != 1 || listed[0].Lane != b.tr.Lane() || listed[0].Repo != "~personal/"+b.tr.Lane() ||
+		listed[0].Server != host || len(listed[0].Conflicts) != 1 || listed[0].Conflicts[0].Path != rep.Conflicts[0].Path {
+		t.Errorf("ConflictsIn = %+v, %v; want the copy under lane %s on %s", listed, err, b.tr.Lane(), host)
+	}
 }
 
 // TestLaneKeyRotated: once the server's key is another, the lane stops
