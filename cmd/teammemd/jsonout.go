@@ -68,10 +68,16 @@ type conflictsJSON struct {
 
 // conflictJSON is one conflict copy.
 type conflictJSON struct {
-	Repo   string    `json:"repo"`
-	Server string    `json:"server"`
-	Key    string    `json:"key"`
-	Time   time.Time `json:"time"`
+	// Repo is the repo slug; for a personal lane, the name of its state.
+	Repo   string `json:"repo"`
+	Server string `json:"server"`
+	// Lane is "personal" for a personal lane's copy; absent for a team
+	// repo's. Project is that lane's project (~user for the user files),
+	// absent when this machine's key does not tell which.
+	Lane    string    `json:"lane,omitempty"`
+	Project string    `json:"project,omitempty"`
+	Key     string    `json:"key"`
+	Time    time.Time `json:"time"`
 	// Source is the side the copy keeps, the one that lost: "local" (an
 	// unpushed local edit) or "server".
 	Source string `json:"source"`
@@ -79,11 +85,14 @@ type conflictJSON struct {
 	Size   *int64 `json:"size,omitempty"` // absent when the copy is missing
 }
 
-func conflictList(repos []memsync.RepoConflicts) conflictsJSON {
+func conflictList(repos []memsync.RepoConflicts, projects map[string]string) conflictsJSON {
 	out := conflictsJSON{Conflicts: []conflictJSON{}}
 	for _, r := range repos {
 		for _, c := range r.Conflicts {
 			cj := conflictJSON{Repo: r.Repo, Server: r.Server, Key: c.Key, Time: c.Time, Source: c.Source, Copy: c.Path}
+			if r.Lane != "" {
+				cj.Lane, cj.Project = daemon.LanePersonal, projects[r.Repo]
+			}
 			if fi, err := os.Stat(c.Path); err == nil {
 				size := fi.Size()
 				cj.Size = &size

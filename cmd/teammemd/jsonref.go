@@ -24,7 +24,7 @@ var jsonOutputs = []jsonOutput{
 	{"doctor", doctorJSON{}, "Every check in order; exit status 1 when one failed."},
 	{"history", historyJSON{}, "The revisions, newest first, without content."},
 	{"show", api.Revision{}, "The revision, its content while the server keeps it."},
-	{"conflicts", conflictsJSON{}, "Every conflict copy of every repo this machine syncs."},
+	{"conflicts", conflictsJSON{}, "Every conflict copy of every repo this machine syncs and of its personal lanes; a personal lane's has `lane` (`personal`) and, where this machine's key tells it, `project`."},
 	{"sync", syncJSON{}, "What one sync did; `error` is set, and the exit status not 0, when it failed."},
 	{"token list", tokensJSON{}, "Every token, revoked ones too; never a secret or its hash."},
 	{"admin audit", auditEvent{}, "One JSON object per line (JSON Lines), oldest first."},

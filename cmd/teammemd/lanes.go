@@ -89,14 +89,19 @@ func openLane(ctx context.Context, s daemon.Spec, c *memsync.Client, keys *perso
 	if err != nil {
 		return nil, nil, err
 	}
-	files := memsync.ProjectMemory
-	if s.Repo == personal.UserProject {
-		files = memsync.UserFiles
-	}
-	cfg := personal.LaneConfig{Dir: s.Dir, Project: s.Repo, Files: files, Server: s.Server, StateDir: stateDir}
-	eng, tr, err := personal.OpenLane(cfg, k, c, memsync.Options{Logger: log, Scanner: sc})
+	eng, tr, err := personal.OpenLane(laneConfig(s, stateDir), k, c, memsync.Options{Logger: log, Scanner: sc})
 	if err != nil {
 		return nil, nil, err
 	}
 	return eng, tr, nil
+}
+
+// laneConfig is the engine config of personal lane s: a project's memory
+// directory, or the user-level files of Claude Code's config directory.
+func laneConfig(s daemon.Spec, stateDir string) personal.LaneConfig {
+	files := memsync.ProjectMemory
+	if s.Repo == personal.UserProject {
+		files = memsync.UserFiles
+	}
+	return personal.LaneConfig{Dir: s.Dir, Project: s.Repo, Files: files, Server: s.Server, StateDir: stateDir}
 }

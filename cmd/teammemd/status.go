@@ -101,7 +101,7 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 	fmt.Fprintf(b, "  directory:  %s\n", p(r.Dir))
 	fmt.Fprintf(b, "  server:     %s (%s)\n", p(r.Server), reachLine(r, now))
 	if r.State != "" {
-		fmt.Fprintf(b, "  state:      %s%s\n", p(r.State), causeSuffix(stateHints[r.State]))
+		fmt.Fprintf(b, "  state:      %s%s\n", p(r.State), causeSuffix(stateHint(r)))
 	}
 	fmt.Fprintf(b, "  last pull:  %s\n", opLine(r.LastPull, now))
 	fmt.Fprintf(b, "  last push:  %s\n", opLine(r.LastPush, now))
@@ -140,7 +140,7 @@ func printRepo(b *strings.Builder, r daemon.RepoStatus, now time.Time) {
 		fmt.Fprintf(b, "  warning:    %s: %s\n", p(w.Path), p(w.Message))
 	}
 	if n := len(r.Conflict); n > 0 {
-		fmt.Fprintf(b, "  conflicts:  %d unresolved (teammemd conflicts lists them; teammemd conflicts resolve KEY --keep local|server|FILE settles one)\n", n)
+		fmt.Fprintf(b, "  conflicts:  %d unresolved (teammemd conflicts lists them; %s settles one)\n", n, resolveCommandOf(r.Lane))
 	}
 	for _, c := range r.Conflict {
 		fmt.Fprintf(b, "  conflict copy: %s\n", p(c))
@@ -182,10 +182,27 @@ var stateHints = map[string]string{
 	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
 	daemon.StateStopped:      "pushes are stopped; see pushes stopped",
 	daemon.StateFailed:       "the last pull or push failed; edit a file or reload the config to try again",
-	daemon.StateConflict:     "a conflict copy waits: teammemd conflicts lists it; teammemd conflicts resolve KEY --keep local|server|FILE settles it",
 	daemon.StatePending:      "changes wait to be pushed",
 	daemon.StateDebouncing:   "files changed here wait out the debounce, then are pushed; see debouncing",
 	daemon.StateHeld:         "in sync but for what is held back; see held back",
+}
+
+// stateHint says what r's state means for the user, "" when its name
+// says enough.
+func stateHint(r daemon.RepoStatus) string {
+	if r.State == daemon.StateConflict {
+		return "a conflict copy waits: teammemd conflicts lists it; " + resolveCommandOf(r.Lane) + " settles it"
+	}
+	return stateHints[r.State]
+}
+
+// resolveCommandOf is the command that settles a conflict copy of a repo
+// of lane: a personal lane's needs --personal.
+func resolveCommandOf(lane string) string {
+	if lane == daemon.LanePersonal {
+		return "teammemd conflicts resolve KEY --personal --keep local|server|FILE"
+	}
+	return "teammemd conflicts resolve KEY --keep local|server|FILE"
 }
 
 // retryWhen says when a retry is due: "now" once it is.
