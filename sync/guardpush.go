@@ -8,8 +8,12 @@ import (
 )
 
 // guardCheck runs the guards on data, key's content with checksum sum,
-// or returns the verdict kept for it.
+// or returns the verdict kept for it. A lane whose files are no memory
+// notes gets none.
 func (s *session) guardCheck(k, sum string, data []byte) NoteCheck {
+	if !s.cfg.LaneFiles.notes() {
+		return NoteCheck{}
+	}
 	if g, ok := s.guards[k]; ok && g.hash == sum {
 		return g.check
 	}
@@ -79,8 +83,13 @@ func (s *session) shownKey(k string) string {
 }
 
 // localCheck returns the guards' verdict on key's local file, whose
-// checksum the scan found to be sum. A file that cannot be read has none.
+// checksum the scan found to be sum. A file that cannot be read has none,
+// and neither has a file of a lane whose files are no memory notes, which
+// is not read for it.
 func (s *session) localCheck(k, sum string) (NoteCheck, error) {
+	if !s.cfg.LaneFiles.notes() {
+		return NoteCheck{}, nil
+	}
 	if g, ok := s.guards[k]; ok && g.hash == sum {
 		return g.check, nil
 	}

@@ -66,6 +66,12 @@ func (f LaneFiles) Holds(key string) bool {
 	return true
 }
 
+// notes reports whether the lane's files are Claude Code memory notes,
+// which the guards (CheckNote) judge. Its user-level files are not: a
+// CLAUDE.md needs no frontmatter, and a rules file's gives paths, so the
+// guards on a note's frontmatter and size would only warn wrongly.
+func (f LaneFiles) notes() bool { return f != UserFiles }
+
 // skipsDir reports whether the directory at p holds nothing of the lane's.
 func (f LaneFiles) skipsDir(p string) bool {
 	if f == UserFiles {

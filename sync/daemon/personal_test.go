@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -257,6 +258,37 @@ func testPersonalLaneUserFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(b.home, "settings.md")); !os.IsNotExist(err) {
 		t.Errorf("settings.md reached B through the user files' lane: %v", err)
 	}
+}
+
+// TestPersonalLaneUserFilesNoNoteWarnings: Claude Code's user-level files
+// are no memory notes, so the guards on a note's frontmatter say nothing
+// of CLAUDE.md without one or of a rules file whose frontmatter gives
+// paths; a team note without frontmatter still gets its warning.
+func TestPersonalLaneUserFilesNoNoteWarnings(t *testing.T) {
+	bubble(t, testPersonalLaneUserFilesNoNoteWarnings)
+}
+
+func testPersonalLaneUserFilesNoNoteWarnings(t *testing.T) {
+	l := newPersonalLab(t)
+	a, b := l.machine(t, true, nil), l.machine(t, true, nil)
+	eventually(t, "the user files' lane live on B", func() bool { r, ok := b.node.repoStatus(b.home); return ok && r.Live })
+	rule := "---\npaths:\n  - \"**/*.go\"\n---\nRun gofmt.\n"
+	write(t, a.home, "CLAUDE.md", "Be brief.\n")
+	write(t, a.home, "rules/go.md", rule)
+	write(t, a.mem, "team/bare.md", "no frontmatter\n")
+	eventually(t, "rules/go.md on B", fileIs(filepath.Join(b.home, "rules", "go.md"), rule))
+	eventually(t, "CLAUDE.md on B", fileIs(filepath.Join(b.home, "CLAUDE.md"), "Be brief.\n"))
+	st := a.node.settles(t, a.home, "the user files pushed", func(r RepoStatus) bool {
+		return r.LastPush != nil && r.LastPush.OK && len(r.Pending) == 0
+	})
+	if len(st.Warnings) != 0 {
+		t.Errorf("warnings on the user files = %+v, want none", st.Warnings)
+	}
+	a.node.settles(t, filepath.Join(a.mem, "team"), "the team note's warning", func(r RepoStatus) bool {
+		return slices.ContainsFunc(r.Warnings, func(w Warning) bool {
+			return w.Path == "bare.md" && strings.Contains(w.Message, "no frontmatter")
+		})
+	})
 }
 
 // TestPersonalLaneWrongKey: a machine whose key is not the server's stops
