@@ -25,9 +25,10 @@ import (
 const mcpLong = `Serves the team memory this machine syncs to an AI agent over the Model
 Context Protocol, on stdin and stdout: tools to list, read, search, write
 and delete notes and to list a note's revisions on the server, Anthropic's
-memory tool on /memories, and a resource per note. For Claude Code:
+memory tool on /memories, and a resource per note. For Claude Code,
+"teammemd setup claude" registers it for every project; by hand:
 
-  claude mcp add teammemd -- teammemd mcp
+  claude mcp add --scope user teammemd -- teammemd mcp
 
 The team directory is the one of the git checkout the client works in (its
 roots, else the working directory), or --dir and --repo; a tool may name
@@ -41,7 +42,7 @@ func newMCPCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the team memory to AI agents over the Model Context Protocol, on stdio",
 		Long:  mcpLong,
-		Example: `  claude mcp add teammemd -- teammemd mcp
+		Example: `  claude mcp add --scope user teammemd -- teammemd mcp
   teammemd mcp --dir ~/src/app/team --repo acme/app`,
 		Args: noArgs,
 	}
