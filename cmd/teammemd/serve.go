@@ -29,7 +29,7 @@ func newServeCmd() *cobra.Command {
 the PostgreSQL database in --store. It logs JSON to stderr, tells systemd when
 it is ready, and on SIGHUP reloads its certificate.`,
 		Example: `  teammemd serve
-  teammemd serve --listen 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem
+  teammemd serve --listen 0.0.0.0:8787 --tls-cert /etc/teammemd/tls/fullchain.pem --tls-key /etc/teammemd/tls/privkey.pem
   teammemd serve --store postgres://teammemd@db.internal/teammemd --migrate-only`,
 		Args: noArgs,
 	}

@@ -244,20 +244,25 @@ func directTLS(t *testing.T, root string) (unitFile, *x509.CertPool) {
 		t.Fatal(err)
 	}
 	u := readUnit(t, path)
-	names := map[string]bool{}
+	sources := map[string]string{} // credential name to the file it loads
 	for _, c := range u.sections["Service"]["LoadCredential"] {
-		name, _, _ := strings.Cut(c, ":")
-		names[name] = true
+		name, src, _ := strings.Cut(c, ":")
+		sources[name] = src
 	}
-	if !names["tls-cert"] || !names["tls-key"] {
-		t.Fatalf("the server unit's Direct TLS lines load %v, want the certificate and the key", names)
+	if sources["tls-cert"] == "" || sources["tls-key"] == "" {
+		t.Fatalf("the server unit's Direct TLS lines load %v, want the certificate and the key", sources)
 	}
 	tlsDir := filepath.Join(root, "etc", "teammemd", "tls")
 	mkdirMode(t, tlsDir, 0o700)
-	certFile, keyFile := filepath.Join(tlsDir, "cert.pem"), filepath.Join(tlsDir, "key.pem")
-	_, pool := testCert(t, certFile, keyFile)
+	_, pool := testCert(t, underRoot(root, sources["tls-cert"]), underRoot(root, sources["tls-key"]))
 	u = loadCredentials(t, u, root)
 	return u, pool
+}
+
+// underRoot is the file at path /etc/teammemd/... as a test keeps it,
+// under root.
+func underRoot(root, path string) string {
+	return strings.ReplaceAll(path, "/etc/teammemd", filepath.Join(root, "etc", "teammemd"))
 }
 
 // loadCredentials does what systemd does for the unit's LoadCredential=
@@ -272,7 +277,7 @@ func loadCredentials(t *testing.T, u unitFile, root string) unitFile {
 	}
 	for _, c := range u.sections["Service"]["LoadCredential"] {
 		name, src, _ := strings.Cut(c, ":")
-		content, err := os.ReadFile(strings.ReplaceAll(src, "/etc/teammemd", filepath.Join(root, "etc", "teammemd")))
+		content, err := os.ReadFile(underRoot(root, src))
 		if err != nil {
 			t.Fatalf("LoadCredential=%s: %v", c, err)
 		}
