@@ -38,6 +38,14 @@ func (f FileWrite) Apply(dry bool, w io.Writer) error {
 	return nil
 }
 
+// describe names the file for the user: the token file or the config.
+func (f FileWrite) describe() string {
+	if f.Secret {
+		return "the token file " + f.Path
+	}
+	return "the config " + f.Path
+}
+
 // sameFile reports whether path holds exactly data.
 func sameFile(path string, data []byte) bool {
 	old, err := os.ReadFile(path)

@@ -62,7 +62,7 @@ func Install(ctx context.Context, env Env, o Options, stdout, stderr io.Writer) 
 	}
 	if !o.DryRun {
 		if err := in.ManagerAnswers(ctx); err != nil {
-			return fmt.Errorf("%w; nothing was written. %s, or run the daemon yourself: %s", err, in.Plan.NoManager, in.RunLine())
+			return in.withoutManager(err, stdout)
 		}
 	}
 	if err := in.WriteConfig(stdout); err != nil {
@@ -88,6 +88,27 @@ func (in *Installation) WriteConfig(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// withoutManager writes the config and token files, so that the line it
+// prints runs the daemon by hand, and returns noManager, the manager's
+// refusal, with what was written and what to do.
+func (in *Installation) withoutManager(noManager error, w io.Writer) error {
+	var wrote []string
+	for _, fw := range in.Files {
+		if !sameFile(fw.Path, fw.Data) {
+			wrote = append(wrote, fw.describe())
+		}
+	}
+	if err := in.WriteConfig(w); err != nil {
+		return err
+	}
+	done := "nothing was written"
+	if len(wrote) > 0 {
+		done = "wrote " + strings.Join(wrote, " and ")
+	}
+	return fmt.Errorf("%w; %s, and no service was installed. %s, or run the daemon yourself: %s",
+		noManager, done, in.Plan.NoManager, in.RunLine())
 }
 
 // Start writes the unit and runs the manager's commands that enable and

@@ -217,20 +217,40 @@ func TestInstallRefuses(t *testing.T) {
 	}
 }
 
-// With no manager answering for the user, install writes nothing and says
-// what the manager said and how to run the daemon instead.
+// With no manager answering for the user, install writes the config and
+// the token file, so that the daemon runs by hand, but no unit; it says
+// what the manager said, what it wrote and how to run the daemon instead.
+// Run again, it has nothing left to write and says so.
 func TestInstallWithoutAManager(t *testing.T) {
 	dir, bin := home(t)
 	rec := &recorder{fail: map[string]bool{"launchctl print gui/501": true},
 		answers: map[string]string{"launchctl print gui/501": "Could not find domain for\nmore"}}
-	env := testEnv(dir, Launchd{}, rec, "tmd_x")
-	_, _, err := install(t, env, Options{Server: "https://teammemd.example.com", TokenStdin: true, Checkouts: []string{checkout(t)}, Binary: bin})
-	for _, want := range []string{"no launchd agent answers here: Could not find domain for;", "desktop session", bin + " run --config "} {
+	env := testEnv(dir, Launchd{}, rec, "tmd_secret_token")
+	o := Options{Server: "https://teammemd.example.com", TokenStdin: true, Checkouts: []string{checkout(t)}, Binary: bin}
+	_, _, err := install(t, env, o)
+	tokenFile := filepath.Join(env.Dirs.Config, "token")
+	for _, want := range []string{"no launchd agent answers here: Could not find domain for;",
+		"wrote the config " + env.ConfigFile + " and the token file " + tokenFile + ", and no service was installed",
+		"desktop session", bin + " run --config " + env.ConfigFile} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Install() with no manager = %v, want an error saying %q", err, want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".config")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Install with no manager wrote into %s/.config", dir)
+	spec := Spec{Home: dir, ConfigHome: env.Dirs.ConfigHome, UID: 501, Binary: bin, Config: env.ConfigFile}
+	plan, perr := Launchd{}.Plan(spec)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if _, err := os.Stat(plan.Unit.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Install with no manager wrote the unit %s: %v", plan.Unit.Path, err)
+	}
+	if got := readAll(t, env.ConfigFile, tokenFile); !strings.Contains(got[0], "token_file = ") || got[1] != "tmd_secret_token\n" {
+		t.Errorf("Install with no manager wrote config %q and token file %q, want both for teammemd run", got[0], got[1])
+	}
+
+	env.Machine.Stdin = strings.NewReader("")
+	_, _, err = install(t, env, Options{Binary: bin})
+	if err == nil || !strings.Contains(err.Error(), "; nothing was written, and no service was installed") {
+		t.Errorf("Install() again with no manager = %v, want it to say nothing was written", err)
 	}
 }

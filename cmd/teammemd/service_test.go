@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/service"
+	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/login"
 )
 
@@ -274,22 +277,89 @@ func TestServiceInstallWithLogin(t *testing.T) {
 }
 
 // With no user service manager answering (no systemd user session, as over
-// ssh without lingering), install writes nothing and says what to do.
+// ssh without lingering), install writes the config and the token file it
+// was given, installs no service, and prints the line that runs the daemon
+// by hand: that line syncs with what was written.
 func TestServiceInstallWithoutAManager(t *testing.T) {
 	home, bin := serviceHome(t)
+	for _, name := range []string{"TEAMMEMD_TOKEN", "TEAMMEMD_TOKEN_FILE", "TEAMMEMD_SERVER"} {
+		t.Setenv(name, "")
+	}
+	srv := servertest.Start(t)
 	checkout, _ := gitCheckout(t)
 	rec := &cmdRecorder{fail: map[string]bool{"systemctl --user show-environment": true},
 		answers: map[string]string{"systemctl --user show-environment": "Failed to connect to bus: No medium found"}}
-	_, stderr, code := serviceCLI(t, service.Systemd{}, rec, "tmd_x", "install", "--binary", bin,
-		"--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout)
-	for _, want := range []string{"Failed to connect to bus", "loginctl enable-linger", bin + " run --config "} {
+	_, stderr, code := serviceCLI(t, service.Systemd{}, rec, srv.Token, "install", "--binary", bin,
+		"--server", srv.URL, "--token-stdin", "--checkout", checkout)
+	config := filepath.Join(home, ".config", "teammemd", "config.toml")
+	wrote := "wrote the config " + config + " and the token file " + filepath.Join(home, ".config", "teammemd", "token")
+	for _, want := range []string{"Failed to connect to bus", wrote, "no service was installed", "loginctl enable-linger", bin + " run --config " + config} {
 		if code == 0 || !strings.Contains(stderr, want) {
-			t.Errorf("install with no systemd user manager: exit %d, stderr %q; want a refusal saying %q", code, stderr, want)
+			t.Errorf("install with no systemd user manager: exit %d, stderr %q; want a failure saying %q", code, stderr, want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(home, ".config")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("install with no manager wrote into %s/.config", home)
+	if slicesHave(rec.calls, "systemctl --user restart teammemd.service") {
+		t.Errorf("install ran the service commands with no manager answering: %v", rec.calls)
 	}
+	_, line, ok := strings.Cut(stderr, "run the daemon yourself: ")
+	if !ok {
+		t.Fatalf("install printed no run line:\n%s", stderr)
+	}
+	args := shellWords(t, strings.TrimSpace(line))
+	if len(args) < 2 || args[0] != bin {
+		t.Fatalf("run line %q does not run %s", line, bin)
+	}
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	runUntilSynced(t, append(args[1:], "--socket", sock), sock)
+
+	_, stderr, code = serviceCLI(t, service.Systemd{}, rec, "", "install", "--binary", bin)
+	if code == 0 || !strings.Contains(stderr, "nothing was written, and no service was installed") {
+		t.Errorf("install again with no manager: exit %d, stderr %q; want nothing written", code, stderr)
+	}
+}
+
+// runUntilSynced runs "teammemd args..." until the test ends, and waits
+// until every repo of the daemon answering on sock reached its server and
+// is idle; it fails the test when run ends first.
+func runUntilSynced(t *testing.T, args []string, sock string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var errOut lockedBuffer
+	var runErr error
+	go func() {
+		defer close(done)
+		runErr = run(ctx, args, io.Discard, &errOut)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	for {
+		if st, err := daemon.FetchStatus(wait, sock); err == nil && synced(st) {
+			return
+		}
+		select {
+		case <-done:
+			t.Fatalf("teammemd %s ended: %v\n%s", strings.Join(args, " "), runErr, errOut.String())
+		case <-wait.Done():
+			t.Fatalf("teammemd %s did not sync within a minute\n%s", strings.Join(args, " "), errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// synced reports whether the daemon has repos, each idle after its server
+// answered.
+func synced(st daemon.Status) bool {
+	for _, r := range st.Repos {
+		if r.State != daemon.StateIdle || r.LastContact == nil {
+			return false
+		}
+	}
+	return len(st.Repos) > 0
 }
 
 // service install and setup claude, given a config file they cannot use,
