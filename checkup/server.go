@@ -75,17 +75,27 @@ func (p *Prober) Identity(ctx context.Context, server string) Result {
 		"set the server URL to the base URL teammemd serve (or its reverse proxy) answers on, with any path prefix"}
 }
 
-// Auth checks that server takes token.
-func (p *Prober) Auth(ctx context.Context, server, token string) Result {
+// Auth checks that server takes token. env names the environment
+// variable the token came from, "" for a token file or a login.
+func (p *Prober) Auth(ctx context.Context, server, token, env string) Result {
 	status, msg, err := p.Probe(ctx, server, ProbeRepo, token)
 	switch {
 	case err != nil:
 		return Result{Fail, err.Error(), ReachFix(err)}
+	case status == http.StatusUnauthorized && env != "":
+		return Result{Fail, "the server refused the token from $" + env + ": " + msg, EnvTokenFix(env)}
 	case status == http.StatusUnauthorized:
 		return Result{Fail, "the server refused the token: " + msg,
 			"the token is mistyped or revoked: ask the server's admin for a new one (teammemd token create)"}
 	}
 	return Result{OK, "the server accepts the token", ""}
+}
+
+// EnvTokenFix is what to do about a token from the environment variable
+// env that the server refused: no token file or login is read while it is
+// set, and a daemon started with it keeps it until it restarts.
+func EnvTokenFix(env string) string {
+	return "set " + env + " to a valid token (and restart a daemon started with it), or unset it to use the token file or teammemd login"
 }
 
 // Probe reads repo's checksums from server with token, and returns the

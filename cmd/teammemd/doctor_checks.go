@@ -99,5 +99,14 @@ func (d *doctor) checkAuth(ctx context.Context) {
 		d.report(checkSkip, "auth", "needs a teammemd server and a token", "")
 		return
 	}
-	d.result("auth", d.prober.Auth(ctx, d.client.Server, d.token))
+	d.result("auth", d.prober.Auth(ctx, d.client.Server, d.token, tokenEnv(d.rule.For(d.client.Server, d.client.TokenFile))))
+}
+
+// tokenEnv is the environment variable the credential's token comes from,
+// "" when it comes from a file or a login.
+func tokenEnv(c credential.Choice) string {
+	if c.Kind == credential.Env {
+		return credential.EnvToken
+	}
+	return ""
 }

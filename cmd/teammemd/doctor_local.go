@@ -53,7 +53,9 @@ func (d *doctor) checkRepos(ctx context.Context) {
 // may read it.
 func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server, tokenFile string) {
 	detail := fmt.Sprintf("%s in %s (%s)", repo, dir, source)
-	tok, err := d.rule.For(server, tokenFile).Bearer()
+	cred := d.rule.For(server, tokenFile)
+	tok, err := cred.Bearer()
+	env := tokenEnv(cred)
 	if !d.reached || !d.identity || err != nil {
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return
@@ -65,6 +67,8 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 	case status == http.StatusForbidden:
 		d.report(checkFail, "repo", detail+": the token has no grant for it: "+msg,
 			"ask the server's admin for a token whose --repos covers "+repo)
+	case status == http.StatusUnauthorized && env != "":
+		d.report(checkFail, "repo", detail+": the server refused its token from $"+env+": "+msg, checkup.EnvTokenFix(env))
 	case status == http.StatusUnauthorized:
 		d.report(checkFail, "repo", detail+": the server refused its token: "+msg, "ask the server's admin for a new token")
 	case status >= 400 && status != http.StatusNotFound:

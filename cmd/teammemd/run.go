@@ -233,6 +233,9 @@ func planWith(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 	for i, s := range plan.Specs {
 		c := rule.For(s.Server, s.TokenFile)
 		plan.Specs[i].TokenID, plan.Specs[i].CredentialFile = c.ID(), c.File
+		if c.Kind == credential.Env {
+			plan.Specs[i].TokenEnv = credential.EnvToken
+		}
 	}
 	return plan, nil
 }

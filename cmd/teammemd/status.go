@@ -174,8 +174,8 @@ func ago(t, now time.Time) string { return now.Sub(t).Round(time.Second).String(
 // need more than their name.
 var stateHints = map[string]string{
 	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
-	daemon.StateUnauthorized: "the server rejected the token: syncing resumes when the token file changes or the config is reloaded",
-	daemon.StateDenied:       "the token has no access to this repo: syncing resumes when the token file changes or the config is reloaded",
+	daemon.StateUnauthorized: "the server rejected the token; see stopped for what to do",
+	daemon.StateDenied:       "the token has no access to this repo; see stopped for what to do",
 	daemon.StateNoToken:      "the token file gives no token: the repo starts when the token file changes or the config is reloaded",
 	daemon.StateLaneStopped:  "the personal lane cannot go on with this machine's personal key: it resumes when the key changes (teammemd personal join) or the config is reloaded",
 	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",

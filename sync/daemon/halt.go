@@ -16,6 +16,10 @@ const (
 	msgUnauthorized = "server rejected the token; syncing stops until the token file changes or the config is reloaded"
 	msgDenied       = "token has no access to the repo; syncing stops until the token file changes or the config is reloaded"
 	msgLaneStopped  = "personal lane stopped; it starts again when the personal key changes or the config is reloaded"
+	// A token from the environment is in no file to change: only a
+	// restart with another one changes it.
+	msgUnauthorizedEnv = "server rejected the token from the environment; syncing stops until the daemon restarts with a valid one"
+	msgDeniedEnv       = "token from the environment has no access to the repo; syncing stops until the config is reloaded or the daemon restarts with another"
 )
 
 // DefaultCredentialCheck is how often a repo stopped by a rejected token
@@ -25,44 +29,76 @@ const DefaultCredentialCheck = 2 * time.Second
 // haltCause returns the state and the reason, with its fix, of an error
 // that no retry can fix: the server URL leads to something other than a
 // teammemd server, the server rejected the token, or the token has no
-// access to the repo. ok is false for any other error.
-func haltCause(err error) (state, reason string, ok bool) {
+// access to the repo. tokenEnv names the environment variable the token
+// came from, if it did. ok is false for any other error.
+func haltCause(err error, tokenEnv string) (state, reason string, ok bool) {
 	switch memsync.Classify(err) {
 	case memsync.WrongServer:
 		return StateWrongServer, err.Error(), true
 	case memsync.TokenRejected:
-		return StateUnauthorized, "the server rejected the token (" + err.Error() + "): run teammemd login, " +
-			"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded", true
+		return StateUnauthorized, rejectedReason(err, tokenEnv), true
 	case memsync.LaneStopped:
 		return StateLaneStopped, err.Error(), true
 	case memsync.NoAccess:
-		return StateDenied, "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-			"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded", true
+		return StateDenied, deniedReason(err, tokenEnv), true
 	}
 	return "", "", false
+}
+
+// rejectedReason says that the server rejected the token, and how to give
+// it another: a token from the environment stays the same until the
+// daemon restarts, whatever reloads or logins happen.
+func rejectedReason(err error, tokenEnv string) string {
+	if tokenEnv != "" {
+		return "the token from " + tokenEnv + " was refused (" + err.Error() + "): restart the daemon with a valid " + tokenEnv +
+			" (or unset it to use the token file or teammemd login)"
+	}
+	return "the server rejected the token (" + err.Error() + "): run teammemd login, " +
+		"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded"
+}
+
+// deniedReason says that the token has no access to the repo, and how to
+// get it.
+func deniedReason(err error, tokenEnv string) string {
+	if tokenEnv != "" {
+		return "the token from " + tokenEnv + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+			"then reload the config, or restart the daemon with a " + tokenEnv + " that has one (or unset it to use the token file or teammemd login)"
+	}
+	return "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+		"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded"
 }
 
 // halt stops the repo's requests when err is a cause no retry can fix,
 // and reports whether it did. The worker and the change wait stay idle
 // until resume.
 func (r *repo) halt(err error) bool {
-	state, reason, ok := haltCause(err)
+	state, reason, ok := haltCause(err, r.spec.TokenEnv)
 	if !ok {
 		return false
 	}
 	if r.status.setHalt(state, reason) {
-		switch state {
-		case StateWrongServer:
-			r.log.Error(msgWrongServer, "err", err)
-		case StateUnauthorized:
-			r.log.Warn(msgUnauthorized, "err", err)
-		case StateLaneStopped:
-			r.log.Warn(msgLaneStopped, "err", err)
-		default:
-			r.log.Warn(msgDenied, "err", err)
-		}
+		r.logHalt(state, err)
 	}
 	return true
+}
+
+// logHalt logs, once, that the repo stopped in state for err.
+func (r *repo) logHalt(state string, err error) {
+	env := r.spec.TokenEnv != ""
+	switch {
+	case state == StateWrongServer:
+		r.log.Error(msgWrongServer, "err", err)
+	case state == StateLaneStopped:
+		r.log.Warn(msgLaneStopped, "err", err)
+	case state == StateUnauthorized && env:
+		r.log.Warn(msgUnauthorizedEnv, "tokenEnv", r.spec.TokenEnv, "err", err)
+	case state == StateUnauthorized:
+		r.log.Warn(msgUnauthorized, "err", err)
+	case env:
+		r.log.Warn(msgDeniedEnv, "tokenEnv", r.spec.TokenEnv, "err", err)
+	default:
+		r.log.Warn(msgDenied, "err", err)
+	}
 }
 
 // resume lifts a halt, if any.

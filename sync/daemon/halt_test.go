@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/teammemd/teammemd/server/api"
 )
 
 // A server URL that does not lead to a teammemd server stops the repo in a
@@ -87,4 +89,72 @@ func testRejectedTokenStopsUntilTokenFileChanges(t *testing.T) {
 		r, _ := n.repoStatus(dir)
 		return r.State == StateIdle && r.Live && r.Halted == ""
 	})
+}
+
+// A token from the environment that the server rejects is in no file to
+// change: the repo stops as unauthorized, and the reason and the log say
+// where the token came from and that a restart with another fixes it,
+// not a login or a token file.
+func TestRejectedEnvTokenSaysRestart(t *testing.T) { bubble(t, testRejectedEnvTokenSaysRestart) }
+
+func testRejectedEnvTokenSaysRestart(t *testing.T) {
+	srv := startServer(t)
+	dir := t.TempDir()
+	write(t, dir, "MEMORY.md", "# team\n")
+	logs := newLogRecorder()
+	plan := Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test", TokenEnv: "TEAMMEMD_TOKEN"}}}
+	n := startNode(t, "tmd_wrong", plan, func(o *Options) { o.Logger = slog.New(logs) })
+	eventually(t, "repo stopped as unauthorized", func() bool {
+		r, _ := n.repoStatus(dir)
+		return r.State == StateUnauthorized
+	})
+	r, _ := n.repoStatus(dir)
+	want := "restart the daemon with a valid TEAMMEMD_TOKEN (or unset it to use the token file or teammemd login)"
+	if !strings.HasPrefix(r.Halted, "the token from TEAMMEMD_TOKEN was refused (") || !strings.HasSuffix(r.Halted, want) {
+		t.Errorf("Halted = %q, want the token from TEAMMEMD_TOKEN refused, and %q", r.Halted, want)
+	}
+	if strings.Contains(r.Halted, "token file changes") {
+		t.Errorf("Halted = %q, promises a resume on a token file change", r.Halted)
+	}
+	if logs.count(msgUnauthorizedEnv) != 1 || logs.count(msgUnauthorized) != 0 {
+		t.Errorf("logged %q %d times and %q %d times, want the first once and not the second",
+			msgUnauthorizedEnv, logs.count(msgUnauthorizedEnv), msgUnauthorized, logs.count(msgUnauthorized))
+	}
+}
+
+// The reason of a rejected token, or of one without access, says what to
+// do for where the token came from: a file to change, or the environment
+// variable the daemon must restart with.
+func TestHaltCauseNamesTokenSource(t *testing.T) {
+	rejected := &api.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "invalid or revoked token"}
+	denied := &api.Error{Status: http.StatusForbidden, Code: "forbidden", Message: "no grant"}
+	tests := []struct {
+		err       error
+		env       string
+		state     string
+		want, not []string
+	}{
+		{rejected, "", StateUnauthorized, []string{"run teammemd login", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{rejected, "TEAMMEMD_TOKEN", StateUnauthorized,
+			[]string{"the token from TEAMMEMD_TOKEN was refused", "restart the daemon with a valid TEAMMEMD_TOKEN"}, []string{"token file changes", "run teammemd login"}},
+		{denied, "", StateDenied, []string{"ask the server's admin for a grant", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, "TEAMMEMD_TOKEN", StateDenied,
+			[]string{"the token from TEAMMEMD_TOKEN has no access", "then reload the config", "restart the daemon with a TEAMMEMD_TOKEN that has one"}, []string{"token file changes"}},
+	}
+	for _, tt := range tests {
+		state, reason, ok := haltCause(tt.err, tt.env)
+		if !ok || state != tt.state {
+			t.Errorf("haltCause(%v, %q) = %q, %v; want %q", tt.err, tt.env, state, ok, tt.state)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(reason, w) {
+				t.Errorf("haltCause(%v, %q) reason = %q, want it to say %q", tt.err, tt.env, reason, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(reason, n) {
+				t.Errorf("haltCause(%v, %q) reason = %q, want it not to say %q", tt.err, tt.env, reason, n)
+			}
+		}
+	}
 }

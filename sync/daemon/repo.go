@@ -80,6 +80,10 @@ type Spec struct {
 	// CredentialFile is the file whose change may fix a rejected token:
 	// the token file, or the login's; TokenFile when empty.
 	CredentialFile string `json:"-"`
+	// TokenEnv names the environment variable the token came from, when
+	// it did ($TEAMMEMD_TOKEN): no file holds it, so the fix for a token
+	// the server refuses is a restart of the daemon with another.
+	TokenEnv string `json:"-"`
 	// Lane is LaneTeam (or "") for a team repo, LanePersonal for a
 	// personal lane, whose Repo is the project (a slug, or "~user").
 	Lane string `json:"lane,omitempty"`
