@@ -36,6 +36,9 @@ func (c *Config) Validate() error {
 	return err
 }
 
+// validateConfig validates c: the check of a config loaded from a file.
+func validateConfig(c Config) error { return c.Validate() }
+
 // validate checks every section once and returns the [server] section as
 // the settings a server is built from.
 func (c *Config) validate() (server.Settings, error) {
@@ -67,15 +70,31 @@ func loadConfig(path string) (Config, error) {
 		return cfg, configError{err}
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, configError{inConfig(read, err)}
+		return cfg, configError{inConfig(read.path, read.lines(err, validateConfig))}
 	}
 	return cfg, nil
 }
 
+// configFile is the config file a command read: its path, "" when there
+// was none, and its text.
+type configFile struct {
+	path string
+	data []byte
+}
+
+// lines names in err, check's error for the config the file holds, the
+// line of the file that sets each value it is about.
+func (f configFile) lines(err error, check func(Config) error) error {
+	if f.path == "" {
+		return err
+	}
+	return withKeyLines(string(f.data), err, check)
+}
+
 // readConfig decodes the config file at path, found as loadConfig finds
-// it, without validating it. It returns the file it read, empty when there
-// was none.
-func readConfig(path string) (Config, string, error) {
+// it, without validating it. It returns the file it read, whose path is
+// empty when there was none.
+func readConfig(path string) (Config, configFile, error) {
 	explicit := path != ""
 	if !explicit {
 		path = os.Getenv("TEAMMEMD_CONFIG")
@@ -86,13 +105,13 @@ func readConfig(path string) (Config, string, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
-		return Config{}, "", nil
+		return Config{}, configFile{}, nil
 	}
 	if err != nil {
-		return Config{}, "", fmt.Errorf("read config: %w", err)
+		return Config{}, configFile{}, fmt.Errorf("read config: %w", err)
 	}
 	cfg, err := decodeFile(path, data)
-	return cfg, path, err
+	return cfg, configFile{path: path, data: data}, err
 }
 
 // inConfig says that err is about the config file at path, if there is one.
@@ -110,7 +129,7 @@ func decodeConfig(path string, data []byte) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, inConfig(path, err)
+		return cfg, inConfig(path, withKeyLines(string(data), err, validateConfig))
 	}
 	return cfg, nil
 }

@@ -112,22 +112,30 @@ func editDistance(a, b string) int {
 
 // keyLine is the 1-based line of the file that defines key, as a key in
 // its table or as a table header; 0 when it cannot tell.
-func keyLine(data string, key toml.Key) int {
+func keyLine(data string, key toml.Key) int { return nthKeyLine(data, key, 0) }
+
+// nthKeyLine is the line of the nth definition of key in the file (from
+// 0): of a key in the nth table of an array of tables, or of the nth
+// table's header; 0 when it cannot tell.
+func nthKeyLine(data string, key toml.Key, nth int) int {
 	var table []string
 	for i, line := range strings.Split(data, "\n") {
 		line = strings.TrimSpace(line)
+		found := false
 		switch {
 		case strings.HasPrefix(line, "["):
 			header, _, _ := strings.Cut(strings.Trim(line, "[] \t"), "]")
 			table = splitKey(header)
-			if slices.Equal(table, key) {
-				return i + 1
-			}
+			found = slices.Equal(table, key)
 		case strings.Contains(line, "=") && !strings.HasPrefix(line, "#"):
 			name, _, _ := strings.Cut(line, "=")
-			if slices.Equal(append(slices.Clone(table), splitKey(name)...), key) {
-				return i + 1
-			}
+			found = slices.Equal(append(slices.Clone(table), splitKey(name)...), key)
+		}
+		if found && nth == 0 {
+			return i + 1
+		}
+		if found {
+			nth--
 		}
 	}
 	return 0

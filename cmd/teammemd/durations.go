@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -12,29 +13,38 @@ import (
 
 // checkDurationForms refuses a duration of the config written as a bare
 // number: the TOML decoder would read "rescan = 300" as 300 nanoseconds. It
-// reads the file's own types, so it names the key and the form that works.
+// reads the file's own types, so it names the line, the key and the form
+// that works.
 func checkDurationForms(data string) error {
-	var raw map[string]any
-	md, err := toml.Decode(data, &raw)
+	settings, doc, err := settingsOf(data)
 	if err != nil {
 		return nil // decoding into Config reports the syntax error
 	}
-	for _, key := range md.Keys() {
-		if !isDurationKey(reflect.TypeFor[Config](), key) {
+	for _, s := range settings {
+		if s.table || !isDurationKey(reflect.TypeFor[Config](), s.key) {
 			continue
 		}
-		switch v := lookupRaw(raw, key); md.Type(key...) {
-		case "Integer", "Float":
-			num := fmt.Sprint(v)
-			return fmt.Errorf("%s = %s has no unit (a bare number is read as nanoseconds): write a duration string such as %q",
-				key.String(), num, num+"s")
-		case "String":
-			if str, _ := v.(string); isBareNumber(str) {
-				return fmt.Errorf("%s = %q has no unit: write a duration string such as %q", key.String(), str, strings.TrimSpace(str)+"s")
-			}
+		if msg := durationForm(s.key, s.valueAt(doc)); msg != "" {
+			return errors.New(atLine(s.line, msg))
 		}
 	}
 	return nil
+}
+
+// durationForm says what is wrong with v as the value of the duration
+// key, "" when nothing is.
+func durationForm(key toml.Key, v any) string {
+	switch v := v.(type) {
+	case int64, float64:
+		num := fmt.Sprint(v)
+		return fmt.Sprintf("%s = %s has no unit (a bare number is read as nanoseconds): write a duration string such as %q",
+			key.String(), num, num+"s")
+	case string:
+		if isBareNumber(v) {
+			return fmt.Sprintf("%s = %q has no unit: write a duration string such as %q", key.String(), v, strings.TrimSpace(v)+"s")
+		}
+	}
+	return ""
 }
 
 // isBareNumber reports whether s is a number with no unit, such as "5"
@@ -74,25 +84,4 @@ func tomlField(t reflect.Type, name string) (reflect.StructField, bool) {
 		}
 	}
 	return reflect.StructField{}, false
-}
-
-// lookupRaw returns the value at key in a generically decoded document; in
-// an array of tables, the first table that holds it.
-func lookupRaw(v any, key []string) any {
-	for _, name := range key {
-		switch m := v.(type) {
-		case map[string]any:
-			v = m[name]
-		case []map[string]any:
-			for _, t := range m {
-				if x, ok := t[name]; ok {
-					v = x
-					break
-				}
-			}
-		default:
-			return nil
-		}
-	}
-	return v
 }

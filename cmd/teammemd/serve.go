@@ -82,9 +82,19 @@ func (f serveFlags) settings() (server.Settings, location, scan.Config, error) {
 	}
 	settings, err := cfg.validate()
 	if err != nil {
-		return server.Settings{}, location{}, scan.Config{}, inSettings(read, err)
+		return server.Settings{}, location{}, scan.Config{}, inSettings(read.path, read.lines(err, f.check))
 	}
 	return settings, loc, cfg.Scan, nil
+}
+
+// check applies the flags and the environment to cfg's [server] section
+// and validates every section, as settings does.
+func (f serveFlags) check(cfg Config) error {
+	if _, err := f.apply(&cfg.Server); err != nil {
+		return err
+	}
+	_, err := cfg.validate()
+	return err
 }
 
 // inSettings names the config file the settings err is about came from,
