@@ -18,6 +18,7 @@ import (
 	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/route"
+	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -83,7 +84,11 @@ were.`,
 func runSetupClaude(ctx context.Context, d deps, f setupFlags, stdout, stderr io.Writer) error {
 	f.recordPath = filepath.Join(stateDir(), "claude-setup.json")
 	if f.undo {
-		return setupUndo(f, stdout)
+		if err := setupUndo(f, stdout); err != nil || f.DryRun {
+			return err
+		}
+		sayDaemonLeft(ctx, d, stdout)
+		return nil
 	}
 	env, err := serviceEnv(d)
 	if err != nil {
@@ -291,6 +296,35 @@ func setupUndo(f setupFlags, w io.Writer) error {
 	for _, k := range u.Kept {
 		fmt.Fprintf(w, "kept env.%s: it was changed after setup\n", k)
 	}
-	fmt.Fprintln(w, "the daemon still runs; teammemd service uninstall stops and removes it")
 	return nil
+}
+
+// sayDaemonLeft says, after an undo, what of the daemon is left: its
+// service, when one is installed, else a daemon that answers on the
+// control socket. With neither there is nothing to stop, and it says
+// nothing.
+func sayDaemonLeft(ctx context.Context, d deps, w io.Writer) {
+	r, err := installedService(ctx, d)
+	switch {
+	case err == nil && r.Runs():
+		fmt.Fprintf(w, "the daemon still runs as your %s; teammemd service uninstall stops and removes it\n", r.Name)
+	case err == nil && r.Installed:
+		fmt.Fprintf(w, "the daemon's %s is still installed, not running; teammemd service uninstall removes it\n", r.Name)
+	default:
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if st, err := daemon.FetchStatus(sctx, daemon.SocketPath(runtimeDir())); err == nil {
+			fmt.Fprintf(w, "a daemon started by hand still runs (pid %d) and syncs until you stop it\n", st.PID)
+		}
+	}
+}
+
+// installedService is what the service manager says of the daemon's
+// service on the machine d gives.
+func installedService(ctx context.Context, d deps) (service.Report, error) {
+	env, err := serviceEnv(d)
+	if err != nil {
+		return service.Report{}, err
+	}
+	return service.Status(ctx, env)
 }

@@ -10,9 +10,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 	"github.com/teammemd/teammemd/sync/claude/route"
+	"github.com/teammemd/teammemd/sync/daemon"
 )
 
 // setupCLI runs "teammemd setup args..." with the systemd manager and rec.
@@ -81,9 +83,14 @@ func TestSetupClaude(t *testing.T) {
 		t.Errorf("after setup: %+v, want the team directory loaded and no upload warning", verdict)
 	}
 
-	stdout, stderr, code = setupCLI(t, &cmdRecorder{}, "", "claude", "--undo")
+	running := &cmdRecorder{answers: map[string]string{"systemctl --user is-enabled teammemd.service": "enabled\n",
+		"systemctl --user is-active teammemd.service": "active\n"}}
+	stdout, stderr, code = setupCLI(t, running, "", "claude", "--undo")
 	if code != 0 || !strings.Contains(stdout, "exactly as it was") {
 		t.Fatalf("setup --undo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "the daemon still runs as your systemd user unit; teammemd service uninstall stops and removes it\n") {
+		t.Errorf("setup --undo with the service running:\n%s\nwant it to say the daemon still runs and how to remove it", stdout)
 	}
 	if got, _ := os.ReadFile(settings); !bytes.Equal(got, orig) {
 		t.Errorf("after --undo the settings are\n%s\nwant\n%s", got, orig)
@@ -215,5 +222,42 @@ func TestSetupUndoDryRun(t *testing.T) {
 	_, stderr, code = setupCLI(t, &cmdRecorder{}, "tmd_x", args...)
 	if code == 0 || !strings.Contains(stderr, "not valid JSON") {
 		t.Errorf("setup claude over settings with a comment: exit %d, stderr %q, want a refusal saying it is not valid JSON", code, stderr)
+	}
+}
+
+// setup claude --undo speaks of the daemon only when one is left: with no
+// service installed (setup ran with --no-service) and no daemon on the
+// control socket, nothing; with a daemon started by hand, that one, and
+// not a service to uninstall.
+func TestSetupUndoSaysWhatDaemonIsLeft(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	for _, name := range []string{"TEAMMEMD_TOKEN", "TEAMMEMD_TOKEN_FILE", "TEAMMEMD_SERVER"} {
+		t.Setenv(name, "")
+	}
+	srv := servertest.Start(t)
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	args := []string{"claude", "--binary", bin, "--server", srv.URL, "--token-stdin", "--checkout", checkout,
+		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	undo := func() string {
+		t.Helper()
+		if stdout, stderr, code := setupCLI(t, &cmdRecorder{}, srv.Token, args...); code != 0 {
+			t.Fatalf("setup claude --no-service: exit %d\n%s%s", code, stdout, stderr)
+		}
+		stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "", "claude", "--undo")
+		if code != 0 || !strings.Contains(stdout, "exactly as it was") {
+			t.Fatalf("setup claude --undo: exit %d\n%s%s", code, stdout, stderr)
+		}
+		return stdout
+	}
+	if out := undo(); strings.Contains(out, "daemon") || strings.Contains(out, "service uninstall") {
+		t.Errorf("setup claude --undo with no service and no daemon:\n%s\nwant nothing said of a daemon", out)
+	}
+
+	config := filepath.Join(home, ".config", "teammemd", "config.toml")
+	runUntilSynced(t, []string{"run", "--config", config}, daemon.SocketPath(runtimeDir()))
+	out := undo()
+	if !strings.Contains(out, "a daemon started by hand still runs (pid ") || strings.Contains(out, "service uninstall") {
+		t.Errorf("setup claude --undo with a daemon started by hand:\n%s\nwant that daemon named, and no service to uninstall", out)
 	}
 }
