@@ -20,14 +20,16 @@ func newMigrateStoreCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate-store --from DIR --to postgres://...",
 		Short: "Copy the server's SQLite database into PostgreSQL and verify it",
-		Long: `Copy every repo (entries, tombstones, versions, history), every token and
-the audit log of purges of the SQLite database in DIR into the PostgreSQL
-database, and verify each repo's copy (version, counts, checksums). Running
-it again is safe: repos already copied are left alone, repos written in the
-source since are copied again, purges made in the source since are made in
-PostgreSQL too, and repos written in PostgreSQL since are reported and left
-alone. Each run gives the PostgreSQL database a new store identity, so
-daemons that synced with either database re-baseline when they reach it.`,
+		Long: `Copy every repo (entries, tombstones, versions, history), every token,
+the audit log of purges, the proposals, the personal lanes and the identity
+bindings of the SQLite database in DIR into the PostgreSQL database, and
+verify each repo's copy (version, counts, checksums). Running it again is
+safe: repos already copied are left alone, repos written in the source
+since are copied again, purges made in the source since are made in
+PostgreSQL too, and repos written in PostgreSQL since, like subjects bound
+there to another account, are reported and left alone. Each run gives the
+PostgreSQL database a new store identity, so daemons that synced with
+either database re-baseline when they reach it.`,
 		Example: "  teammemd migrate-store --from /var/lib/teammemd --to postgres://teammemd@db.internal/teammemd",
 		Args:    noArgs,
 	}
@@ -79,6 +81,7 @@ func migrateSQLite(ctx context.Context, src location, dstURL string, stdout io.W
 	fmt.Fprintf(stdout, "tokens: %d copied, %d revoked, %d already there\n", report.TokensCopied, report.TokensRevoked, report.TokensKept)
 	fmt.Fprintf(stdout, "purges: %d copied\n", report.PurgesCopied)
 	fmt.Fprintf(stdout, "proposals: %d copied\n", report.ProposalsCopied)
+	fmt.Fprintf(stdout, "identity bindings: %d copied, %d already there\n", report.BindingsCopied, report.BindingsKept)
 	personal, perr := to.CopyPersonalFrom(ctx, from)
 	err = errors.Join(err, perr)
 	fmt.Fprintf(stdout, "personal lanes: %d copied, %d updated, %d up to date, %d diverged; keys: %d copied, %d already there\n",

@@ -37,9 +37,9 @@ type RevisionDump struct {
 	Revision
 }
 
-// Exporter reads whole repos, every token and the audit log of purges out
-// of a store, for
-// "teammemd migrate-store".
+// Exporter reads whole repos, every token, the audit log of purges, the
+// proposals and the identity bindings out of a store, for "teammemd
+// migrate-store".
 type Exporter interface {
 	// Repos lists every repo ever written, in byte order.
 	Repos(ctx context.Context) ([]string, error)
@@ -52,4 +52,6 @@ type Exporter interface {
 	Purges(ctx context.Context, repo string) ([]PurgeRecord, error)
 	// ListProposals lists the proposals q selects, oldest first.
 	ListProposals(ctx context.Context, q ProposalQuery) ([]Proposal, error)
+	// ListIdentityBindings lists every identity binding, by subject.
+	ListIdentityBindings(ctx context.Context) ([]IdentityBinding, error)
 }

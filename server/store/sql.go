@@ -6,10 +6,10 @@ import (
 )
 
 // The parts of a store that the SQL backends share (tokens, web sessions,
-// proposals, history pruning, the rows of an export and of history) are
-// written once here, over SQL. Their statements are written once too where
-// both dialects read them alike (SQLite takes PostgreSQL's numbered
-// parameters); each backend runs them through its own driver.
+// proposals, identity bindings, history pruning, the rows of an export and
+// of history) are written once here, over SQL. Their statements are written
+// once too where both dialects read them alike (SQLite takes PostgreSQL's
+// numbered parameters); each backend runs them through its own driver.
 
 // Scanner reads one row's columns, as *sql.Row, *sql.Rows, pgx.Row and
 // pgx.Rows do. A nullable column is read into a pointer (nil for NULL).
@@ -120,10 +120,11 @@ type SQLParts struct {
 	SQLProposals
 	SQLPruner
 	SQLRepos
+	SQLIdentityBindings
 }
 
 // NewSQLParts returns the shared parts running their statements on db.
 func NewSQLParts(db SQL) SQLParts {
 	return SQLParts{SQLTokens: SQLTokens{DB: db}, SQLWebSessions: SQLWebSessions{DB: db}, SQLProposals: SQLProposals{DB: db},
-		SQLPruner: SQLPruner{DB: db}, SQLRepos: SQLRepos{DB: db}}
+		SQLPruner: SQLPruner{DB: db}, SQLRepos: SQLRepos{DB: db}, SQLIdentityBindings: SQLIdentityBindings{DB: db}}
 }

@@ -36,17 +36,22 @@ type CopyReport struct {
 	// ProposalsCopied counts the proposals of repos under review new in
 	// the destination.
 	ProposalsCopied int
+	// BindingsCopied and BindingsKept count the identity bindings new in
+	// the destination and those it held already.
+	BindingsCopied, BindingsKept int
 }
 
 // CopyFrom copies every repo (entries, tombstones, versions, history),
-// every token, the audit log of purges and the proposals of src into s, and verifies each repo's copy: its version,
+// every token, the audit log of purges, the proposals and the identity
+// bindings of src into s, and verifies each repo's copy: its version,
 // counts of entries, tombstones and revisions, and checksums, each entry's
 // recomputed from its value and the repo's from its entries. It is safe to
 // run again: a repo already copied is left alone, one the source wrote
 // since is copied again, and one written in s since is reported and left
 // alone. Each repo is copied in one transaction; repo is called with each
 // outcome. A purge the source made since an earlier copy drops the content
-// in s too. The error lists every repo and token that could not be copied.
+// in s too. The error lists every repo, token and binding that could not be
+// copied.
 func (s *Store) CopyFrom(ctx context.Context, src store.Exporter, repo func(slug, outcome string)) (CopyReport, error) {
 	report := CopyReport{Repos: map[string]int{}}
 	slugs, err := src.Repos(ctx)
@@ -76,6 +81,9 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Exporter, repo func(slug
 		errs = append(errs, err)
 	}
 	if err := s.copyProposals(ctx, src, &report); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.copyBindings(ctx, src, &report); err != nil {
 		errs = append(errs, err)
 	}
 	return report, errors.Join(errs...)

@@ -84,6 +84,7 @@ func TestMigrateAddsPurges(t *testing.T) {
 	mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "one"}, Subject: "ann"})
 	mustApply(t, s, store.Write{Repo: "acme/app", Entries: map[string]string{"a.md": "two"}, Subject: "ann", Time: t0.Add(time.Second)})
 	s.Close()
+	rawExec(t, path, "DROP TABLE identity_bindings")
 	rawExec(t, path, "DROP TABLE personal_lanes")
 	rawExec(t, path, "DROP TABLE personal_keys")
 	rawExec(t, path, "ALTER TABLE revisions DROP COLUMN client")

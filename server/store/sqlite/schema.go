@@ -88,7 +88,19 @@ var migrations = []string{
 	personalSchema,
 	rowidTables,
 	historyIndex,
+	identityBindings,
 }
+
+// identityBindings binds each subject an identity service names by a name
+// its owner can change (github:<login>) to the account that first signed
+// in as it, by the id the service never gives another account (GitHub's
+// user id): a login renamed and taken by someone else keeps none of the
+// first account's access until an admin releases the binding.
+const identityBindings = `CREATE TABLE identity_bindings (
+		subject    TEXT NOT NULL PRIMARY KEY,
+		account_id TEXT NOT NULL,
+		bound_at   INTEGER NOT NULL -- Unix ns
+	);`
 
 // historyIndex orders each repo's revisions newest first, as a page of the
 // repo's history reads them; without it each page read every revision of

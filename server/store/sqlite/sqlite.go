@@ -88,7 +88,7 @@ type Store struct {
 
 	full *store.FullWatch // whether the last write was refused for want of room
 
-	sqlParts // tokens, web sessions, proposals, pruning and the repo list
+	sqlParts // tokens, web sessions, proposals, pruning, the repo list and identity bindings
 }
 
 // sqlParts are the parts package store writes once for the SQL backends,

@@ -13,16 +13,20 @@ type Backend interface {
 	store.Tokens
 	store.WebSessions
 	store.Proposals
+	store.IdentityBindings
 }
 
 // RunBackend runs every conformance test a backend passes, those of the
-// Store and of its tokens, web sessions and proposals, each on a fresh
-// backend from open, which arranges for it to be closed.
+// Store and of its tokens, web sessions, proposals and identity bindings,
+// each on a fresh backend from open, which arranges for it to be closed.
 func RunBackend[B Backend](t *testing.T, open func(t *testing.T) B) {
 	t.Run("Store", func(t *testing.T) { Run(t, func(t *testing.T) store.Store { return open(t) }) })
 	t.Run("Tokens", func(t *testing.T) { RunTokens(t, func(t *testing.T) store.Tokens { return open(t) }) })
 	t.Run("WebSessions", func(t *testing.T) { RunWebSessions(t, func(t *testing.T) store.WebSessions { return open(t) }) })
 	t.Run("Proposals", func(t *testing.T) { RunProposals(t, func(t *testing.T) store.Proposals { return open(t) }) })
+	t.Run("IdentityBindings", func(t *testing.T) {
+		RunIdentityBindings(t, func(t *testing.T) store.IdentityBindings { return open(t) })
+	})
 	t.Run("Approvals", func(t *testing.T) { RunApprovals(t, func(t *testing.T) Approver { return open(t) }) })
 }
 
