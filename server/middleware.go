@@ -198,8 +198,9 @@ func (s *Server) admitCredential(w http.ResponseWriter, r *http.Request, bearer 
 // authenticate checks a bearer credential, empty when none came, for a
 // request that names repo (as sent, for the modes whose grants depend on
 // it). The answer never holds the credential; a rejection says what to
-// do, and a mode that could not ask its identity service answers 503 so
-// the client retries.
+// do, a login bound to another account answers 403 (refuseBound), and a
+// mode that could not ask its identity service answers 503 so the client
+// retries.
 func (s *Server) authenticate(ctx context.Context, w http.ResponseWriter, bearer, repo string) (auth.Principal, error) {
 	if bearer == "" {
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, "missing bearer token")
@@ -213,7 +214,10 @@ func (s *Server) authenticate(ctx context.Context, w http.ResponseWriter, bearer
 	}
 	var rej *auth.RejectError
 	var unavail *auth.UnavailableError
+	var bound *auth.BindingError
 	switch {
+	case errors.As(err, &bound):
+		return auth.Principal{}, s.refuseBound(ctx, bound)
 	case errors.As(err, &rej):
 		infoFrom(ctx).mode = rej.Mode
 		return auth.Principal{}, api.NewError(http.StatusUnauthorized, api.CodeUnauthenticated, rej.Message).
@@ -228,6 +232,17 @@ func (s *Server) authenticate(ctx context.Context, w http.ResponseWriter, bearer
 		return auth.Principal{}, fmt.Errorf("authenticate: %w", err)
 	}
 	return p, nil
+}
+
+// refuseBound answers a credential whose subject is bound to another
+// account with 403, and tells the operator, who alone can release the
+// binding, both accounts and how.
+func (s *Server) refuseBound(ctx context.Context, bound *auth.BindingError) error {
+	infoFrom(ctx).mode = bound.Mode
+	s.log.WarnContext(ctx, "GitHub login bound to another account refused", "login", bound.Login,
+		"boundId", bound.BoundID, "id", bound.ID, "release", bound.Release())
+	return api.NewError(http.StatusForbidden, api.CodeACLDenied, bound.Message()).
+		With("reason", auth.ReasonBound).With("auth_mode", bound.Mode)
 }
 
 // authRetry is the Retry-After of a credential that could not be checked.

@@ -73,6 +73,7 @@ type backend interface {
 	store.Tokens
 	store.Proposals
 	store.Personal
+	store.IdentityBindings
 	StoreID(ctx context.Context) (string, error)
 	storeRenamer
 }

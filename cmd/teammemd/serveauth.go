@@ -14,7 +14,7 @@ import (
 // serverAuth builds the modes [server.auth] turns on and logs them; with
 // static tokens on, it hints at the first token on a database without one.
 func serverAuth(ctx context.Context, sc server.Config, st backend, loc location, log *slog.Logger) (*auth.Modes, error) {
-	modes, err := auth.New(sc.Auth, st, auth.Options{})
+	modes, err := auth.New(sc.Auth, st, auth.Options{Bindings: st})
 	if err != nil {
 		return nil, err
 	}

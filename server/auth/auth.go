@@ -38,7 +38,11 @@ type Principal struct {
 	Mode string
 	// TokenID is the ID of the API token presented, in ModeToken.
 	TokenID string
-	Grants  []store.Grant
+	// AccountID is the identity service's id of the account Subject is
+	// bound to (store.IdentityBinding): GitHub's user id in ModeGitHub,
+	// empty in the other modes.
+	AccountID string
+	Grants    []store.Grant
 	// Identity is what the OIDC provider or claude.ai vouched for, from
 	// which the grant rules worked Grants out; nil in the other modes.
 	Identity *Identity

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,33 +17,50 @@ import (
 // GitHubAuthenticator accepts GitHub tokens: GitHub's API says whose token it
 // is, and what that user may do on the repo a slug names, which becomes a read
 // or write grant on that one repo (a public repo's pull, which every user has,
-// only when the config allows it). GitHub's good answers are cached for the
-// TTL under a hash of the token (Modes caches a refusal of the token; a repo
-// GitHub grants nothing on is asked again).
+// only when the config allows it). The subject, github:<login>, is bound to
+// the GitHub user id of the first user that signed in as it (bindings), and
+// refused to any other. GitHub's good answers are cached for the TTL under a
+// hash of the token (Modes caches a refusal of the token; a repo GitHub
+// grants nothing on is asked again).
 type GitHubAuthenticator struct {
-	cfg    GitHubConfig
-	up     *upstream
-	now    func() time.Time
-	users  *verdictCache[string]
-	levels *verdictCache[store.Level]
-	flight singleflight.Group
+	cfg      GitHubConfig
+	up       *upstream
+	now      func() time.Time
+	bindings store.IdentityBindings
+	users    *verdictCache[githubUser]
+	levels   *verdictCache[store.Level]
+	flight   singleflight.Group
 }
 
-func newGitHub(cfg GitHubConfig, up *upstream, now func() time.Time) *GitHubAuthenticator {
+func newGitHub(cfg GitHubConfig, up *upstream, now func() time.Time, bindings store.IdentityBindings) *GitHubAuthenticator {
 	return &GitHubAuthenticator{
-		cfg: cfg, up: up, now: now,
-		users: newVerdictCache[string](maxCached), levels: newVerdictCache[store.Level](maxCached),
+		cfg: cfg, up: up, now: now, bindings: bindings,
+		users: newVerdictCache[githubUser](maxCached), levels: newVerdictCache[store.Level](maxCached),
 	}
 }
+
+// githubUser is the part of GitHub's answer about a token's user teammemd
+// reads: the login, which its user can change and another user take after
+// it, and the id, which is the user's for good.
+type githubUser struct {
+	Login string `json:"login"`
+	ID    int64  `json:"id"`
+}
+
+// subject is the user's subject: github: and the login.
+func (u githubUser) subject() string { return "github:" + u.Login }
+
+// accountID is the user's id as text, as bindings keep it.
+func (u githubUser) accountID() string { return strconv.FormatInt(u.ID, 10) }
 
 // authenticate returns the caller, with a grant on repo at the level GitHub
 // gives the token's user there ("" for none).
 func (a *GitHubAuthenticator) authenticate(ctx context.Context, c credential, repo string) (Principal, error) {
-	login, err := a.login(ctx, c)
+	user, err := a.user(ctx, c)
 	if err != nil {
 		return Principal{}, err
 	}
-	p := Principal{Subject: "github:" + login, Mode: ModeGitHub}
+	p := Principal{Subject: user.subject(), Mode: ModeGitHub, AccountID: user.accountID()}
 	owner, name, ok := a.githubRepo(repo)
 	if !ok {
 		return p, nil
@@ -72,30 +90,31 @@ func (a *GitHubAuthenticator) githubRepo(slug string) (owner, name string, ok bo
 	return "", "", false
 }
 
-// login returns the login of the token's user.
-func (a *GitHubAuthenticator) login(ctx context.Context, c credential) (string, error) {
-	if login, ok := a.users.get(c.hash, a.now()); ok {
-		return login, nil
+// user returns the token's user, once its subject is bound to the user's
+// id: a user whose login is bound to another user's id is refused with a
+// *BindingError, and asked about again at its next request.
+func (a *GitHubAuthenticator) user(ctx context.Context, c credential) (githubUser, error) {
+	if user, ok := a.users.get(c.hash, a.now()); ok {
+		return user, nil
 	}
 	v, err, _ := a.flight.Do("user\x00"+c.hash, func() (any, error) {
-		var user struct {
-			Login string `json:"login"`
-		}
-		ans, err := a.up.getJSON(context.WithoutCancel(ctx), ModeGitHub, a.endpoint("user"), c.secret, githubHeaders, &user)
+		ctx := context.WithoutCancel(ctx)
+		var user githubUser
+		ans, err := a.up.getJSON(ctx, ModeGitHub, a.endpoint("user"), c.secret, githubHeaders, &user)
 		if err := a.judge(ans, err); err != nil {
-			return "", err
+			return githubUser{}, err
 		}
-		if user.Login == "" {
-			return "", unavailable(ModeGitHub, "GitHub answered %d without a login", ans.status)
+		if user.Login == "" || user.ID <= 0 {
+			return githubUser{}, unavailable(ModeGitHub, "GitHub answered %d without a login and user id", ans.status)
 		}
-		return user.Login, nil
+		return user, a.bind(ctx, user)
 	})
 	if err != nil {
-		return "", err
+		return githubUser{}, err
 	}
 	now := a.now()
-	a.users.put(c.hash, v.(string), now.Add(a.cfg.CacheTTL), now)
-	return v.(string), nil
+	a.users.put(c.hash, v.(githubUser), now.Add(a.cfg.CacheTTL), now)
+	return v.(githubUser), nil
 }
 
 // level returns what the token's user may do on owner/name: write, read or

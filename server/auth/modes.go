@@ -26,6 +26,10 @@ type Options struct {
 	// Now is the clock for token expiry and cached verdicts; nil means
 	// time.Now.
 	Now func() time.Time
+	// Bindings keeps the GitHub mode's binding of each github:<login> to
+	// the GitHub user id of the first user that signed in as it; required
+	// when the GitHub mode is on.
+	Bindings store.IdentityBindings
 }
 
 // Modes is the server's Authenticator when more than static tokens may be
@@ -80,7 +84,10 @@ func New(cfg Config, tokens store.Tokens, opts Options) (*Modes, error) {
 		m.oidc = newOIDC(cfg.OIDC, cfg.Grants, up, now)
 	}
 	if cfg.GitHub.Enabled {
-		m.github = newGitHub(cfg.GitHub, up, now)
+		if opts.Bindings == nil {
+			return nil, errors.New("auth: GitHub tokens are on but there is no store for the bindings of logins to GitHub user ids")
+		}
+		m.github = newGitHub(cfg.GitHub, up, now, opts.Bindings)
 	}
 	if cfg.Claude.Enabled {
 		m.claude = newClaude(cfg.Claude, cfg.Grants, up, now)

@@ -28,12 +28,18 @@ type answer struct {
 // of one entry.
 func call(t *testing.T, srv *servertest.Server, method, repo, bearer string) answer {
 	t.Helper()
+	return callURL(t, srv.URL, method, repo, bearer)
+}
+
+// callURL is call on the server at base.
+func callURL(t *testing.T, base, method, repo, bearer string) answer {
+	t.Helper()
 	var body io.Reader
 	if method == http.MethodPut {
 		b, _ := json.Marshal(api.PutRequest{Entries: map[string]string{"a.md": "note " + time.Now().String()}})
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, srv.URL+api.Path+"?repo="+repo, body)
+	req, err := http.NewRequest(method, base+api.Path+"?repo="+repo, body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,27 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/teammemd/teammemd/server/store/sqlite"
 )
+
+// bindingStore opens a database in t.TempDir() for the GitHub mode's
+// bindings, outside any synctest bubble; it is closed when the test ends.
+func bindingStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
 
 // heldGitHub is a transport standing in for GitHub that holds every request
 // until release is closed, then refuses the token; it counts the requests
@@ -54,11 +69,12 @@ func (h *heldGitHub) counts() (inFlight, most int) {
 // timeout is answered unavailable.
 func TestChecksInFlightBounded(t *testing.T) {
 	const slots, requests = 4, 20
+	st := bindingStore(t)
 	synctest.Test(t, func(t *testing.T) {
 		gh := &heldGitHub{release: make(chan struct{})}
 		off := false
 		m, err := New(Config{Tokens: &off, GitHub: GitHubConfig{Enabled: true}, MaxChecksInFlight: slots},
-			nil, Options{HTTPClient: &http.Client{Transport: gh}})
+			nil, Options{HTTPClient: &http.Client{Transport: gh}, Bindings: st})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,11 +107,12 @@ func TestChecksInFlightBounded(t *testing.T) {
 // TestCheckWaitEnds: a check that finds every slot taken for longer than
 // the upstream timeout is answered unavailable, so the client retries.
 func TestCheckWaitEnds(t *testing.T) {
+	st := bindingStore(t)
 	synctest.Test(t, func(t *testing.T) {
 		gh := &heldGitHub{release: make(chan struct{})}
 		off := false
 		m, err := New(Config{Tokens: &off, GitHub: GitHubConfig{Enabled: true}, MaxChecksInFlight: 1},
-			nil, Options{HTTPClient: &http.Client{Transport: gh}})
+			nil, Options{HTTPClient: &http.Client{Transport: gh}, Bindings: st})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,10 +28,10 @@ type PGServer struct {
 }
 
 // StartPostgres serves the real handler on the database at dbURL, say a
-// pgtest.Schema of the test's own, with the options that Start takes but
-// WithAuth. It returns once the server serves, having recorded its
-// [[server.repo]] entries for the other replicas on the database and
-// learned theirs, so a replica started after it knows its entries.
+// pgtest.Schema of the test's own, with the options that Start takes. It
+// returns once the server serves, having recorded its [[server.repo]]
+// entries for the other replicas on the database and learned theirs, so a
+// replica started after it knows its entries.
 func StartPostgres(t testing.TB, dbURL string, opts ...Option) *PGServer {
 	t.Helper()
 	cfg := config{server: Config()}
@@ -48,8 +48,11 @@ func StartPostgres(t testing.TB, dbURL string, opts ...Option) *PGServer {
 	if o.Settings, err = cfg.server.Settings(); err != nil {
 		t.Fatalf("servertest: settings: %v", err)
 	}
+	if o.Auth, err = cfg.authenticator(st); err != nil {
+		t.Fatalf("servertest: %v", err)
+	}
 	ready := make(chan struct{})
-	o.Store, o.Auth, o.Waker, o.ShutdownTimeout = st, auth.NewTokenAuthenticator(st), waker, 5*time.Second
+	o.Store, o.Waker, o.ShutdownTimeout = st, waker, 5*time.Second
 	o.Ready = func(net.Addr) { close(ready) }
 	srv, err := server.New(o)
 	if err != nil {

@@ -70,7 +70,8 @@ func WithRateLimit(rl server.RateLimit) Option { return func(c *config) { c.serv
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
 
 // WithAuth makes the server accept the credentials cfg turns on, its static
-// tokens in the test database, instead of static tokens only.
+// tokens and its logins' bindings (unless opts names a Bindings) in the
+// test database, instead of static tokens only.
 func WithAuth(cfg auth.Config, opts auth.Options) Option {
 	return func(c *config) { c.auth, c.authOpts = &cfg, opts }
 }
@@ -148,14 +149,9 @@ func (s *Server) start(ln net.Listener) error {
 	if s.cfg.wrap != nil {
 		opts.Store = s.cfg.wrap(st)
 	}
-	opts.Auth = auth.NewTokenAuthenticator(st)
-	if s.cfg.auth != nil {
-		modes, err := auth.New(*s.cfg.auth, st, s.cfg.authOpts)
-		if err != nil {
-			st.Close()
-			return fmt.Errorf("auth: %w", err)
-		}
-		opts.Auth = modes
+	if opts.Auth, err = s.cfg.authenticator(st); err != nil {
+		st.Close()
+		return err
 	}
 	opts.Ready = nil
 	opts.ShutdownTimeout = 5 * time.Second
@@ -171,6 +167,30 @@ func (s *Server) start(ln net.Listener) error {
 	s.Store, s.cancel, s.done = st, cancel, done
 	s.mu.Unlock()
 	return nil
+}
+
+// authenticator is the server's: its static tokens in st, and the modes
+// WithAuth turns on, binding logins in st.
+func (c config) authenticator(st authStore) (auth.Authenticator, error) {
+	if c.auth == nil {
+		return auth.NewTokenAuthenticator(st), nil
+	}
+	opts := c.authOpts
+	if opts.Bindings == nil {
+		opts.Bindings = st
+	}
+	modes, err := auth.New(*c.auth, st, opts)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	return modes, nil
+}
+
+// authStore is where the server's credentials are checked: its static
+// tokens and its logins' bindings.
+type authStore interface {
+	store.Tokens
+	store.IdentityBindings
 }
 
 // Stop shuts the server down (change waits end at once) and closes the

@@ -46,7 +46,10 @@ type session struct {
 	// Identity is what the OIDC provider or claude.ai vouched for at
 	// sign-in, which the grant rules in force match.
 	Identity *auth.Identity `json:"identity,omitempty"`
-	CSRF     string         `json:"csrf"`
+	// AccountID is the GitHub user id a GitHub token signed in as: the
+	// session lasts while its subject is bound to it.
+	AccountID string `json:"accountId,omitempty"`
+	CSRF      string `json:"csrf"`
 	// Login is a sign-in with the provider under way.
 	Login *pendingLogin `json:"login,omitempty"`
 
@@ -176,7 +179,8 @@ func (u *UI) loadSession(r *http.Request) (*session, error) {
 // as stored, the grant rules' for what the provider vouched for. It
 // reports false when s is to end: the server no longer accepts its way of
 // signing in, its token was revoked, or it keeps no identity to match the
-// rules against (a session stored before sessions kept one).
+// rules against (a session stored before sessions kept one), or its
+// GitHub login is no longer bound to the account it signed in as.
 func (u *UI) current(ctx context.Context, s *session) (bool, error) {
 	if !u.auth.ModeOn(s.Mode) {
 		return false, nil
@@ -196,8 +200,27 @@ func (u *UI) current(ctx context.Context, s *session) (bool, error) {
 			return false, nil
 		}
 		s.Grants = u.auth.GrantsFor(*s.Identity)
+	case auth.ModeGitHub:
+		return u.stillBound(ctx, s)
 	}
 	return true, nil
+}
+
+// stillBound reports whether the subject of s, a GitHub session, is bound
+// to the account it signed in as: after an admin released the login and
+// another account signed in as it, the first account's session ends.
+func (u *UI) stillBound(ctx context.Context, s *session) (bool, error) {
+	if s.AccountID == "" {
+		return false, nil
+	}
+	b, err := u.store.IdentityBinding(ctx, s.Subject)
+	if errors.Is(err, store.ErrBindingNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("check session binding: %w", err)
+	}
+	return b.AccountID == s.AccountID, nil
 }
 
 // sessionHandler is a page of a signed-in browser.

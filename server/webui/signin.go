@@ -72,7 +72,7 @@ func (u *UI) serveTokenSignIn(w http.ResponseWriter, r *http.Request) {
 		u.refuseSignIn(w, r, err)
 		return
 	}
-	s := &session{Subject: p.Subject, Mode: p.Mode, Grants: p.Grants, Identity: p.Identity}
+	s := &session{Subject: p.Subject, Mode: p.Mode, Grants: p.Grants, Identity: p.Identity, AccountID: p.AccountID}
 	if p.Mode == auth.ModeToken {
 		s.TokenHash = auth.HashToken(token)
 	}

@@ -48,6 +48,7 @@ type Store interface {
 	Purges(ctx context.Context, repo string) ([]store.PurgeRecord, error)
 	ListProposals(ctx context.Context, q store.ProposalQuery) ([]store.Proposal, error)
 	TokenByHash(ctx context.Context, hash string) (store.Token, error)
+	IdentityBinding(ctx context.Context, subject string) (store.IdentityBinding, error)
 }
 
 // Backend is what the view asks of the server it is part of, so that it

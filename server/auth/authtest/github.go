@@ -19,14 +19,21 @@ type GitHub struct {
 	Calls atomic.Int64
 
 	mu     sync.Mutex
-	users  map[string]string            // token -> login
+	users  map[string]githubUser        // token -> its user
+	ids    map[string]int64             // login -> the user id AddUser gives it
 	perms  map[string]map[string]string // login -> "owner/repo" -> "read", "write" or "admin"
 	public map[string]bool              // "owner/repo" -> public
 }
 
+// githubUser is a user as GET /user names it.
+type githubUser struct {
+	login string
+	id    int64
+}
+
 // NewGitHub starts the fake.
 func NewGitHub(t testing.TB) *GitHub {
-	g := &GitHub{users: map[string]string{}, perms: map[string]map[string]string{}, public: map[string]bool{}}
+	g := &GitHub{users: map[string]githubUser{}, ids: map[string]int64{}, perms: map[string]map[string]string{}, public: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /user", g.user)
 	mux.HandleFunc("GET /repos/{owner}/{repo}", g.repo)
@@ -34,11 +41,25 @@ func NewGitHub(t testing.TB) *GitHub {
 	return g
 }
 
-// AddUser makes token a valid token of login.
+// AddUser makes token a valid token of login, a user whose id is the
+// same for every token of login and another for each login.
 func (g *GitHub) AddUser(token, login string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.users[token] = login
+	id, ok := g.ids[login]
+	if !ok {
+		id = int64(1000 + len(g.ids))
+		g.ids[login] = id
+	}
+	g.users[token] = githubUser{login: login, id: id}
+}
+
+// AddUserID makes token a valid token of login as the user with id, as
+// GitHub names the user that took a login another user renamed away from.
+func (g *GitHub) AddUserID(token, login string, id int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.users[token] = githubUser{login: login, id: id}
 }
 
 // RevokeToken makes token invalid.
@@ -67,12 +88,12 @@ func (g *GitHub) SetPublic(repo string) {
 	g.public[strings.ToLower(repo)] = true
 }
 
-func (g *GitHub) who(r *http.Request) (string, bool) {
+func (g *GitHub) who(r *http.Request) (githubUser, bool) {
 	g.Calls.Add(1)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	login, ok := g.users[bearer(r)]
-	return login, ok
+	user, ok := g.users[bearer(r)]
+	return user, ok
 }
 
 func badCredentials(w http.ResponseWriter) {
@@ -80,20 +101,21 @@ func badCredentials(w http.ResponseWriter) {
 }
 
 func (g *GitHub) user(w http.ResponseWriter, r *http.Request) {
-	login, ok := g.who(r)
+	user, ok := g.who(r)
 	if !ok {
 		badCredentials(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"login": login, "id": len(login), "type": "User"})
+	writeJSON(w, http.StatusOK, map[string]any{"login": user.login, "id": user.id, "type": "User"})
 }
 
 func (g *GitHub) repo(w http.ResponseWriter, r *http.Request) {
-	login, ok := g.who(r)
+	user, ok := g.who(r)
 	if !ok {
 		badCredentials(w)
 		return
 	}
+	login := user.login
 	full := r.PathValue("owner") + "/" + r.PathValue("repo")
 	g.mu.Lock()
 	perm := g.perms[login][strings.ToLower(full)]
