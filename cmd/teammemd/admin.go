@@ -25,7 +25,8 @@ const maxReasonBytes = 1000
 // newAdminCmd operates on the server's database directly, the SQLite file
 // in --data or the PostgreSQL database in --store, as token does (the
 // server may be running): list an entry's revisions, purge their content,
-// list the purges, audit, and give a restored database a new identity.
+// list the purges, audit, give a restored database a new identity, and
+// release a GitHub login's binding to its user.
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admin",
@@ -37,7 +38,7 @@ running.`,
   teammemd admin audit --since 24h --json`,
 	}
 	cmd.AddCommand(newAdminHistoryCmd(), newAdminPurgeCmd(), newAdminPurgesCmd(), newAdminAuditCmd(), newAdminNewStoreIDCmd(), newAdminBackupCmd(),
-		newAdminPersonalCmd())
+		newAdminPersonalCmd(), newAdminIdentityCmd())
 	return cmd
 }
 

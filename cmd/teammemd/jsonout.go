@@ -375,3 +375,25 @@ func personalList(subjects []store.PersonalSubject) personalListJSON {
 	}
 	return out
 }
+
+// identityListJSON is "admin identity list --json": every subject bound to
+// an account.
+type identityListJSON struct {
+	Bindings []identityBindingJSON `json:"bindings"`
+}
+
+// identityBindingJSON is one subject's binding: the identity service's id
+// of the account that first signed in as it.
+type identityBindingJSON struct {
+	Subject   string    `json:"subject"`
+	AccountID string    `json:"accountId"`
+	BoundAt   time.Time `json:"boundAt"`
+}
+
+func identityList(bindings []store.IdentityBinding) identityListJSON {
+	out := identityListJSON{Bindings: []identityBindingJSON{}}
+	for _, b := range bindings {
+		out.Bindings = append(out.Bindings, identityBindingJSON{Subject: b.Subject, AccountID: b.AccountID, BoundAt: b.BoundAt})
+	}
+	return out
+}

@@ -29,6 +29,7 @@ var jsonOutputs = []jsonOutput{
 	{"token list", tokensJSON{}, "Every token, revoked ones too; never a secret or its hash."},
 	{"admin audit", auditEvent{}, "One JSON object per line (JSON Lines), oldest first."},
 	{"admin personal list", personalListJSON{}, "Every subject with a personal lane or key, by subject: sizes and times, never content."},
+	{"admin identity list", identityListJSON{}, "Every subject bound to the account that first signed in as it (GitHub's user id), by subject."},
 	{"lint", lintJSON{}, "The findings; exit status 1 when there is one."},
 	{"scan", []scan.Finding{}, "An array of findings (also `--format json`); exit status 1 when there is one."},
 	{"service status", serviceStatusJSON{}, "The service's state and the daemon's status; exit status 3 unless the service runs."},
