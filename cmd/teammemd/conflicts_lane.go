@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -272,23 +271,12 @@ func noLaneCopy(arg string, recorded []memsync.RepoConflicts) error {
 // command whose report the user reads.
 func buildLaneEngine(f syncFlags, cfg Config, l syncedLane, stderr io.Writer) (*memsync.Engine, *scan.Scanner, error) {
 	s := l.spec
-	if err := cfg.Client.CheckServer(s.Server); err != nil {
-		return nil, nil, err
-	}
-	ts, err := newTokenRule(f.client, cfg.Client).For(s.Server, s.TokenFile).Source()
-	if err != nil {
-		return nil, nil, err
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	hc, err := memsync.NewClient(s.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
-	if err != nil {
-		return nil, nil, err
-	}
 	stateDir := f.client.resolve(cfg.Client).StateDir
-	sc, err := clientScanner(cfg.Scan, stateDir, log)
+	parts, err := engineParts(f, cfg, s.Server, s.TokenFile, stateDir, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, _, err := personal.OpenLane(laneConfig(s, stateDir), l.keys, hc, memsync.Options{Scanner: sc, Logger: log, ReportShown: true})
-	return eng, sc, err
+	opts := memsync.Options{Scanner: parts.scanner, Logger: parts.log, ReportShown: true}
+	eng, _, err := personal.OpenLane(laneConfig(s, stateDir), l.keys, parts.client, opts)
+	return eng, parts.scanner, err
 }

@@ -115,28 +115,47 @@ func buildSyncEngine(f syncFlags, cfg Config, dir, repo string, stderr io.Writer
 	if client.Server == "" {
 		return nil, nil, errNoServer
 	}
-	if err := cfg.Client.CheckServer(client.Server); err != nil {
-		return nil, nil, err
-	}
-	ts, err := newTokenRule(f.client, cfg.Client).For(client.Server, client.TokenFile).Source()
-	if err != nil {
-		return nil, nil, err
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	hc, err := memsync.NewClient(client.Server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
-	if err != nil {
-		return nil, nil, err
-	}
-	sc, err := clientScanner(cfg.Scan, client.StateDir, log)
+	parts, err := engineParts(f, cfg, client.Server, client.TokenFile, client.StateDir, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
 	eng, err := memsync.New(
 		memsync.Config{Dir: dir, Repo: repo, Server: client.Server, StateDir: client.StateDir, AllowMassDelete: f.allowMassDelete,
 			ShareUserNotes: cfg.Client.ShareUserNotes},
-		memsync.Options{Client: hc, Scanner: sc, Logger: log, ReportShown: true},
+		memsync.Options{Client: parts.client, Scanner: parts.scanner, Logger: parts.log, ReportShown: true},
 	)
-	return eng, sc, err
+	return eng, parts.scanner, err
+}
+
+// commandEngine is what a command's engine is built from: the server's
+// client, the scanner and a logger of warnings for the user to read.
+type commandEngine struct {
+	client  *memsync.Client
+	scanner *scan.Scanner
+	log     *slog.Logger
+}
+
+// engineParts checks server against the config, reads its token (flags >
+// environment > config) and builds the client and the scanner an engine
+// of a command needs, logging warnings to stderr.
+func engineParts(f syncFlags, cfg Config, server, tokenFile, stateDir string, stderr io.Writer) (commandEngine, error) {
+	if err := cfg.Client.CheckServer(server); err != nil {
+		return commandEngine{}, err
+	}
+	ts, err := newTokenRule(f.client, cfg.Client).For(server, tokenFile).Source()
+	if err != nil {
+		return commandEngine{}, err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	hc, err := memsync.NewClient(server, ts, memsync.WithLogger(log), memsync.WithUserAgent("teammemd/"+version))
+	if err != nil {
+		return commandEngine{}, err
+	}
+	sc, err := clientScanner(cfg.Scan, stateDir, log)
+	if err != nil {
+		return commandEngine{}, err
+	}
+	return commandEngine{client: hc, scanner: sc, log: log}, nil
 }
 
 // syncTarget returns the team directory, absolute, and the slug: both from
