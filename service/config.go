@@ -289,7 +289,7 @@ func composeConfig(sc existing, add additions, reload string) ([]byte, error) {
 	text := bytes.Clone(sc.data)
 	if text == nil {
 		text = fmt.Appendf(nil, "# teammemd configuration, written by teammemd service install.\n"+
-			"# configs/daemon.toml in teammemd documents every key. After editing it,\n"+
+			"# configs/daemon.toml in teammemd shows every key it can hold. After editing it,\n"+
 			"# reload the daemon: %s\n", reload)
 	} else if len(text) > 0 && text[len(text)-1] != '\n' {
 		text = append(text, '\n')

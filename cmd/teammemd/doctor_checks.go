@@ -17,7 +17,7 @@ func (d *doctor) checkConfig(context.Context) {
 	case err != nil:
 		cfg = Config{}
 		d.badConfig = true
-		d.report(checkFail, "config", err.Error(), "correct the file as the message says; configs/daemon.toml documents every key")
+		d.report(checkFail, "config", err.Error(), "correct the file as the message says; configs/daemon.toml shows every key a teammate's machine reads, configs/server.toml the [server] keys")
 	case serr != nil:
 		d.report(checkOK, "config", "none at "+path+"; flags and environment only", "")
 	default:
