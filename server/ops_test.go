@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -10,30 +9,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestAccessLog(t *testing.T) {
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	s := servertest.Start(t, servertest.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	body := "a body that must never be logged"
 	put(t, s, repo, map[string]string{"a.md": body})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
@@ -25,7 +26,7 @@ func TestReviewHeldWhereAnyReplicaRequiresIt(t *testing.T) {
 	startPGReplica(t, db, func(c *server.Config) {
 		c.Repos = []server.RepoConfig{{Name: repo, Review: server.ReviewRequired}}
 	})
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	two := servertest.StartPostgres(t, db, servertest.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	r := do(t, two.URL, req{method: http.MethodPut, repo: repo, token: two.Token, body: putBody(t, map[string]string{"a.md": "a"})})
 	var pr api.PutResponse

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/scan"
 	"github.com/teammemd/teammemd/scan/scantest"
 	"github.com/teammemd/teammemd/server/api"
@@ -21,7 +22,7 @@ func TestSecretSlugReadLogRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	s := servertest.Start(t, servertest.WithScanner(sc), servertest.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	secret := scantest.AWSKey()
 	slug := "acme/" + secret

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 )
@@ -66,7 +67,7 @@ func TestHistoryClientWithSecretRedacted(t *testing.T) {
 // nothing stored, and neither the answer nor the access log holds the
 // slug; nor does the answer to a slug that is invalid besides.
 func TestSecretSlugRefused(t *testing.T) {
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	s := servertest.Start(t, servertest.WithScanner(awsKeyScanner{}), servertest.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	for _, slug := range []string{"acme/" + leakedKey, leakedKey, "acme/" + leakedKey + "/../x"} {
 		r := do(t, s.URL, req{method: http.MethodPut, repo: slug, token: s.Token, body: putBody(t, map[string]string{"a.md": "a"})})

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 )
 
 // logRecords returns the records of a JSON log with message msg.
-func logRecords(t *testing.T, logs *syncBuffer, msg string) []map[string]any {
+func logRecords(t *testing.T, logs *lockedbuf.Buffer, msg string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
@@ -35,7 +36,7 @@ func logRecords(t *testing.T, logs *syncBuffer, msg string) []map[string]any {
 // while /livez does not. Once there is room the same write succeeds,
 // /readyz answers 200 again, and nothing written before was lost.
 func TestFullStorageRefusesWritesWith507(t *testing.T) {
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	s := servertest.Start(t, servertest.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	ctx := context.Background()
 	want := map[string]string{"kept.md": "written before the disk filled"}

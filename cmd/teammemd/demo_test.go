@@ -15,6 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/internal/proclab"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
@@ -110,7 +111,7 @@ func TestDemoKeepShowsTheHookLine(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var out syncBuffer
+	var out lockedbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"demo", "--keep", "--workdir", t.TempDir()}, &out, io.Discard) }()
 	var line string

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/server/servertest"
@@ -229,7 +230,7 @@ func testDaemonPicksUpNewLogin(t *testing.T, w *loginWorld) {
 		"--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock")}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr lockedBuffer
+	var stderr lockedbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, &stderr) }()
 
@@ -259,24 +260,6 @@ func testDaemonPicksUpNewLogin(t *testing.T, w *loginWorld) {
 	if err := <-done; err != nil {
 		t.Errorf("runDaemon() = %v, want nil\n%s", err, stderr.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the daemon's log and the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestTokenSaysAuthModes: the token commands say which modes the config

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 )
 
 // TestSyncWhileAnotherRefreshes runs two "teammemd sync" processes on one
@@ -57,7 +59,7 @@ func TestSyncWhileAnotherRefreshes(t *testing.T) {
 type syncProc struct {
 	cmd    *exec.Cmd
 	stdout *bufio.Reader
-	stderr *lockedBuffer
+	stderr *lockedbuf.Buffer
 	done   chan struct{}
 }
 
@@ -73,7 +75,7 @@ func startSync(t *testing.T, w *loginWorld, file string) *syncProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &syncProc{stderr: &lockedBuffer{}, done: make(chan struct{})}
+	p := &syncProc{stderr: &lockedbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(exe, "sync", "--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--state-dir", t.TempDir())
 	p.cmd.Env = append(os.Environ(), demoEnv+"=1")
 	p.cmd.Stderr = p.stderr

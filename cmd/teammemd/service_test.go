@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/daemon"
@@ -325,7 +326,7 @@ func runUntilSynced(t *testing.T, args []string, sock string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	var errOut lockedBuffer
+	var errOut lockedbuf.Buffer
 	var runErr error
 	go func() {
 		defer close(done)

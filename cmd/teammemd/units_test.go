@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/api"
 )
 
@@ -318,7 +319,7 @@ func startUnitServer(t *testing.T, u unitFile, remap func(string) string) (strin
 	cmd.Env, cmd.Dir = env, "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: unitUser, Gid: unitUser}}
 	logs := &lineWriter{lines: make(chan string, 100)}
-	var stderr syncBuffer
+	var stderr lockedbuf.Buffer
 	cmd.Stderr = io.MultiWriter(logs, &stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -440,25 +441,6 @@ func TestServerUnitStopsOnBadConfig(t *testing.T) {
 				strings.Join(args, " "), code, exitConfig, prevent, stderr)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader on other
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // The server unit's sandbox, as systemd-analyze security rates it, stays

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/server/servertest"
@@ -50,7 +51,7 @@ func testGitHubLoginBound(t *testing.T, start boundServer) {
 	gh.AddUserID(second, "alice", 2)
 	gh.Grant("alice", "acme/app", "write")
 	cfg := auth.Config{GitHub: auth.GitHubConfig{Enabled: true, APIURL: gh.URL, RepoHost: auth.GitHubHost, CacheTTL: time.Minute}}
-	logs := &logBuffer{}
+	logs := &lockedbuf.Buffer{}
 	base, bindings := start(t, servertest.WithAuth(cfg, auth.Options{HTTPClient: authtest.Client(t), Now: clock.Now}),
 		servertest.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	ctx := context.Background()

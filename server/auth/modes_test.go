@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/api"
 	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/server/auth/authtest"
@@ -71,27 +71,9 @@ func want(t *testing.T, name string, got answer, status int, reason, hint string
 	}
 }
 
-// logBuffer collects the server's log.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func startWith(t *testing.T, cfg auth.Config, clock *authtest.Clock) (*servertest.Server, *logBuffer) {
+func startWith(t *testing.T, cfg auth.Config, clock *authtest.Clock) (*servertest.Server, *lockedbuf.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &lockedbuf.Buffer{}
 	srv := servertest.Start(t, servertest.WithAuth(cfg, auth.Options{HTTPClient: authtest.Client(t), Now: clock.Now}),
 		servertest.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 	return srv, logs

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,31 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the daemon's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // fillServer caps the server's database at the pages it holds and writes
 // to another repo until the store refuses a write for want of room, and
@@ -67,7 +48,7 @@ func fillServer(t *testing.T, srv *servertest.Server) int64 {
 func TestPushWaitsForRoomOnAFullServer(t *testing.T) {
 	srv := startServer(t)
 	dir := t.TempDir()
-	var logs lockedBuffer
+	var logs lockedbuf.Buffer
 	n := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}, func(o *Options) {
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
