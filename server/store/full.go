@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,11 +28,16 @@ func FullError(err error) error {
 
 // FullWatch keeps whether a store's last write was refused for a full
 // storage, for the server's readiness check. The zero value has seen no
-// refusal. It is safe for concurrent use.
+// refusal. It is safe for concurrent use; a write noted while the watch is
+// clear costs one atomic load.
 type FullWatch struct {
-	mu  sync.Mutex
-	err error     // the last write's refusal, nil once a write succeeds
-	at  time.Time // when err came
+	last atomic.Pointer[refusal] // the last write's refusal, nil once a write succeeds
+}
+
+// refusal is a write refused for a full storage, and when.
+type refusal struct {
+	err error
+	at  time.Time
 }
 
 // Note records the outcome of a write and returns err as it is: an
@@ -42,13 +47,11 @@ type FullWatch struct {
 func (w *FullWatch) Note(err error) error {
 	switch {
 	case err == nil:
-		w.mu.Lock()
-		w.err, w.at = nil, time.Time{}
-		w.mu.Unlock()
+		if w.last.Load() != nil {
+			w.last.Store(nil)
+		}
 	case errors.Is(err, ErrFull):
-		w.mu.Lock()
-		w.err, w.at = err, time.Now()
-		w.mu.Unlock()
+		w.last.Store(&refusal{err: err, at: time.Now()})
 	}
 	return err
 }
@@ -57,7 +60,8 @@ func (w *FullWatch) Note(err error) error {
 // storage, and its error; the zero time and nil when no write was, or
 // one has succeeded since.
 func (w *FullWatch) Full() (time.Time, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.at, w.err
+	if r := w.last.Load(); r != nil {
+		return r.at, r.err
+	}
+	return time.Time{}, nil
 }
