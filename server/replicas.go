@@ -18,8 +18,9 @@ import (
 )
 
 // A replica records its settings every replicaExchangeEvery, and a peer's
-// record counts for replicaTTL after the peer last recorded it: a replica
-// that stopped without withdrawing its record (a crash) is forgotten then.
+// record counts for replicaTTL after the peer last recorded it, by the
+// store's clock: a replica that stopped without withdrawing its record (a
+// crash) is forgotten then.
 const (
 	replicaExchangeEvery = 10 * time.Second
 	replicaTTL           = time.Minute
@@ -47,7 +48,6 @@ type replicas struct {
 	own   []byte       // this server's settings, as recorded
 	repos []RepoConfig // this server's entries, normalized
 	log   *slog.Logger
-	now   func() time.Time
 	peer  atomic.Pointer[[][]RepoConfig] // each live peer's entries
 	// differ is the gauge of live peers whose settings differ from ours.
 	differ func(float64)
@@ -56,7 +56,7 @@ type replicas struct {
 }
 
 // newReplicas returns the exchange for repos on st.
-func newReplicas(st store.ReplicaSettings, repos []RepoConfig, log *slog.Logger, now func() time.Time, differ func(float64)) (*replicas, error) {
+func newReplicas(st store.ReplicaSettings, repos []RepoConfig, log *slog.Logger, differ func(float64)) (*replicas, error) {
 	repos = normalizeRepos(repos)
 	own, err := json.Marshal(replicaSettings{Repos: repos})
 	if err != nil {
@@ -66,7 +66,7 @@ func newReplicas(st store.ReplicaSettings, repos []RepoConfig, log *slog.Logger,
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
 	id := cmp.Or(host, "replica") + "-" + hex.EncodeToString(suffix)
-	return &replicas{st: st, id: id, own: own, repos: repos, log: log, now: now, differ: differ}, nil
+	return &replicas{st: st, id: id, own: own, repos: repos, log: log, differ: differ}, nil
 }
 
 // normalizeRepos returns repos with an omitted review written as "off", so
@@ -94,8 +94,7 @@ func (r *replicas) requiresReview(repo string) bool {
 func (r *replicas) exchange(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, replicaCallTimeout)
 	defer cancel()
-	now := r.now()
-	recs, err := r.st.ExchangeSettings(ctx, r.id, r.own, now, now.Add(-replicaTTL))
+	recs, err := r.st.ExchangeSettings(ctx, r.id, r.own, replicaTTL)
 	if err != nil {
 		return err // the store's error says which step failed
 	}

@@ -209,7 +209,7 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("server: [[server.repo]] requires review, but the store cannot hold proposals")
 	}
 	if rs, ok := opts.Store.(store.ReplicaSettings); ok {
-		if s.replicas, err = newReplicas(rs, cfg.Repos, s.log, func() time.Time { return s.now() }, m.replicasDiffer.Set); err != nil {
+		if s.replicas, err = newReplicas(rs, cfg.Repos, s.log, m.replicasDiffer.Set); err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}

@@ -10,9 +10,11 @@ import (
 // [[server.repo]] entries) and reads the others', so that none acts on
 // settings its peers do not know of.
 type ReplicaSettings interface {
-	// ExchangeSettings records settings as replica's, seen at now, and
-	// returns every other replica's record seen after since.
-	ExchangeSettings(ctx context.Context, replica string, settings []byte, now, since time.Time) ([]ReplicaRecord, error)
+	// ExchangeSettings records settings as replica's, seen now, and
+	// returns every other replica's record seen within ttl. The store's
+	// clock alone says when a record was seen and how old it is, so
+	// replicas whose clocks disagree still see each other.
+	ExchangeSettings(ctx context.Context, replica string, settings []byte, ttl time.Duration) ([]ReplicaRecord, error)
 	// WithdrawSettings removes replica's record, as it stops.
 	WithdrawSettings(ctx context.Context, replica string) error
 }
@@ -21,5 +23,5 @@ type ReplicaSettings interface {
 type ReplicaRecord struct {
 	Replica  string
 	Settings []byte
-	Seen     time.Time
+	Seen     time.Time // by the store's clock
 }

@@ -10,19 +10,23 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 )
 
+// dbNowNanos is the database's clock in Unix ns: every replica's record is
+// stamped and aged by it, never by a replica's own clock.
+const dbNowNanos = `(extract(epoch FROM clock_timestamp()) * 1e9)::bigint`
+
 const (
-	upsertReplica = `INSERT INTO replica_settings (replica, settings, seen_at) VALUES ($1, $2, $3)
+	upsertReplica = `INSERT INTO replica_settings (replica, settings, seen_at) VALUES ($1, $2, ` + dbNowNanos + `)
 		ON CONFLICT (replica) DO UPDATE SET settings = excluded.settings, seen_at = excluded.seen_at`
 	selectReplicas = `SELECT replica, settings::text, seen_at FROM replica_settings
-		WHERE replica <> $1 AND seen_at > $2 ORDER BY replica`
+		WHERE replica <> $1 AND seen_at > ` + dbNowNanos + ` - $2 ORDER BY replica`
 	deleteReplica = `DELETE FROM replica_settings WHERE replica = $1`
 )
 
 // ExchangeSettings implements store.ReplicaSettings.
-func (s *Store) ExchangeSettings(ctx context.Context, replica string, settings []byte, now, since time.Time) ([]store.ReplicaRecord, error) {
+func (s *Store) ExchangeSettings(ctx context.Context, replica string, settings []byte, ttl time.Duration) ([]store.ReplicaRecord, error) {
 	b := &pgx.Batch{}
-	b.Queue(upsertReplica, replica, string(settings), now.UnixNano())
-	b.Queue(selectReplicas, replica, since.UnixNano())
+	b.Queue(upsertReplica, replica, string(settings))
+	b.Queue(selectReplicas, replica, ttl.Nanoseconds())
 	res := s.pool.SendBatch(ctx, b)
 	defer res.Close()
 	if _, err := res.Exec(); err != nil {
