@@ -135,7 +135,8 @@ func (d *doctor) checkAgent(ctx context.Context) {
 }
 
 // checkDaemon reports the daemon itself: running, its pid, and the state
-// of each repo it syncs.
+// of each repo it syncs; then each repo it stopped until its token or
+// config changes, with the daemon's reason and fix.
 func (d *doctor) checkDaemon(ctx context.Context) {
 	path := cmp.Or(d.socket, daemon.SocketPath(runtimeDir()))
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -152,4 +153,14 @@ func (d *doctor) checkDaemon(ctx context.Context) {
 	}
 	d.report(checkOK, "daemon", fmt.Sprintf("teammemd %s running, pid %d, up %s: %s", st.Version, st.PID,
 		d.env.now().Sub(st.Started).Round(time.Second), cmp.Or(strings.Join(states, ", "), "no repos")), "")
+	for _, r := range st.Repos {
+		if r.Halted == "" {
+			continue
+		}
+		name := r.Repo
+		if r.Lane == daemon.LanePersonal {
+			name += " (personal lane)"
+		}
+		d.report(checkFail, "daemon", name+": "+r.State+", nothing syncs", r.Halted)
+	}
 }

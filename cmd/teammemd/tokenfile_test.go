@@ -72,8 +72,8 @@ func TestRunWaitsForTokenFile(t *testing.T) {
 		fmt.Fprintf(&config, "[[daemon.repo]]\ndir = %q\nrepo = %q\ntoken_file = %q\n\n", dir, r.repo, file)
 	}
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	args := []string{"--config", writeConfig(t, "[client]\nserver = "+strconv.Quote(srv.URL)+"\n\n"+config.String()),
-		"--state-dir", t.TempDir(), "--socket", sock, "--log-format", "json"}
+	configFile := writeConfig(t, "[client]\nserver = "+strconv.Quote(srv.URL)+"\n\n"+config.String())
+	args := []string{"--config", configFile, "--state-dir", t.TempDir(), "--socket", sock, "--log-format", "json"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logs := &lineWriter{lines: make(chan string, 100)}
@@ -111,6 +111,15 @@ func TestRunWaitsForTokenFile(t *testing.T) {
 	}
 	if n := strings.Count(text.String(), "state:      no-token (the token file gives no token"); n != len(repos) {
 		t.Errorf("teammemd status says no-token with its hint %d times, want %d:\n%s", n, len(repos), text.String())
+	}
+	var doc bytes.Buffer
+	if err := runDoctorWith(ctx, realDoctorEnv(), []string{"--config", configFile, "--socket", sock}, &doc, &bytes.Buffer{}); err == nil {
+		t.Errorf("teammemd doctor passed while every repo waits for its token file:\n%s", doc.String())
+	}
+	for _, r := range repos {
+		if want := "FAIL  daemon    " + r.repo + ": no-token, nothing syncs; fix: waiting for a valid token file"; !strings.Contains(doc.String(), want) {
+			t.Errorf("teammemd doctor has no line %q:\n%s", want, doc.String())
+		}
 	}
 
 	for _, r := range repos {
