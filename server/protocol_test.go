@@ -209,6 +209,21 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
+// A field the protocol does not name may hold any JSON number, one past
+// float64's range too, as encoding/json skips it: the entries are stored.
+// Such a number where the body's object belongs is a 400 that says so.
+func TestPutSkipsAnyNumberInAnUnknownField(t *testing.T) {
+	s := servertest.Start(t)
+	r := do(t, s.URL, req{method: http.MethodPut, repo: repo, token: s.Token, body: `{"entries":{"a.md":"a"},"x":[1E700,-2e-999]}`})
+	if r.status != http.StatusOK {
+		t.Fatalf("PUT with 1E700 in an unknown field = %d %s, want 200", r.status, r.body)
+	}
+	r = do(t, s.URL, req{method: http.MethodPut, repo: repo, token: s.Token, body: `1E700`})
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "must be a JSON object") {
+		t.Errorf("PUT of the body 1E700 = %d %s, want 400 saying the body must be a JSON object", r.status, r.body)
+	}
+}
+
 // putBodyRaw is a PUT body with one good entry and one entry under key, so
 // an atomic server stores neither.
 func putBodyRaw(key string) string {

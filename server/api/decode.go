@@ -39,7 +39,9 @@ func DecodePut(body []byte, lim Limits) (PutRequest, error) {
 // once; other fields are skipped. A protocol fault is an *Error ready to
 // send; an error of r is returned wrapped.
 func ReadPut(r io.Reader, lim Limits) (PutRequest, error) {
-	d := &putDecoder{dec: json.NewDecoder(newTextReader(r)), lim: lim, req: PutRequest{Entries: map[string]string{}}}
+	dec := json.NewDecoder(newTextReader(r))
+	dec.UseNumber() // a number is a token whatever its size: one past float64's range is no fault of the body
+	d := &putDecoder{dec: dec, lim: lim, req: PutRequest{Entries: map[string]string{}}}
 	if err := d.body(); err != nil {
 		return PutRequest{}, decodeError(err)
 	}

@@ -55,6 +55,11 @@ func TestDecodePut(t *testing.T) {
 		{"lone surrogate in key", `{"entries":{"\udc00.md":"x"}}`, 400, CodeInvalidRequest},
 		{"high surrogate then text", `{"entries":{"a.md":"\ud83dx\ude00"}}`, 400, CodeInvalidRequest},
 		{"truncated UTF-8", "{\"entries\":{\"a.md\":\"\xe2\x82\"}}", 400, CodeInvalidRequest},
+		{"a number past float64's range as the body", `1E700`, 400, CodeInvalidRequest},
+		{"unknown field with a number past float64's range", `{"extra":1E700,"entries":{"a.md":"x"}}`, 0, ""},
+		{"unknown field with a number past float64's range, nested", `{"extra":[-1e999,{"b":2E+400}],"entries":{"a.md":"x"}}`, 0, ""},
+		{"value a number past float64's range", `{"entries":{"a.md":1E700}}`, 400, CodeInvalidRequest},
+		{"delete a number past float64's range", `{"soft_delete_keys":[1E700]}`, 400, CodeInvalidRequest},
 		{"unknown field nested too deep", `{"extra":` + strings.Repeat("[", 10_001) + strings.Repeat("]", 10_001) + `}`, 400, CodeInvalidRequest},
 	}
 	for _, tc := range tests {
