@@ -15,8 +15,8 @@ import (
 )
 
 // TestStoreIDHeader names the store's identity on every response: the team
-// memory routes (answered, refused or failing), history, discovery and the
-// health routes. A new identity shows once identityRefresh has passed.
+// memory routes (answered, refused or failing), history, discovery, the
+// health routes, the metrics and the web view's redirect. A new identity shows once identityRefresh has passed.
 func TestStoreIDHeader(t *testing.T) {
 	s, tok := newInternal(t, Config{}, Options{})
 	var now atomic.Int64
@@ -43,6 +43,8 @@ func TestStoreIDHeader(t *testing.T) {
 		{"livez", "", http.MethodGet, "/livez", "", http.StatusOK},
 		{"readyz", "", http.MethodGet, "/readyz", "", http.StatusOK},
 		{"no such route", "", http.MethodGet, "/nowhere", "", http.StatusNotFound},
+		{"metrics", "", http.MethodGet, "/metrics", "", http.StatusOK},
+		{"the web view without its slash", "", http.MethodGet, "/ui", "", http.StatusSeeOther},
 	}
 	for _, rq := range requests {
 		w := call(s, rq.token, rq.method, rq.target, rq.body)

@@ -49,12 +49,12 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 	mux.Handle("/readyz", s.instrument("readyz", http.HandlerFunc(s.serveReady)))
 	if s.ui != nil {
 		mux.Handle(webui.Prefix+"/", s.instrument("ui", s.ui))
-		mux.Handle(webui.Prefix, http.RedirectHandler(webui.Prefix+"/", http.StatusSeeOther))
+		mux.Handle(webui.Prefix, s.instrument("ui", s.ui))
 		// The server's own URL, opened in a browser, leads to the web view.
 		mux.Handle("GET /{$}", s.instrument("ui", http.RedirectHandler(webui.Prefix+"/", http.StatusSeeOther)))
 	}
 	if gatherer != nil {
-		mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+		mux.Handle("/metrics", s.instrument("metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 	}
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, api.NewError(http.StatusNotFound, api.CodeInvalidRequest, "no such route"))

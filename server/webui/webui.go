@@ -156,6 +156,7 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.Serve
 func (u *UI) routes() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
+	mux.Handle(Prefix, http.RedirectHandler(Prefix+"/", http.StatusSeeOther))
 	mux.Handle("GET "+Prefix+"/static/", http.StripPrefix(Prefix+"/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET "+Prefix+"/signin", u.serveSignIn)
 	mux.HandleFunc("POST "+Prefix+"/signin/token", u.serveTokenSignIn)
