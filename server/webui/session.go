@@ -55,6 +55,9 @@ type session struct {
 
 	idHash  string
 	expires time.Time
+	// tokenID is the ID of the token signed in with, which current looks
+	// up on every page: the credential a write of the session records.
+	tokenID string
 }
 
 // pendingLogin is what the callback of a sign-in with the provider checks.
@@ -66,7 +69,7 @@ type pendingLogin struct {
 
 // principal is the signed-in caller, as the API's checks take it.
 func (s *session) principal() auth.Principal {
-	return auth.Principal{Subject: s.Subject, Mode: s.Mode, Grants: s.Grants}
+	return auth.Principal{Subject: s.Subject, Mode: s.Mode, TokenID: s.tokenID, Grants: s.Grants}
 }
 
 // randomToken returns 32 random bytes, base64url.
@@ -194,7 +197,7 @@ func (u *UI) current(ctx context.Context, s *session) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("check session token: %w", err)
 		}
-		s.Grants = tok.Grants
+		s.Grants, s.tokenID = tok.Grants, tok.ID
 	case auth.ModeOIDC, auth.ModeClaude:
 		if s.Identity == nil || s.Identity.Mode != s.Mode {
 			return false, nil
