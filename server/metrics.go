@@ -100,6 +100,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, prometheus.Gatherer, error
 			Help: "Live replicas of the shared store whose [[server.repo]] entries differ from this server's.",
 		}),
 	}
+	for _, reason := range []string{refusedServer, refusedSubject} {
+		m.waitRefusals.WithLabelValues(reason) // each reason's series from the start, at 0, for alerts to read
+	}
 	for _, c := range []prometheus.Collector{m.requests, m.latency, m.storeOps, m.waiters, m.waitRefusals, m.waitsCarried, m.parked, m.writeHints, m.writeWarms, m.putBytes, m.secrets, m.replicasDiffer} {
 		if err := reg.Register(c); err != nil {
 			return nil, nil, fmt.Errorf("register metrics: %w", err)

@@ -78,6 +78,8 @@ func TestMetrics(t *testing.T) {
 		`teammemd_http_request_duration_seconds_count{route="team_memory"} 2`,
 		`teammemd_store_operation_duration_seconds_count{op="apply"} 1`,
 		`teammemd_change_waiters 0`,
+		`teammemd_change_wait_refusals_total{reason="server"} 0`,
+		`teammemd_change_wait_refusals_total{reason="subject"} 0`,
 		`teammemd_put_bytes_total 24`,
 	} {
 		if !strings.Contains(text, want) {
