@@ -49,14 +49,23 @@ func (d *doctor) checkRepos(ctx context.Context) {
 	}
 }
 
-// checkRepoAccess reports one repo: where it syncs, and whether its token
-// may read it.
+// checkRepoAccess reports one repo: where it syncs, that a server of its
+// own speaks the protocol, and whether its token may read it.
 func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server, tokenFile string) {
 	detail := fmt.Sprintf("%s in %s (%s)", repo, dir, source)
+	checked := d.reached && d.identity
+	if server != d.client.Server {
+		// Only a teammemd server's 404 means a repo not written yet.
+		if r := d.prober.Identity(ctx, server); r.Outcome != checkOK {
+			d.report(checkFail, "repo", detail+": "+r.Detail, r.Fix)
+			return
+		}
+		checked = true
+	}
 	cred := d.rule.For(server, tokenFile)
 	tok, err := cred.Bearer()
 	env := tokenEnv(cred)
-	if !d.reached || !d.identity || err != nil {
+	if !checked || err != nil {
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return
 	}

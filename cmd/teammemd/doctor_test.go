@@ -398,3 +398,21 @@ func checkLine(out, check string) string {
 	}
 	return ""
 }
+
+// A repo whose own server (its [[daemon.repo]] server) leads to something
+// other than a teammemd server fails its repo line, as the [client]
+// server's would, where doctor took that server's 404 for a repo not yet
+// written and said the token may read it.
+func TestDoctorRepoWithItsOwnWrongServer(t *testing.T) {
+	c := newDoctorCase(t)
+	dir := t.TempDir()
+	c.extra = fmt.Sprintf("\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/web\"\nserver = %q\n", dir, c.srv.URL+"/teammemd")
+	out, code := c.run(t)
+	want := "FAIL  repo      acme/web in " + dir + " (config dir " + dir + "): " + c.srv.URL + "/teammemd is not a teammemd server"
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("doctor: exit %d, want 1 and a line starting %q:\n%s", code, want, out)
+	}
+	if line := checkLine(out, "repo"); !strings.Contains(line, "the token may read it") {
+		t.Errorf("doctor's line for the repo on the [client] server = %q, want its access checked", line)
+	}
+}
