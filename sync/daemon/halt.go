@@ -29,50 +29,81 @@ const DefaultCredentialCheck = 2 * time.Second
 // haltCause returns the state and the reason, with its fix, of an error
 // that no retry can fix: the server URL leads to something other than a
 // teammemd server, the server rejected the token, or the token has no
-// access to the repo. tokenEnv names the environment variable the token
-// came from, if it did. ok is false for any other error.
-func haltCause(err error, tokenEnv string) (state, reason string, ok bool) {
+// access to the repo. The reason names where s's token came from. ok is
+// false for any other error.
+func haltCause(err error, s Spec) (state, reason string, ok bool) {
 	switch memsync.Classify(err) {
 	case memsync.WrongServer:
 		return StateWrongServer, err.Error(), true
 	case memsync.TokenRejected:
-		return StateUnauthorized, rejectedReason(err, tokenEnv), true
+		return StateUnauthorized, rejectedReason(err, s), true
 	case memsync.LaneStopped:
 		return StateLaneStopped, err.Error(), true
 	case memsync.NoAccess:
-		return StateDenied, deniedReason(err, tokenEnv), true
+		return StateDenied, deniedReason(err, s), true
 	}
 	return "", "", false
 }
 
-// rejectedReason says that the server rejected the token, and how to give
-// it another: a token from the environment stays the same until the
-// daemon restarts, whatever reloads or logins happen.
-func rejectedReason(err error, tokenEnv string) string {
-	if tokenEnv != "" {
-		return "the token from " + tokenEnv + " was refused (" + err.Error() + "): restart the daemon with a valid " + tokenEnv +
-			" (or unset it to use the token file or teammemd login)"
+// tokenOrigin is how a reason names where s's token came from: the
+// environment variable, the token file, or the login's file; "" when the
+// spec does not say.
+func tokenOrigin(s Spec) string {
+	switch {
+	case s.TokenEnv != "":
+		return "from " + s.TokenEnv
+	case s.CredentialFile == "":
+		return ""
+	case s.CredentialFile == s.TokenFile:
+		return "in " + s.CredentialFile
 	}
-	return "the server rejected the token (" + err.Error() + "): run teammemd login, " +
-		"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded"
+	return "of your teammemd login (" + s.CredentialFile + ")"
 }
 
-// deniedReason says that the token has no access to the repo, and how to
-// get it.
-func deniedReason(err error, tokenEnv string) string {
-	if tokenEnv != "" {
-		return "the token from " + tokenEnv + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-			"then reload the config, or restart the daemon with a " + tokenEnv + " that has one (or unset it to use the token file or teammemd login)"
+// rejectedReason says that the server rejected s's token, and how to give
+// it another: a token from the environment stays the same until the
+// daemon restarts, whatever reloads or logins happen.
+func rejectedReason(err error, s Spec) string {
+	origin := tokenOrigin(s)
+	switch {
+	case s.TokenEnv != "":
+		return "the token " + origin + " was refused (" + err.Error() + "): restart the daemon with a valid " + s.TokenEnv +
+			" (or unset it to use the token file or teammemd login)"
+	case origin == "":
+		return "the server rejected the token (" + err.Error() + "): run teammemd login, " +
+			"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded"
+	case s.CredentialFile == s.TokenFile:
+		return "the token " + origin + " was refused (" + err.Error() + "): put a valid token in " + s.CredentialFile +
+			", or run teammemd login; syncing resumes when the file changes or the config is reloaded"
 	}
-	return "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-		"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded"
+	return "the token " + origin + " was refused (" + err.Error() + "): run teammemd login; " +
+		"syncing resumes when the login is stored or the config is reloaded"
+}
+
+// deniedReason says that s's token has no access to the repo, and how to
+// get it.
+func deniedReason(err error, s Spec) string {
+	origin := tokenOrigin(s)
+	switch {
+	case s.TokenEnv != "":
+		return "the token " + origin + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+			"then reload the config, or restart the daemon with a " + s.TokenEnv + " that has one (or unset it to use the token file or teammemd login)"
+	case origin == "":
+		return "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+			"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded"
+	case s.CredentialFile == s.TokenFile:
+		return "the token " + origin + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+			"or put a token that has one in " + s.CredentialFile + "; syncing resumes when the file changes or the config is reloaded"
+	}
+	return "the token " + origin + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
+		"or run teammemd login as someone who has one; syncing resumes when the login is stored or the config is reloaded"
 }
 
 // halt stops the repo's requests when err is a cause no retry can fix,
 // and reports whether it did. The worker and the change wait stay idle
 // until resume.
 func (r *repo) halt(err error) bool {
-	state, reason, ok := haltCause(err, r.spec.TokenEnv)
+	state, reason, ok := haltCause(err, r.spec)
 	if !ok {
 		return false
 	}

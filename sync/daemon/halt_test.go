@@ -128,32 +128,38 @@ func testRejectedEnvTokenSaysRestart(t *testing.T) {
 func TestHaltCauseNamesTokenSource(t *testing.T) {
 	rejected := &api.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "invalid or revoked token"}
 	denied := &api.Error{Status: http.StatusForbidden, Code: "forbidden", Message: "no grant"}
+	file, login := Spec{TokenFile: "/t/token", CredentialFile: "/t/token"}, Spec{TokenFile: "/t/token", CredentialFile: "/t/login.json"}
+	env := Spec{TokenEnv: "TEAMMEMD_TOKEN"}
 	tests := []struct {
 		err       error
-		env       string
+		spec      Spec
 		state     string
 		want, not []string
 	}{
-		{rejected, "", StateUnauthorized, []string{"run teammemd login", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
-		{rejected, "TEAMMEMD_TOKEN", StateUnauthorized,
+		{rejected, Spec{}, StateUnauthorized, []string{"run teammemd login", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{rejected, file, StateUnauthorized, []string{"the token in /t/token was refused", "put a valid token in /t/token", "run teammemd login", "the file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{rejected, login, StateUnauthorized, []string{"the token of your teammemd login (/t/login.json) was refused", "run teammemd login"}, []string{"TEAMMEMD_TOKEN", "/t/token"}},
+		{rejected, env, StateUnauthorized,
 			[]string{"the token from TEAMMEMD_TOKEN was refused", "restart the daemon with a valid TEAMMEMD_TOKEN"}, []string{"token file changes", "run teammemd login"}},
-		{denied, "", StateDenied, []string{"ask the server's admin for a grant", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
-		{denied, "TEAMMEMD_TOKEN", StateDenied,
+		{denied, Spec{}, StateDenied, []string{"ask the server's admin for a grant", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, file, StateDenied, []string{"the token in /t/token has no access", "ask the server's admin for a grant", "the file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, login, StateDenied, []string{"the token of your teammemd login (/t/login.json) has no access", "ask the server's admin for a grant"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, env, StateDenied,
 			[]string{"the token from TEAMMEMD_TOKEN has no access", "then reload the config", "restart the daemon with a TEAMMEMD_TOKEN that has one"}, []string{"token file changes"}},
 	}
 	for _, tt := range tests {
-		state, reason, ok := haltCause(tt.err, tt.env)
+		state, reason, ok := haltCause(tt.err, tt.spec)
 		if !ok || state != tt.state {
-			t.Errorf("haltCause(%v, %q) = %q, %v; want %q", tt.err, tt.env, state, ok, tt.state)
+			t.Errorf("haltCause(%v, %+v) = %q, %v; want %q", tt.err, tt.spec, state, ok, tt.state)
 		}
 		for _, w := range tt.want {
 			if !strings.Contains(reason, w) {
-				t.Errorf("haltCause(%v, %q) reason = %q, want it to say %q", tt.err, tt.env, reason, w)
+				t.Errorf("haltCause(%v, %+v) reason = %q, want it to say %q", tt.err, tt.spec, reason, w)
 			}
 		}
 		for _, n := range tt.not {
 			if strings.Contains(reason, n) {
-				t.Errorf("haltCause(%v, %q) reason = %q, want it not to say %q", tt.err, tt.env, reason, n)
+				t.Errorf("haltCause(%v, %+v) reason = %q, want it not to say %q", tt.err, tt.spec, reason, n)
 			}
 		}
 	}
