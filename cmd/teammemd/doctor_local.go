@@ -144,8 +144,9 @@ func (d *doctor) checkAgent(ctx context.Context) {
 }
 
 // checkDaemon reports the daemon itself: running, its pid, and the state
-// of each repo it syncs; then each repo it stopped until its token or
-// config changes, with the daemon's reason and fix.
+// of each repo it syncs; then a last reload of the config that failed, and
+// each repo it stopped until its token or config changes, with the
+// daemon's reason and fix.
 func (d *doctor) checkDaemon(ctx context.Context) {
 	path := cmp.Or(d.socket, daemon.SocketPath(runtimeDir()))
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -162,6 +163,10 @@ func (d *doctor) checkDaemon(ctx context.Context) {
 	}
 	d.report(checkOK, "daemon", fmt.Sprintf("teammemd %s running, pid %d, up %s: %s", st.Version, st.PID,
 		d.env.now().Sub(st.Started).Round(time.Second), cmp.Or(strings.Join(states, ", "), "no repos")), "")
+	if st.ReloadError != "" {
+		d.report(checkFail, "daemon", "its last reload of the config failed: "+st.ReloadError+"; it runs the repos of the config it had",
+			fmt.Sprintf("fix the config, then reload the daemon (systemctl --user reload teammemd, or kill -HUP %d)", st.PID))
+	}
 	for _, r := range st.Repos {
 		if r.Halted == "" {
 			continue

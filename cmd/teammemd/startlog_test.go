@@ -87,7 +87,7 @@ func TestStartupErrorsAreLogRecords(t *testing.T) {
 }
 
 // A reload that fails keeps the running repos and shows in teammemd
-// status until a reload works.
+// status, and fails doctor's daemon check, until a reload works.
 func TestFailedReloadShowsInStatus(t *testing.T) {
 	srv := servertest.Start(t)
 	isolateConfig(t)
@@ -115,6 +115,11 @@ func TestFailedReloadShowsInStatus(t *testing.T) {
 	awaitStatus(t, sock, func(out string) bool {
 		return strings.Contains(out, "last reload failed: ") && strings.Contains(out, "rescan = 300")
 	})
+	var doc bytes.Buffer
+	_ = runDoctorWith(ctx, realDoctorEnv(), []string{"--config", cfg, "--socket", sock}, &doc, &bytes.Buffer{})
+	if want := "FAIL  daemon    its last reload of the config failed: "; !strings.Contains(doc.String(), want) || !strings.Contains(doc.String(), "then reload the daemon") {
+		t.Errorf("teammemd doctor after a failed reload has no line %q with the fix:\n%s", want, doc.String())
+	}
 
 	if err := os.WriteFile(cfg, []byte(good), 0o600); err != nil {
 		t.Fatal(err)

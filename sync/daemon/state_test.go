@@ -24,6 +24,7 @@ func TestStateFromWhatIsTrue(t *testing.T) {
 		{"no pull yet", "", false, RepoStatus{}, StateStarting},
 		{"a pull runs", StatePulling, false, RepoStatus{LastPull: ok, Pending: []string{"a.md"}}, StatePulling},
 		{"a push runs", StatePushing, false, RepoStatus{LastPull: ok, Pending: []string{"a.md"}}, StatePushing},
+		{"a pull runs, retrying a failed request", StatePulling, true, RepoStatus{Pending: []string{"a.md"}}, StateRetrying},
 		{"a retry is due", "", true, RepoStatus{LastPull: ok, LastPush: failed}, StateRetrying},
 		{"pushes stopped", "", false, RepoStatus{LastPull: ok, LastPush: failed, Suppressed: "403 forbidden"}, StateStopped},
 		{"directory missing", "", true, RepoStatus{LastPull: failed, Missing: "team directory /t is missing"}, StateMissing},

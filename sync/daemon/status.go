@@ -104,8 +104,8 @@ type RepoStatus struct {
 // alone, so idle means nothing is pending, in the debounce, held back, in
 // conflict or failing.
 const (
-	StatePulling = "pulling" // a pull runs (and may be retrying)
-	StatePushing = "pushing" // a push runs (and may be retrying)
+	StatePulling = "pulling" // a pull runs (retrying a failed request, it is StateRetrying)
+	StatePushing = "pushing" // a push runs (retrying a failed request, it is StateRetrying)
 	// StateWrongServer: the server URL leads to something other than a
 	// teammemd server; see Halted. Nothing is sent until a reload.
 	StateWrongServer = "wrong-server"
@@ -126,7 +126,7 @@ const (
 	// cannot open); see Halted. Nothing is written until the key changes.
 	StateLaneStopped = "lane-stopped"
 	StateMissing     = "missing"    // the team directory is missing; see Missing
-	StateRetrying    = "retrying"   // a failure is retried; see NextRetry
+	StateRetrying    = "retrying"   // a failure is retried, by a pull or push under way or after a wait; see NextRetry
 	StateStopped     = "stopped"    // pushes are stopped; see Suppressed
 	StateStarting    = "starting"   // no pull has finished yet
 	StateFailed      = "failed"     // the last pull or push failed, no retry is due
@@ -399,9 +399,13 @@ func (b *statusBox) nextRetry() (*time.Time, string) {
 	return next, cause
 }
 
-// state derives RepoStatus.State from the operation under way and s.
+// state derives RepoStatus.State from the operation under way and s. A
+// pull or push that is retrying a failed request shows as retrying, not
+// as if all went well.
 func (b *statusBox) state(s RepoStatus) string {
 	switch {
+	case b.op != "" && s.NextRetry != nil:
+		return StateRetrying
 	case b.op != "":
 		return b.op
 	case b.halt != "":

@@ -10,8 +10,9 @@ import (
 )
 
 // TestStatusWhileServerDown checks that a repo whose first pull cannot
-// reach the server shows the pull, the retry with its cause and the files
-// not sent yet, and settles to idle once the server is back.
+// reach the server shows it retrying, with the retry's cause and the files
+// not sent yet (not pulling, as if all went well), and settles to idle
+// once the server is back.
 func TestStatusWhileServerDown(t *testing.T) { bubble(t, testStatusWhileServerDown) }
 
 func testStatusWhileServerDown(t *testing.T) {
@@ -25,7 +26,7 @@ func testStatusWhileServerDown(t *testing.T) {
 	})
 	eventually(t, "a retried first pull in the status", func() bool {
 		r, _ := n.repoStatus(dir)
-		return r.State == StatePulling && r.LastPull == nil && r.NextRetry != nil &&
+		return r.State == StateRetrying && r.LastPull == nil && r.NextRetry != nil &&
 			strings.Contains(r.RetryCause, "connection refused") && slices.Equal(r.Pending, []string{"MEMORY.md"})
 	})
 	srv.Restart(t)
