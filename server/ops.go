@@ -51,7 +51,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) http.Handler {
 		mux.Handle(webui.Prefix+"/", s.instrument("ui", s.ui))
 		mux.Handle(webui.Prefix, s.instrument("ui", s.ui))
 		// The server's own URL, opened in a browser, leads to the web view.
-		mux.Handle("GET /{$}", s.instrument("ui", http.RedirectHandler(webui.Prefix+"/", http.StatusSeeOther)))
+		mux.Handle("GET /{$}", s.instrument("ui", s.ui))
 	}
 	if gatherer != nil {
 		mux.Handle("/metrics", s.instrument("metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))

@@ -108,18 +108,20 @@ func TestSecurityHeaders(t *testing.T) {
 			}
 		}
 	}
-	bare, err := http.NewRequest(http.MethodGet, srv.URL+"/ui", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	redirect, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(bare)
-	if err != nil {
-		t.Fatal(err)
-	}
-	redirect.Body.Close()
-	if redirect.StatusCode != http.StatusSeeOther || redirect.Header.Get("Location") != "/ui/" || redirect.Header.Get("X-Content-Type-Options") != "nosniff" ||
-		!strings.HasPrefix(redirect.Header.Get("Content-Security-Policy"), "default-src 'none'") {
-		t.Errorf("GET /ui = %d to %q with headers %v, want 303 to /ui/ with the security headers", redirect.StatusCode, redirect.Header.Get("Location"), redirect.Header)
+	for _, path := range []string{"/ui", "/"} {
+		bare, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redirect, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(bare)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redirect.Body.Close()
+		if redirect.StatusCode != http.StatusSeeOther || redirect.Header.Get("Location") != "/ui/" || redirect.Header.Get("X-Content-Type-Options") != "nosniff" ||
+			!strings.HasPrefix(redirect.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+			t.Errorf("GET %s = %d to %q with headers %v, want 303 to /ui/ with the security headers", path, redirect.StatusCode, redirect.Header.Get("Location"), redirect.Header)
+		}
 	}
 	cookies := newBrowser(t, srv.URL)
 	resp := cookies.get("/ui/signin")

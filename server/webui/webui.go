@@ -149,14 +149,17 @@ func New(opts Options) (*UI, error) {
 	return u, nil
 }
 
-// ServeHTTP serves the view's pages under Prefix.
+// ServeHTTP serves the view's pages under Prefix, and sends the server's root to them.
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
 
 // routes is the view's handler tree.
 func (u *UI) routes() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
+	// The bare prefix, and the server's own URL opened in a browser, lead
+	// to the view.
 	mux.Handle(Prefix, http.RedirectHandler(Prefix+"/", http.StatusSeeOther))
+	mux.Handle("GET /{$}", http.RedirectHandler(Prefix+"/", http.StatusSeeOther))
 	mux.Handle("GET "+Prefix+"/static/", http.StripPrefix(Prefix+"/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET "+Prefix+"/signin", u.serveSignIn)
 	mux.HandleFunc("POST "+Prefix+"/signin/token", u.serveTokenSignIn)
