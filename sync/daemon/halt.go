@@ -36,67 +36,41 @@ func haltCause(err error, s Spec) (state, reason string, ok bool) {
 	case memsync.WrongServer:
 		return StateWrongServer, err.Error(), true
 	case memsync.TokenRejected:
-		return StateUnauthorized, rejectedReason(err, s), true
+		rejected, _ := tokenReasons(err, s)
+		return StateUnauthorized, rejected, true
 	case memsync.LaneStopped:
 		return StateLaneStopped, err.Error(), true
 	case memsync.NoAccess:
-		return StateDenied, deniedReason(err, s), true
+		_, denied := tokenReasons(err, s)
+		return StateDenied, denied, true
 	}
 	return "", "", false
 }
 
-// tokenOrigin is how a reason names where s's token came from: the
-// environment variable, the token file, or the login's file; "" when the
-// spec does not say.
-func tokenOrigin(s Spec) string {
-	switch {
+// tokenReasons say that the server rejected s's token, and that it has no
+// access to the repo, each naming where the token came from and how to
+// give another: a token from the environment stays the same until the
+// daemon restarts, whatever reloads or logins happen; a token file or a
+// login is read again when its file changes.
+func tokenReasons(err error, s Spec) (rejected, denied string) {
+	cause, grant := " ("+err.Error()+"): ", "ask the server's admin for a grant, "
+	switch file := s.CredentialFile; {
 	case s.TokenEnv != "":
-		return "from " + s.TokenEnv
-	case s.CredentialFile == "":
-		return ""
-	case s.CredentialFile == s.TokenFile:
-		return "in " + s.CredentialFile
+		env, unset := s.TokenEnv, " (or unset it to use the token file or teammemd login)"
+		return "the token from " + env + " was refused" + cause + "restart the daemon with a valid " + env + unset,
+			"the token from " + env + " has no access to this repo" + cause + grant + "then reload the config, or restart the daemon with a " + env + " that has one" + unset
+	case file == "":
+		resumes := "; syncing resumes when the token file changes or the config is reloaded"
+		return "the server rejected the token" + cause + "run teammemd login, or put a valid token in the token file" + resumes,
+			"the token has no access to this repo" + cause + grant + "or put a token that has one in the token file" + resumes
+	case file == s.TokenFile:
+		resumes := "; syncing resumes when the file changes or the config is reloaded"
+		return "the token in " + file + " was refused" + cause + "put a valid token in " + file + ", or run teammemd login" + resumes,
+			"the token in " + file + " has no access to this repo" + cause + grant + "or put a token that has one in " + file + resumes
 	}
-	return "of your teammemd login (" + s.CredentialFile + ")"
-}
-
-// rejectedReason says that the server rejected s's token, and how to give
-// it another: a token from the environment stays the same until the
-// daemon restarts, whatever reloads or logins happen.
-func rejectedReason(err error, s Spec) string {
-	origin := tokenOrigin(s)
-	switch {
-	case s.TokenEnv != "":
-		return "the token " + origin + " was refused (" + err.Error() + "): restart the daemon with a valid " + s.TokenEnv +
-			" (or unset it to use the token file or teammemd login)"
-	case origin == "":
-		return "the server rejected the token (" + err.Error() + "): run teammemd login, " +
-			"or put a valid token in the token file; syncing resumes when the token file changes or the config is reloaded"
-	case s.CredentialFile == s.TokenFile:
-		return "the token " + origin + " was refused (" + err.Error() + "): put a valid token in " + s.CredentialFile +
-			", or run teammemd login; syncing resumes when the file changes or the config is reloaded"
-	}
-	return "the token " + origin + " was refused (" + err.Error() + "): run teammemd login; " +
-		"syncing resumes when the login is stored or the config is reloaded"
-}
-
-// deniedReason says that s's token has no access to the repo, and how to
-// get it.
-func deniedReason(err error, s Spec) string {
-	origin := tokenOrigin(s)
-	switch {
-	case s.TokenEnv != "":
-		return "the token " + origin + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-			"then reload the config, or restart the daemon with a " + s.TokenEnv + " that has one (or unset it to use the token file or teammemd login)"
-	case origin == "":
-		return "the token has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-			"or put a token that has one in the token file; syncing resumes when the token file changes or the config is reloaded"
-	case s.CredentialFile == s.TokenFile:
-		return "the token " + origin + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-			"or put a token that has one in " + s.CredentialFile + "; syncing resumes when the file changes or the config is reloaded"
-	}
-	return "the token " + origin + " has no access to this repo (" + err.Error() + "): ask the server's admin for a grant, " +
-		"or run teammemd login as someone who has one; syncing resumes when the login is stored or the config is reloaded"
+	login, resumes := "the token of your teammemd login ("+s.CredentialFile+")", "; syncing resumes when the login is stored or the config is reloaded"
+	return login + " was refused" + cause + "run teammemd login" + resumes,
+		login + " has no access to this repo" + cause + grant + "or run teammemd login as someone who has one" + resumes
 }
 
 // halt stops the repo's requests when err is a cause no retry can fix,
