@@ -58,6 +58,9 @@ type doctor struct {
 	reached  bool      // the server answered
 	identity bool      // ... as a teammemd server
 	date     time.Time // the server's Date header
+	// servers holds what the repos' own servers answered to the
+	// protocol's check, each asked once.
+	servers map[string]checkup.Result
 	// badConfig is set when the config file does not load: the checks
 	// that read it are skipped, not failed one by one.
 	badConfig bool

@@ -49,6 +49,20 @@ func (d *doctor) checkRepos(ctx context.Context) {
 	}
 }
 
+// ownServer is whether server, a repo's own, speaks the protocol, asked
+// once however many repos name it.
+func (d *doctor) ownServer(ctx context.Context, server string) checkup.Result {
+	r, ok := d.servers[server]
+	if !ok {
+		r = d.prober.Identity(ctx, server)
+		if d.servers == nil {
+			d.servers = map[string]checkup.Result{}
+		}
+		d.servers[server] = r
+	}
+	return r
+}
+
 // checkRepoAccess reports one repo: where it syncs, that a server of its
 // own speaks the protocol, and whether its token may read it.
 func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server, tokenFile string) {
@@ -56,7 +70,7 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 	checked := d.reached && d.identity
 	if server != d.client.Server {
 		// Only a teammemd server's 404 means a repo not written yet.
-		if r := d.prober.Identity(ctx, server); r.Outcome != checkOK {
+		if r := d.ownServer(ctx, server); r.Outcome != checkOK {
 			d.report(checkFail, "repo", detail+": "+r.Detail, r.Fix)
 			return
 		}
