@@ -16,7 +16,8 @@ import (
 
 // TestStoreIDHeader names the store's identity on every response: the team
 // memory routes (answered, refused or failing), history, discovery, the
-// health routes, the metrics and the web view's redirect. A new identity shows once identityRefresh has passed.
+// health routes, the metrics and the web view's redirect. A new identity
+// shows once identityRefresh has passed.
 func TestStoreIDHeader(t *testing.T) {
 	s, tok := newInternal(t, Config{}, Options{})
 	var now atomic.Int64
