@@ -25,10 +25,12 @@ requests_per_second = -1
 // Server kinds, in the order of the report; oldSuffix marks those of the
 // -old binary.
 const (
-	kindFloor    = "floor"
-	kindSQLite   = "sqlite"
-	kindPostgres = "postgres"
-	oldSuffix    = " (old)"
+	kindFloor         = "floor"
+	kindFloorSQLite   = "floor+sqlite"
+	kindFloorPostgres = "floor+postgres"
+	kindSQLite        = "sqlite"
+	kindPostgres      = "postgres"
+	oldSuffix         = " (old)"
 )
 
 // bench is one run: a lab with the teammemd binary, one with the -old
@@ -117,7 +119,14 @@ func (b *bench) kinds() []string {
 	if b.o.postgres != "" {
 		teammemd = append(teammemd, kindPostgres)
 	}
-	kinds := append([]string{kindFloor}, teammemd...)
+	kinds := []string{kindFloor}
+	if b.o.storeFloors {
+		kinds = append(kinds, kindFloorSQLite)
+		if b.o.postgres != "" {
+			kinds = append(kinds, kindFloorPostgres)
+		}
+	}
+	kinds = append(kinds, teammemd...)
 	if b.old != nil {
 		for _, k := range teammemd {
 			kinds = append(kinds, k+oldSuffix)
@@ -162,11 +171,11 @@ func (b *bench) start(ctx context.Context, round int, kind string) (target, erro
 	}
 	switch kind {
 	case kindFloor:
-		f, err := startFloor(ctx)
-		if err != nil {
-			return target{}, err
-		}
-		return target{url: f.url, pid: f.cmd.Process.Pid, stop: f.stop}, nil
+		return floorTarget(ctx, "1", nil)
+	case kindFloorSQLite:
+		return floorTarget(ctx, storeFloorSQLite+filepath.Join(b.dir, fmt.Sprintf("floor-r%d.db", round)), nil)
+	case kindFloorPostgres:
+		return b.startPostgresFloor(ctx, fmt.Sprintf("floor_r%d", round))
 	case kindSQLite:
 		srv, err := lab.StartServer(ctx, fmt.Sprintf("sqlite-r%d", round))
 		if err != nil {
@@ -178,19 +187,50 @@ func (b *bench) start(ctx context.Context, round int, kind string) (target, erro
 	}
 }
 
-// startPostgres starts a server of lab on a new schema of the -postgres
-// database, named after the run and tag, dropped when the server stops.
-func (b *bench) startPostgres(ctx context.Context, lab *proclab.Lab, tag string) (target, error) {
-	schema := fmt.Sprintf("serverbench_%d_%s", os.Getpid(), tag)
-	storeURL, err := withSearchPath(b.o.postgres, schema)
+// floorTarget starts the floor server of spec; stop runs after it stops.
+func floorTarget(ctx context.Context, spec string, stop func() error) (target, error) {
+	if stop == nil {
+		stop = func() error { return nil }
+	}
+	f, err := startFloor(ctx, spec)
+	if err != nil {
+		return target{}, errors.Join(err, stop())
+	}
+	return target{url: f.url, pid: f.cmd.Process.Pid, stop: func() error { return errors.Join(f.stop(), stop()) }}, nil
+}
+
+// startPostgresFloor starts the PostgreSQL store floor on a new schema.
+func (b *bench) startPostgresFloor(ctx context.Context, tag string) (target, error) {
+	storeURL, drop, err := b.newSchema(ctx, tag)
 	if err != nil {
 		return target{}, err
 	}
+	return floorTarget(ctx, storeFloorPostgres+storeURL, drop)
+}
+
+// newSchema creates a schema of the -postgres database named after the
+// run and tag, and returns the database's URL on it and what drops it.
+func (b *bench) newSchema(ctx context.Context, tag string) (string, func() error, error) {
+	schema := fmt.Sprintf("serverbench_%d_%s", os.Getpid(), tag)
+	storeURL, err := withSearchPath(b.o.postgres, schema)
+	if err != nil {
+		return "", nil, err
+	}
 	if err := pgExec(ctx, b.o.postgres, "CREATE SCHEMA "+schema); err != nil {
-		return target{}, err
+		return "", nil, err
 	}
 	drop := func() error {
 		return pgExec(context.WithoutCancel(ctx), b.o.postgres, "DROP SCHEMA "+schema+" CASCADE")
+	}
+	return storeURL, drop, nil
+}
+
+// startPostgres starts a server of lab on a new schema of the -postgres
+// database, dropped when the server stops.
+func (b *bench) startPostgres(ctx context.Context, lab *proclab.Lab, tag string) (target, error) {
+	storeURL, drop, err := b.newSchema(ctx, tag)
+	if err != nil {
+		return target{}, err
 	}
 	srv, err := lab.StartPostgresServer(ctx, "postgres-"+tag, storeURL)
 	if err != nil {

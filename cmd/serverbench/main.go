@@ -36,12 +36,12 @@ type options struct {
 	rounds, puts, clients, size int
 	postgres, bin, old, tags    string
 	timeout                     time.Duration
-	keep                        bool
+	keep, storeFloors           bool
 }
 
 func main() {
-	if os.Getenv(floorEnv) != "" {
-		os.Exit(floorMain(os.Stdin, os.Stdout, os.Stderr))
+	if spec := os.Getenv(floorEnv); spec != "" {
+		os.Exit(floorMain(spec, os.Stdin, os.Stdout, os.Stderr))
 	}
 	proclab.Main("serverbench", run)
 }
@@ -80,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.old, "old", "", "also measure this teammemd `binary`, e.g. built from an older commit, in every round")
 	fs.StringVar(&o.tags, "tags", "", "build tags passed to go build for the binary of this tree")
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Minute, "bound on the whole run")
+	fs.BoolVar(&o.storeFloors, "storefloors", false, "also measure the floor with one durable write a PUT on SQLite and, with -postgres, on PostgreSQL")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (logs, databases) for inspection")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -14,24 +14,25 @@ import (
 // TestMain lets the test binary stand in for the command as the floor
 // server, which the command starts from its own executable.
 func TestMain(m *testing.M) {
-	if os.Getenv(floorEnv) != "" {
-		os.Exit(floorMain(os.Stdin, os.Stdout, os.Stderr))
+	if spec := os.Getenv(floorEnv); spec != "" {
+		os.Exit(floorMain(spec, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
-// TestRunTiny runs the whole command at a tiny size: the floor and
-// teammemd built from this tree on SQLite, and on PostgreSQL when
+// TestRunTiny runs the whole command at a tiny size: the floor, the
+// SQLite store floor and teammemd built from this tree on SQLite, and the
+// PostgreSQL store floor and teammemd on PostgreSQL when
 // TEAMMEMD_TEST_POSTGRES names a database.
 func TestRunTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds teammemd")
 	}
-	args := []string{"-rounds", "1", "-puts", "24", "-clients", "3", "-size", "512", "-timeout", "5m"}
-	want := []string{kindFloor, kindSQLite}
+	args := []string{"-rounds", "1", "-puts", "24", "-clients", "3", "-size", "512", "-timeout", "5m", "-storefloors"}
+	want := []string{kindFloor, kindFloorSQLite, kindSQLite}
 	if pg := os.Getenv("TEAMMEMD_TEST_POSTGRES"); pg != "" {
 		args = append(args, "-postgres", pg)
-		want = append(want, kindPostgres)
+		want = append(want, kindFloorPostgres, kindPostgres)
 	}
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -26,7 +27,7 @@ func printResults(w io.Writer, o options, rows []row) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "round\tserver\tPUT/s\tp50\tp99\tserver CPU a PUT\tswitches a PUT\tvs floor\tgoal (>= 0.5x, p99 <= 25 ms)")
-	for _, kind := range []string{kindFloor, kindSQLite, kindSQLite + oldSuffix, kindPostgres, kindPostgres + oldSuffix} {
+	for _, kind := range []string{kindFloor, kindFloorSQLite, kindFloorPostgres, kindSQLite, kindSQLite + oldSuffix, kindPostgres, kindPostgres + oldSuffix} {
 		for _, r := range rows {
 			if r.kind != kind {
 				continue
@@ -42,7 +43,7 @@ func printResults(w io.Writer, o options, rows []row) error {
 // verdict says whether a teammemd server met the goals.
 func verdict(kind string, ratio float64, p99 time.Duration) string {
 	switch {
-	case kind == kindFloor:
+	case strings.HasPrefix(kind, kindFloor):
 		return "-"
 	case ratio >= goalRatio && p99 <= goalP99:
 		return "met"
