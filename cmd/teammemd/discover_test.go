@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/teammemd/teammemd/server/servertest"
+	"github.com/teammemd/teammemd/server/store"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
@@ -70,5 +75,60 @@ func TestPlanSaysClaudeHomeUnknown(t *testing.T) {
 	}
 	if len(plan.Skipped) != 1 || !strings.Contains(plan.Skipped[0].Reason, "$HOME") {
 		t.Errorf("planFor(discovery, no home) = %+v, want discovery skipped, saying $HOME is not set", plan)
+	}
+}
+
+// A Claude Code project with no team directory, whose server holds its
+// repo, is skipped while the token file gives no token, and started, its
+// team directory made and its notes pulled, once the file is written,
+// without a reload.
+func TestRunStartsDiscoveredProjectOnceTokenFileWritten(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed: install git to run the tests on git checkouts (.ci/run does)")
+	}
+	srv := servertest.Start(t)
+	if _, err := srv.Store.Apply(context.Background(), store.Write{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": "# team\n"},
+		Subject: "teammate", Time: time.Now(), MaxEntries: 100}); err != nil {
+		t.Fatal(err)
+	}
+	base, home := claudetest.Home(t)
+	checkout := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
+	team := claudetest.ProjectDir(t, home, checkout, claudetest.CwdLine(t, checkout))
+	if err := os.Remove(team); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	t.Setenv("TEAMMEMD_TOKEN", "")
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[daemon]\ndiscover_claude_projects = true\n", srv.URL, tokenFile))
+	args := []string{"--config", cfg, "--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock"), "--log-format", "json"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 1000)}
+	done := make(chan error, 1)
+	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, logs) }()
+	awaitLog(t, logs.lines, done, "daemon starting")
+	if _, err := os.Stat(team); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("team directory with no token: stat = %v, want it not made", err)
+	}
+
+	if err := os.WriteFile(tokenFile, []byte(srv.Token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, err := os.ReadFile(filepath.Join(team, "MEMORY.md")); err == nil && string(b) == "# team\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the project's notes not pulled 30 s after the token file was written")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v, want nil", err)
 	}
 }

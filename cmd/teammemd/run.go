@@ -137,6 +137,9 @@ func serveDaemon(ctx context.Context, f runFlags, cfg Config, log *slog.Logger) 
 	g.Go(func() error { return flushScanCache(gctx, sc, time.Minute, burst.afterFlush, log) })
 	if cfg.Daemon.DiscoverClaudeProjects && f.dir == "" {
 		watchClaudeProjects(gctx, g, log, rediscover(gctx, d, f, rules, log))
+		g.Go(func() error {
+			return retryDiscovery(gctx, d.DiscoveryToRetry, daemon.DiscoveryRetry, rediscover(gctx, d, f, rules, log))
+		})
 	}
 	if cfg.Personal.On() {
 		g.Go(func() error {
@@ -383,6 +386,25 @@ func rediscover(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenR
 	return func() {
 		if err := reload(ctx, d, f, rules, log, true); err != nil && ctx.Err() == nil {
 			log.Error("discovery failed; keeping the running repos", "err", err)
+		}
+	}
+}
+
+// retryDiscovery runs again every interval while pending reports a
+// discovered project left out because its server could not be asked about
+// it: once a token file is written or the server is back, the project
+// starts without a reload.
+func retryDiscovery(ctx context.Context, pending func() bool, every time.Duration, again func()) error {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		if pending() {
+			again()
 		}
 	}
 }

@@ -310,6 +310,15 @@ func (d *Daemon) watchOptions(s Spec, eng Engine) watch.Options {
 	return o
 }
 
+// DiscoveryToRetry reports whether the last plan left out a discovered
+// project because its server could not be asked about it (see
+// Skipped.AskAgain).
+func (d *Daemon) DiscoveryToRetry() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.ContainsFunc(d.skipped, Skipped.AskAgain)
+}
+
 // Status reports the daemon and every running repo.
 func (d *Daemon) Status() Status {
 	d.mu.Lock()

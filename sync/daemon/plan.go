@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
@@ -59,8 +60,8 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 		p.Skipped = append(p.Skipped, skipped...)
 		for _, f := range projects {
 			if s := withDefaults(f.spec, def); f.needsTeam && s.Server != "" {
-				if err := createTeam(s, def); err != nil {
-					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error(), project: true})
+				if retry, err := createTeam(s, def); err != nil {
+					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error(), project: true, retry: retry})
 					continue
 				}
 			}
@@ -177,6 +178,17 @@ const projectSource = "claude project "
 // a machine, not a mistake in the config.
 func (s Skipped) DiscoveredProject() bool { return s.project }
 
+// DiscoveryRetry is how often the daemon discovers Claude Code's projects
+// again while one is left out because its server could not be asked
+// whether it holds the project's repo: no token yet, the server not
+// reachable or refusing the token.
+const DiscoveryRetry = 10 * time.Second
+
+// AskAgain reports whether s is a discovered project left out because its
+// server could not be asked whether it holds the repo; discovery asks
+// again every DiscoveryRetry.
+func (s Skipped) AskAgain() bool { return s.retry }
+
 // found is a discovered project: its spec, and whether its team directory
 // is still to be created.
 type found struct {
@@ -194,22 +206,24 @@ func withDefaults(s Spec, def Defaults) Spec {
 
 // createTeam creates the team directory of a discovered project whose repo
 // the server already holds, so a new teammate receives the team's notes;
-// otherwise it says why the project is not synced.
-func createTeam(s Spec, def Defaults) error {
+// otherwise it says why the project is not synced, and whether the server
+// could not be asked, so a later discovery asks again.
+func createTeam(s Spec, def Defaults) (retry bool, err error) {
 	if def.HasRepo == nil {
-		return fmt.Errorf("%s does not exist yet; create it to share this project's notes", s.Dir)
+		return false, fmt.Errorf("%s does not exist yet; create it to share this project's notes", s.Dir)
 	}
 	has, err := def.HasRepo(s)
 	if err != nil {
-		return fmt.Errorf("%s does not exist yet, and asking the server whether it holds %s failed: %w", s.Dir, s.Repo, err)
+		return true, fmt.Errorf("%s does not exist yet, and asking the server whether it holds %s failed (asked again every %s): %w",
+			s.Dir, s.Repo, DiscoveryRetry, err)
 	}
 	if !has {
-		return fmt.Errorf("%s does not exist yet and the server holds no notes for %s: create it to share this project's notes", s.Dir, s.Repo)
+		return false, fmt.Errorf("%s does not exist yet and the server holds no notes for %s: create it to share this project's notes", s.Dir, s.Repo)
 	}
 	if err := os.MkdirAll(s.Dir, memsync.TeamDirMode); err != nil {
-		return fmt.Errorf("create the team directory of %s, which the server holds: %w", s.Repo, err)
+		return false, fmt.Errorf("create the team directory of %s, which the server holds: %w", s.Repo, err)
 	}
-	return nil
+	return false, nil
 }
 
 // Prober probes a repo's hashes on its server.

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,6 +105,28 @@ func TestBuildPlanCreatesTeamDirOfSharedRepo(t *testing.T) {
 	}
 	if len(plan.Skipped) != 1 || !strings.Contains(plan.Skipped[0].Reason, "the server holds no notes for acme/fresh") {
 		t.Errorf("BuildPlan() skipped = %+v, want acme/fresh with the reason", plan.Skipped)
+	}
+	if plan.Skipped[0].AskAgain() {
+		t.Errorf("acme/fresh, which the server answered about, is to be asked again")
+	}
+
+	// A server that cannot be asked leaves the project out to be asked
+	// again, and makes no directory.
+	def.HasRepo = func(Spec) (bool, error) { return false, errors.New("connection refused") }
+	if err := os.Remove(sharedTeam); err != nil {
+		t.Fatal(err)
+	}
+	plan = BuildPlan(Config{DiscoverClaudeProjects: true}, def)
+	if len(plan.Specs) != 0 || len(plan.Skipped) != 2 {
+		t.Fatalf("BuildPlan(server not asked) = %+v, want both projects skipped", plan)
+	}
+	for _, sk := range plan.Skipped {
+		if !sk.AskAgain() || !strings.Contains(sk.Reason, "connection refused") || !strings.Contains(sk.Reason, "asked again every 10s") {
+			t.Errorf("BuildPlan(server not asked) skipped %+v, want it asked again, with the reason", sk)
+		}
+	}
+	if _, err := os.Stat(sharedTeam); err == nil {
+		t.Errorf("team directory of acme/shared created though the server could not be asked")
 	}
 }
 

@@ -29,8 +29,9 @@ type Skipped struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
 	// project marks a Claude Code project that discovery left out (see
-	// DiscoveredProject); it is not part of the JSON.
-	project bool
+	// DiscoveredProject), retry one whose server could not be asked (see
+	// AskAgain); neither is part of the JSON.
+	project, retry bool
 }
 
 // RepoStatus is the state of one synced repo.
