@@ -214,10 +214,15 @@ func (r *repo) takeBatch(b watch.Batch) bool {
 	return true
 }
 
-// noteChanges records a batch's paths as pending.
+// noteChanges records a batch's paths as pending, but for those still as
+// the last pull left them, and directories (ownWrites.asLeft): a batch
+// holding a user change, or a rescan, may also carry the pull's own writes,
+// which are not waiting to be pushed. The Debouncing list leaves them out
+// the same way.
 func (r *repo) noteChanges(b watch.Batch) {
+	paths := slices.DeleteFunc(slices.Clone(b.Paths), r.own.asLeft)
 	r.status.update(func(s *RepoStatus) {
-		for _, p := range b.Paths {
+		for _, p := range paths {
 			if !slices.Contains(s.Pending, p) {
 				s.Pending = append(s.Pending, p)
 			}
