@@ -402,3 +402,34 @@ func TestReadOnlyPulledNotPendingMissingDir(t *testing.T) {
 	staysUnpending(t, n, dir, 3*time.Second)
 	spy.report(t)
 }
+
+// A reader's own files, refused, stay pending while they differ from the
+// server; one it removes again leaves the list at the next refused push.
+func TestReadOnlyPendingDropsRevertedFile(t *testing.T) {
+	bubble(t, testReadOnlyPendingDropsRevertedFile)
+}
+
+func testReadOnlyPendingDropsRevertedFile(t *testing.T) {
+	srv, readOnly, tm := readerSetup(t)
+	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
+	dir, state := t.TempDir(), t.TempDir()
+	spy := &pendingSpy{dir: dir}
+	n := startReader(t, srv, readOnly, dir, state, spy, func(o *Options) {
+		o.Watch.Debounce, o.Watch.MaxWait, o.Watch.Rescan = 300*time.Millisecond, 3*time.Second, time.Hour
+	})
+	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
+	write(t, dir, "a.md", "cannot be pushed\n")
+	write(t, dir, "b.md", "cannot be pushed either\n")
+	refused := n.settles(t, dir, "both refused", func(r RepoStatus) bool {
+		return r.Suppressed != "" && r.LastPush != nil && slices.Equal(r.Pending, []string{"a.md", "b.md"})
+	}).LastPush.Time
+	if err := os.Remove(filepath.Join(dir, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	n.settles(t, dir, "refused again", func(r RepoStatus) bool {
+		return r.Suppressed != "" && r.LastPush != nil && r.LastPush.Time.After(refused)
+	})
+	if r, _ := n.repoStatus(dir); !slices.Equal(r.Pending, []string{"b.md"}) {
+		t.Errorf("pending %v after a.md was removed, want [b.md]", r.Pending)
+	}
+}

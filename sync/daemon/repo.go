@@ -231,21 +231,17 @@ func (r *repo) noteChanges(b watch.Batch) {
 	})
 }
 
-// noteUnsent adds the files the engine has not sent to the pending list.
+// noteUnsent makes the pending list the files the engine has not sent,
+// after a push that did not go through: the files changed since the last
+// push are all in the engine's view by then, and one changed back since
+// is no longer waiting. When the engine cannot tell, the list is kept.
 func (r *repo) noteUnsent() {
 	keys, err := r.eng.Unsent()
 	if err != nil {
 		r.log.Debug("cannot list unsent files", "err", err)
 		return
 	}
-	r.status.update(func(s *RepoStatus) {
-		for _, k := range keys {
-			if !slices.Contains(s.Pending, k) {
-				s.Pending = append(s.Pending, k)
-			}
-		}
-		slices.Sort(s.Pending)
-	})
+	r.status.update(func(s *RepoStatus) { s.Pending = keys })
 }
 
 // traced returns ctx with a retry trace that shows the client's retries of
