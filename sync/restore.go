@@ -52,12 +52,13 @@ func (s *session) checkWriteGrant(ctx context.Context) error {
 	return nil
 }
 
-// NotPushedError is returned when content written into the team directory
+// NotPushedError is returned when content written into the synced
+// directory Dir (a team directory, or a personal lane's memory directory)
 // by Restore or Resolve did not reach the server; the report says why.
-type NotPushedError struct{ Key string }
+type NotPushedError struct{ Key, Dir string }
 
 func (e *NotPushedError) Error() string {
-	return fmt.Sprintf("%s was written into the team directory but not pushed (see why above); it stays there", e.Key)
+	return fmt.Sprintf("%s was written into %s but not pushed (see why above); it stays there", e.Key, e.Dir)
 }
 
 // checkWritable refuses a key the engine never writes or pushes.
@@ -117,7 +118,7 @@ func (s *session) pushWritten(ctx context.Context, key, sum string) error {
 		return err
 	}
 	if s.st.ServerChecksums[key] != sum && !slices.Contains(s.rep.Pushed, key) {
-		return &NotPushedError{Key: key}
+		return &NotPushedError{Key: key, Dir: s.cfg.Dir}
 	}
 	return nil
 }

@@ -110,6 +110,9 @@ func TestRestoreSecretNotPushed(t *testing.T) {
 	if !errors.As(err, &np) {
 		t.Fatalf("Restore(n.md, a secret) error = %v, want *NotPushedError", err)
 	}
+	if !strings.Contains(np.Error(), "written into "+a.dir+" but not pushed") {
+		t.Errorf("Restore(n.md, a secret) error = %q, want it to name the directory written, %s", np, a.dir)
+	}
 	if len(rep.Blocked) != 1 {
 		t.Errorf("Restore(n.md, a secret).Blocked = %+v, want n.md", rep.Blocked)
 	}

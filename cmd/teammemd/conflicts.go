@@ -289,7 +289,7 @@ func findCopy(eng *memsync.Engine, key string) (memsync.Conflict, error) {
 	}
 	switch len(found) {
 	case 0:
-		return memsync.Conflict{}, fmt.Errorf("no conflict copy of %s in this repo (teammemd conflicts lists them)", key)
+		return memsync.Conflict{}, fmt.Errorf("no conflict copy of %s in this repo (teammemd conflicts lists them; for a personal lane's copy, add --personal)", key)
 	case 1:
 		return found[0], nil
 	}

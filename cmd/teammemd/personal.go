@@ -21,7 +21,7 @@ func newPersonalCmd(d deps) *cobra.Command {
 		Long: `The personal lane syncs your private Claude Code memory (each project's
 memory/ directory, without team/) to every machine of yours, encrypted on
 the machine before it leaves: the server keeps ciphertext it cannot read,
-and so does its operator. One key opens it; "personal init" makes it on your
+and neither can its operator. One key opens it; "personal init" makes it on your
 first machine and prints a recovery code, "personal join" brings it to
 another machine with that code. See docs/13-personal-lane.md.`,
 		Example: `  teammemd personal init

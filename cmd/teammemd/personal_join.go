@@ -60,7 +60,7 @@ func personalJoin(ctx context.Context, f personalFlags, in secretInput, fromStdi
 	}
 	k, err := personal.Unwrap(onServer.Envelope, secret)
 	if errors.Is(err, personal.ErrWrongSecret) {
-		return fmt.Errorf("%w; nothing was written: check the code (letters and digits, dashes and case do not matter) and try again", err)
+		return fmt.Errorf("%w; nothing was written: check the recovery code (its letters and digits; dashes, spaces and case do not matter) or the passphrase (exactly as it was set) and try again", err)
 	}
 	if err != nil {
 		return err
