@@ -35,7 +35,8 @@ const (
 	// directories, and conflict copies.
 	ProjectMemory LaneFiles = iota
 	// UserFiles: Claude Code's user-level files in its config directory,
-	// CLAUDE.md and rules/*.md.
+	// CLAUDE.md and the rules, rules/**/*.md, which Claude Code finds in
+	// subdirectories too; hidden files and directories are left out.
 	UserFiles
 )
 
@@ -55,8 +56,11 @@ func (f LaneFiles) Holds(key string) bool {
 	if !api.IsSyncableKey(key) || conflictCopyName.MatchString(path.Base(key)) {
 		return false
 	}
-	if f == UserFiles {
-		return key == "CLAUDE.md" || (path.Dir(key) == "rules" && path.Ext(key) == ".md")
+	if f == UserFiles && key == "CLAUDE.md" {
+		return true
+	}
+	if f == UserFiles && (!strings.HasPrefix(key, "rules/") || path.Ext(key) != ".md") {
+		return false
 	}
 	for dir := path.Dir(key); dir != "."; dir = path.Dir(dir) {
 		if f.skipsDir(dir) {
@@ -74,8 +78,11 @@ func (f LaneFiles) notes() bool { return f != UserFiles }
 
 // skipsDir reports whether the directory at p holds nothing of the lane's.
 func (f LaneFiles) skipsDir(p string) bool {
-	if f == UserFiles {
-		return p != "rules"
+	if strings.HasPrefix(path.Base(p), ".") {
+		return true
 	}
-	return laneLeftOut[p] || strings.HasPrefix(path.Base(p), ".")
+	if f == UserFiles {
+		return p != "rules" && !strings.HasPrefix(p, "rules/")
+	}
+	return laneLeftOut[p]
 }

@@ -121,6 +121,6 @@ var configDocs = map[string]keyDoc{
 	"login.client_id":                          {doc: "The public OAuth client teammemd logs in as."},
 	"login.scopes":                             {doc: "Scopes asked for."},
 	"personal.enabled":                         {def: "true", doc: "Sync, beside each Claude Code project's team repo, your personal lane of its memory directory, for every server this machine holds a personal key of. False turns every personal lane off."},
-	"personal.user_files":                      {doc: "Also sync Claude Code's user-level files, CLAUDE.md and rules/*.md in its config directory, as the personal lane ~user."},
+	"personal.user_files":                      {doc: "Also sync Claude Code's user-level files, CLAUDE.md and rules/**/*.md in its config directory, as the personal lane ~user."},
 	"login.storage":                            {def: "auto", doc: "Where teammemd login keeps the tokens: auto (the OS keyring when it answers, else a 0600 file), keyring or file ($TEAMMEMD_LOGIN_STORAGE, --storage)."},
 }

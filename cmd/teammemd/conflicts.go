@@ -149,7 +149,7 @@ settles the copy in the one repo of the config that has it, or name the
 repo with --repo and --dir.
 
 With --personal, KEY names a note of a personal lane (a path in the
-project's memory directory, or CLAUDE.md and rules/*.md of the user files'
+project's memory directory, or CLAUDE.md and rules/**/*.md of the user files'
 lane): it settles the copy of the one lane that has it, the one beside the
 checkout in the current directory, or the lane of the project --repo names
 (~user for the user files), as teammemd conflicts lists it. A copy named by

@@ -132,6 +132,6 @@ func (e explained) Unwrap() error { return e.err }
 const whatSyncs = `What syncs: each project's private memory, ~/.claude/projects/<project>/memory/
 (not team/, which the team lane syncs), for every project the daemon syncs a
 team lane for; with [personal] user_files = true also ~/.claude/CLAUDE.md and
-~/.claude/rules/*.md. Everything is encrypted here before it is sent; the
+~/.claude/rules/**/*.md. Everything is encrypted here before it is sent; the
 server sees sizes and times, not names or content.
 `

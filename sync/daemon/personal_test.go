@@ -252,9 +252,11 @@ func testPersonalLaneUserFiles(t *testing.T) {
 	eventually(t, "the user files' lane live on B", func() bool { r, ok := b.node.repoStatus(b.home); return ok && r.Live })
 	write(t, a.home, "CLAUDE.md", "be brief\n")
 	write(t, a.home, "rules/go.md", "gofmt\n")
+	write(t, a.home, "rules/frontend/react.md", "hooks first\n")
 	write(t, a.home, "settings.md", "not a rule\n")
 	eventually(t, "CLAUDE.md on B", fileIs(filepath.Join(b.home, "CLAUDE.md"), "be brief\n"))
 	eventually(t, "rules/go.md on B", fileIs(filepath.Join(b.home, "rules", "go.md"), "gofmt\n"))
+	eventually(t, "rules/frontend/react.md on B", fileIs(filepath.Join(b.home, "rules", "frontend", "react.md"), "hooks first\n"))
 	if _, err := os.Stat(filepath.Join(b.home, "settings.md")); !os.IsNotExist(err) {
 		t.Errorf("settings.md reached B through the user files' lane: %v", err)
 	}

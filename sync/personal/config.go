@@ -8,7 +8,7 @@ type Config struct {
 	// personal key of (teammemd personal init or join).
 	Enabled *bool `toml:"enabled"`
 	// UserFiles adds the lane of Claude Code's user-level files:
-	// CLAUDE.md and rules/*.md in its config directory.
+	// CLAUDE.md and rules/**/*.md in its config directory.
 	UserFiles bool `toml:"user_files"`
 }
 
