@@ -80,10 +80,11 @@ func (o Outcome) String() string {
 }
 
 // Answered reports whether the outcome means the server itself answered,
-// which tells that it is reachable.
+// which tells that it is reachable: a lane the server stopped is one of
+// its answers too.
 func (o Outcome) Answered() bool {
 	switch o {
-	case RetryLater, Refused, RepoFull, ReadOnly, NoAccess, TokenRejected, NoRepo:
+	case RetryLater, Refused, RepoFull, ReadOnly, NoAccess, TokenRejected, NoRepo, LaneStopped:
 		return true
 	}
 	return false

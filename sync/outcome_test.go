@@ -143,8 +143,9 @@ func TestClassifyErrors(t *testing.T) {
 }
 
 func TestOutcomeAnswered(t *testing.T) {
-	answered := map[Outcome]bool{RetryLater: true, Refused: true, RepoFull: true, ReadOnly: true, NoAccess: true, TokenRejected: true, NoRepo: true}
-	for o := Done; o <= NoRepo; o++ {
+	answered := map[Outcome]bool{RetryLater: true, Refused: true, RepoFull: true, ReadOnly: true, NoAccess: true, TokenRejected: true, NoRepo: true,
+		LaneStopped: true}
+	for o := Done; int(o) < len(outcomeNames); o++ {
 		if got := o.Answered(); got != answered[o] {
 			t.Errorf("%v.Answered() = %v, want %v", o, got, answered[o])
 		}

@@ -177,7 +177,7 @@ var stateHints = map[string]string{
 	daemon.StateUnauthorized: "the server rejected the token; see stopped for what to do",
 	daemon.StateDenied:       "the token has no access to this repo; see stopped for what to do",
 	daemon.StateNoToken:      "the token file gives no token: the repo starts when the token file changes or the config is reloaded",
-	daemon.StateLaneStopped:  "the personal lane cannot go on with this machine's personal key: it resumes when the key changes (teammemd personal join) or the config is reloaded",
+	daemon.StateLaneStopped:  "the personal lane cannot go on; see stopped for why and what to do",
 	daemon.StateMissing:      "the team directory is missing; syncing resumes once it exists again",
 	daemon.StateRetrying:     "a pull, push or change wait failed and is retried; see next retry",
 	daemon.StateStopped:      "pushes are stopped; see pushes stopped",

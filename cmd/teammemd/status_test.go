@@ -95,7 +95,7 @@ func TestPrintStatusStuckStates(t *testing.T) {
 		{"personal lane stopped", daemon.RepoStatus{Lane: daemon.LanePersonal, State: daemon.StateLaneStopped, LastPull: ok,
 			Halted: "the personal key was rotated on another machine; run `teammemd personal join`"},
 			[]string{"acme/app (personal lane, end-to-end encrypted)\n",
-				"state:      lane-stopped (the personal lane cannot go on with this machine's personal key: it resumes when the key changes (teammemd personal join) or the config is reloaded)",
+				"state:      lane-stopped (the personal lane cannot go on; see stopped for why and what to do)",
 				"stopped:    the personal key was rotated on another machine; run `teammemd personal join`\n"},
 			`"lane":"personal","dir":"/t","server":"","state":"lane-stopped"`},
 		{"idle", daemon.RepoStatus{State: daemon.StateIdle, LastPull: ok},
