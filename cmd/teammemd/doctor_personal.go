@@ -92,13 +92,17 @@ func (d *doctor) personalLanes(ctx context.Context, server string) (api.LanesRes
 }
 
 // checkServerKey compares the key the server names with the one stored.
+// A machine that still holds a previous key is rotating, whichever of the
+// two the server names: the rotation stores the new key on the server
+// before it re-encrypts the lanes.
 func (d *doctor) checkServerKey(keys personal.Keys, serverID string) {
+	rotating := serverID == keys.Current.ID() && len(keys.Previous) > 0
 	switch {
-	case serverID == keys.Current.ID():
+	case serverID == keys.Current.ID() && !rotating:
 		d.report(checkOK, "server key", "the server's personal key is this machine's", "")
 	case serverID == "":
 		d.report(checkFail, "server key", "the server holds no personal key", "run teammemd personal init")
-	case slices.ContainsFunc(keys.Previous, func(k *personal.Key) bool { return k.ID() == serverID }):
+	case rotating || slices.ContainsFunc(keys.Previous, func(k *personal.Key) bool { return k.ID() == serverID }):
 		d.report(checkFail, "server key", "a rotation of the personal key begun here is unfinished", "run teammemd personal rotate-key to finish it")
 	default:
 		d.report(checkFail, "server key", fmt.Sprintf("the server's personal key is %s, not this machine's %s: it was rotated on another machine", serverID, keys.Current.ID()),
