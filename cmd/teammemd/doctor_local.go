@@ -173,7 +173,7 @@ func (d *doctor) checkDaemon(ctx context.Context) {
 	}
 	states := make([]string, 0, len(st.Repos))
 	for _, r := range st.Repos {
-		states = append(states, r.Repo+" "+cmp.Or(r.State, "idle"))
+		states = append(states, laneName(r)+" "+cmp.Or(r.State, "idle"))
 	}
 	d.report(checkOK, "daemon", fmt.Sprintf("teammemd %s running, pid %d, up %s: %s", st.Version, st.PID,
 		d.env.now().Sub(st.Started).Round(time.Second), cmp.Or(strings.Join(states, ", "), "no repos")), "")
@@ -185,10 +185,15 @@ func (d *doctor) checkDaemon(ctx context.Context) {
 		if r.Halted == "" {
 			continue
 		}
-		name := r.Repo
-		if r.Lane == daemon.LanePersonal {
-			name += " (personal lane)"
-		}
-		d.report(checkFail, "daemon", name+": "+r.State+", nothing syncs", r.Halted)
+		d.report(checkFail, "daemon", laneName(r)+": "+r.State+", nothing syncs", r.Halted)
 	}
+}
+
+// laneName names a repo the daemon syncs: its slug, with "(personal
+// lane)" for a personal lane's, which shares its project's slug.
+func laneName(r daemon.RepoStatus) string {
+	if r.Lane == daemon.LanePersonal {
+		return r.Repo + " (personal lane)"
+	}
+	return r.Repo
 }

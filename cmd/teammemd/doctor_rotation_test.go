@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 
 	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
+	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/sync/daemon/control"
 	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/sync/personal"
 )
@@ -49,5 +53,27 @@ func TestDoctorUnfinishedRotation(t *testing.T) {
 	}
 	if code != exitFailure {
 		t.Errorf("doctor exit %d, want 1", code)
+	}
+}
+
+// Doctor's daemon line tells a project's personal lane from its team
+// repo, which share the slug.
+func TestDoctorNamesPersonalLanes(t *testing.T) {
+	c := newDoctorCase(t)
+	ln, err := control.Listen(c.socket(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	st := daemon.Status{PID: 4242, Version: "test", Started: time.Now(), Repos: []daemon.RepoStatus{
+		{Repo: "acme/app", Lane: daemon.LaneTeam, State: daemon.StateIdle},
+		{Repo: "acme/app", Lane: daemon.LanePersonal, State: daemon.StateHeld},
+	}}
+	go func() { done <- control.Serve(ctx, ln, func() any { return st }, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() { cancel(); <-done })
+	out, _ := c.run(t)
+	if !strings.Contains(out, "acme/app idle, acme/app (personal lane) held") {
+		t.Errorf("doctor's daemon line does not tell the lanes apart:\n%s", out)
 	}
 }
