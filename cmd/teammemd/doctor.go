@@ -80,9 +80,9 @@ func newDoctorCmd(deps deps) *cobra.Command {
 		Short: "Check the config, token, server, repos and this machine, with a fix for each problem",
 		Long: `Check, in order, the config, the server URL and token, that the server
 answers and accepts the token, the repos and their team directories, Claude
-Code, the personal lane (when this machine holds a personal key), the
-daemon, inotify limits and the clock, and print a fix for each
-problem. Exits 1 when a check fails.`,
+Code, the personal lane (when this machine holds a personal key and the
+config does not turn it off), the daemon, inotify limits and the clock, and
+print a fix for each problem. Exits 1 when a check fails.`,
 		Example: `  teammemd doctor
   teammemd doctor --json
   teammemd doctor --config ~/.config/teammemd/config.toml --server https://teammemd.example.com`,

@@ -17,12 +17,17 @@ import (
 	"github.com/teammemd/teammemd/sync/personal"
 )
 
-// checkPersonal reports the personal lane: the key stored here and that it
-// opens, Claude Code's own private memory sync, and on the server the
-// lanes, the key it names and the quota.
+// checkPersonal reports the personal lane, unless the config turns it
+// off or this machine holds no key for the server: the key stored here
+// and that it opens, Claude Code's own private memory sync, and on the
+// server the lanes, the key it names and the quota.
 func (d *doctor) checkPersonal(ctx context.Context) {
 	server := d.client.Server
 	if d.badConfig || server == "" {
+		return
+	}
+	if !d.cfg.Personal.On() {
+		d.report(checkInfo, "personal", "the personal lane is off: [personal] enabled = false in the config, so the daemon runs no personal lane", "")
 		return
 	}
 	if !personalKeyStored(server) {

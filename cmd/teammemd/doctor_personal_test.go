@@ -59,3 +59,18 @@ func TestDoctorPersonalLane(t *testing.T) {
 		t.Errorf("doctor exit %d, want 1", code)
 	}
 }
+
+// With [personal] enabled = false the daemon runs no personal lane: doctor
+// says so, and fails no check of a client that syncs the private memory
+// itself, whatever personal key this machine holds.
+func TestDoctorPersonalLaneOffInConfig(t *testing.T) {
+	c := newDoctorCase(t)
+	c.extra = "\n[personal]\nenabled = false\n"
+	c.claude = claudetest.FakeClient(t, "2.1.328", "claude.ai")
+	storePersonalKey(t, c.srv.URL)
+	out, _ := c.run(t)
+	want := "info  personal  the personal lane is off: [personal] enabled = false in the config"
+	if !strings.Contains(out, want) || strings.Contains(out, "private sync") {
+		t.Errorf("doctor with [personal] enabled = false:\n%s\nwant a line with %q and no private sync check", out, want)
+	}
+}

@@ -72,3 +72,24 @@ func TestSetupClaudeWithThePersonalLane(t *testing.T) {
 		t.Errorf("setup with an API key login: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// With [personal] enabled = false the daemon runs no personal lane, so
+// setup asks no consent for a client that would sync the private memory
+// itself, whatever personal key this machine holds.
+func TestSetupClaudeWithThePersonalLaneOff(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	const server = "https://teammemd.example.com"
+	config := filepath.Join(home, ".config", "teammemd", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, config, "[personal]\nenabled = false\n", 0o600)
+	storePersonalKey(t, server)
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", "claude", "--binary", bin, "--server", server, "--token-stdin",
+		"--checkout", checkout, "--no-service", "--dry-run", "--claude", claudetest.FakeClient(t, "2.1.328", "claude.ai"), "--route", "hook")
+	if code != 0 || strings.Contains(stdout+stderr, "personal lane") {
+		t.Errorf("setup with [personal] enabled = false and a claude.ai login: exit %d\n%s%s\nwant 0 and no word of the personal lane", code, stdout, stderr)
+	}
+}
