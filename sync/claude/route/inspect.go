@@ -37,9 +37,9 @@ func (v Verdict) Loads() bool { return len(v.Routes) > 0 }
 // effective is what the settings Claude Code reads add up to.
 type effective struct {
 	env         map[string]string
-	hook        bool // a teammemd SessionStart hook is set
-	hooksOff    bool // disableAllHooks, or managed hooks only and none of ours there
-	sources     []string
+	hook        bool     // a teammemd SessionStart hook is set
+	hooksOff    bool     // disableAllHooks, or managed hooks only and none of ours there
+	offIn       []string // the settings files that set disableAllHooks
 	unreadable  []string
 	managedOnly bool // allowManagedHooksOnly in the managed settings
 	managedHook bool // a teammemd hook in the managed settings
@@ -90,7 +90,7 @@ func whyNot(c Client, e effective) (why, fix string) {
 		return fmt.Sprintf("its SessionStart hook runs %s, which is not there (moved or deleted), so the hook fails and the model never sees team notes", e.goneHook),
 			"teammemd setup claude (with the teammemd you use now)"
 	case e.hook && e.hooksOff:
-		return "its hooks are turned off (disableAllHooks, or managed hooks only, in " + strings.Join(e.sources, ", ") + ")",
+		return "its hooks are turned off (" + hooksOffWhere(e) + ")",
 			"allow hooks in Claude Code's settings, or teammemd setup claude --route stores --disable-client-traffic"
 	case !c.Version.LessThan(StoresSince):
 		return fmt.Sprintf("Claude Code %s reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes", c.Version),
@@ -98,6 +98,20 @@ func whyNot(c Client, e effective) (why, fix string) {
 	}
 	return fmt.Sprintf("Claude Code %s reads memory/team/ only for a claude.ai login with its team memory feature on, and no teammemd hook is set", c.Version),
 		"teammemd setup claude"
+}
+
+// hooksOffWhere names the settings that turn the hooks off: the files
+// that set disableAllHooks, and managed settings that allow only their own
+// hooks and hold no teammemd hook.
+func hooksOffWhere(e effective) string {
+	var where []string
+	if len(e.offIn) > 0 {
+		where = append(where, "disableAllHooks in "+strings.Join(e.offIn, ", "))
+	}
+	if e.managedOnly && !e.managedHook {
+		where = append(where, "allowManagedHooksOnly in "+managedSettings()+", which runs no teammemd hook")
+	}
+	return strings.Join(where, "; ")
 }
 
 // storesOK reports whether the stores route works for c with e.
@@ -209,12 +223,14 @@ func (e *effective) add(path string) {
 		e.unreadable = append(e.unreadable, path)
 		return
 	}
-	e.sources = append(e.sources, path)
 	for k, v := range gjson.GetBytes(data, "env").Map() {
 		e.env[k] = v.String()
 	}
 	managed := path == managedSettings()
-	e.hooksOff = e.hooksOff || gjson.GetBytes(data, "disableAllHooks").Bool()
+	if gjson.GetBytes(data, "disableAllHooks").Bool() {
+		e.hooksOff = true
+		e.offIn = append(e.offIn, path)
+	}
 	e.managedOnly = e.managedOnly || (managed && gjson.GetBytes(data, "allowManagedHooksOnly").Bool())
 	eachHook(data, func(_, _ int, cmd string) {
 		bin, ok := hookBinary(cmd)

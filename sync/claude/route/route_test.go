@@ -214,3 +214,56 @@ func TestInspectMCP(t *testing.T) {
 		}
 	}
 }
+
+// A client whose hooks are turned off is told which settings file turns
+// them off, and no file that leaves them on.
+func TestInspectNamesWhereHooksAreOff(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "teammemd")
+	writeTestFile(t, bin, "#!/bin/sh\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hook := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"` + bin + ` hook session-start"}]}]}}`
+	off := `{"disableAllHooks":true}`
+	hookOff := `{"disableAllHooks":true,` + hook[1:]
+	for _, tc := range []struct {
+		name, user, project, local string
+		off                        []string // the files named, by their place
+	}{
+		{"the local settings", hook, ``, off, []string{"local"}},
+		{"the project's settings", hook, off, ``, []string{"project"}},
+		{"the user's settings", hookOff, ``, ``, []string{"user"}},
+		{"two of them", hookOff, `{}`, off, []string{"user", "local"}},
+	} {
+		home, checkout := t.TempDir(), t.TempDir()
+		files := map[string]string{
+			"user":    SettingsPath(home),
+			"project": filepath.Join(checkout, ".claude", "settings.json"),
+			"local":   filepath.Join(checkout, ".claude", "settings.local.json"),
+		}
+		for place, data := range map[string]string{"user": tc.user, "project": tc.project, "local": tc.local} {
+			if data != "" {
+				writeTestFile(t, files[place], data)
+			}
+		}
+		v := Inspect(client("2.1.328", "api_key"), home, checkout, func(string) string { return "" })
+		var want []string
+		for _, place := range tc.off {
+			want = append(want, files[place])
+		}
+		if w := "its hooks are turned off (disableAllHooks in " + strings.Join(want, ", ") + ")"; v.Why != w {
+			t.Errorf("%s: Inspect().Why = %q, want %q", tc.name, v.Why, w)
+		}
+	}
+}
+
+// Managed settings that allow only managed hooks, and hold no teammemd
+// hook, are named with that reason, beside the files that disable all
+// hooks.
+func TestWhyNotHooksOffByManagedSettings(t *testing.T) {
+	e := effective{hook: true, hooksOff: true, managedOnly: true, offIn: []string{"/u/settings.json"}}
+	want := "its hooks are turned off (disableAllHooks in /u/settings.json; allowManagedHooksOnly in " + managedSettings() + ", which runs no teammemd hook)"
+	if why, _ := whyNot(client("2.1.328", "api_key"), e); why != want {
+		t.Errorf("whyNot(managed hooks only) = %q, want %q", why, want)
+	}
+}
