@@ -59,7 +59,7 @@ func (a agentChecker) check(dir string) agentCheck {
 	if v.MCP != "" {
 		c.outcome = checkFail
 		c.detail += "; " + v.MCP
-		c.fix = cmp.Or(c.fix, "teammemd setup claude (with the teammemd you use now)")
+		c.fix = mcpFix(c.fix, v.MCPFix)
 	}
 	if len(v.Warnings) > 0 {
 		c.outcome = checkFail
@@ -67,6 +67,20 @@ func (a agentChecker) check(dir string) agentCheck {
 		c.fix = cmp.Or(c.fix, "teammemd setup claude --disable-client-traffic")
 	}
 	return c
+}
+
+// mcpFix is the fix of a check whose MCP server cannot start, beside fix,
+// the route's own: the user config's fix comes first, since setup refuses
+// to write while that file is broken; else setup registers the server
+// again.
+func mcpFix(fix, configFix string) string {
+	switch {
+	case configFix == "":
+		return cmp.Or(fix, "teammemd setup claude (with the teammemd you use now)")
+	case fix == "":
+		return configFix
+	}
+	return configFix + "; then " + fix
 }
 
 // clientName names the client and its version.

@@ -416,3 +416,31 @@ func TestDoctorRepoWithItsOwnWrongServer(t *testing.T) {
 		t.Errorf("doctor's line for the repo on the [client] server = %q, want its access checked", line)
 	}
 }
+
+// A Claude Code user config (.claude.json) that is not JSON fails the
+// agent line with the fix of that file, which setup would refuse too,
+// before anything else.
+func TestDoctorUserConfigNotJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name, settings, fix string
+	}{
+		{"hook set", hookSettings(fakeTeammemd(t)), "fix: fix the JSON in CONFIG\n"},
+		{"nothing set", "", "fix: fix the JSON in CONFIG; then teammemd setup claude\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newDoctorCase(t)
+			c.claude = claudetest.FakeClient(t, "2.1.332", "api_key")
+			if tc.settings != "" {
+				writeClaudeSettings(t, tc.settings)
+			}
+			config := filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), ".claude.json")
+			writeFile(t, config, `{"a":1} trailing`, 0o600)
+			out, code := c.run(t)
+			line := checkLine(out, "agent")
+			want := strings.ReplaceAll(tc.fix, "CONFIG", config)
+			if code != 1 || !strings.Contains(line+"\n", want) || !strings.Contains(line, config+" is not valid JSON (") || !strings.Contains(line, "it may hold no comments") {
+				t.Errorf("doctor with %s not JSON: exit %d, agent line\n%s\nwant exit 1 and a line saying so that ends %q", config, code, line, want)
+			}
+		})
+	}
+}

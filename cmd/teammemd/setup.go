@@ -98,7 +98,9 @@ func runSetupClaude(ctx context.Context, d deps, f setupFlags, stdout, stderr io
 }
 
 // setupClaude chooses the route for the client found, writes teammemd's
-// config and Claude Code's settings, and starts the daemon.
+// config and Claude Code's settings, and starts the daemon. Every file it
+// changes is read and checked before the first is written, so that one
+// it cannot change leaves them all as they were.
 func setupClaude(ctx context.Context, env service.Env, f setupFlags, stdout, stderr io.Writer) error {
 	client := route.Find(ctx, f.claude)
 	fmt.Fprintln(stdout, describeClient(client))
@@ -127,13 +129,17 @@ func setupClaude(ctx context.Context, env service.Env, f setupFlags, stdout, std
 	if err != nil {
 		return err
 	}
+	mp, err := planMCP(f, in.Spec.Binary)
+	if err != nil {
+		return err
+	}
 	if err := in.WriteConfig(stdout); err != nil {
 		return err
 	}
 	if err := applySettings(sp, f.DryRun, stdout); err != nil {
 		return err
 	}
-	if err := registerMCP(f, in.Spec.Binary, stdout); err != nil {
+	if err := registerMCP(mp, f.DryRun, stdout); err != nil {
 		return err
 	}
 	if !f.DryRun {
@@ -212,14 +218,20 @@ func applySettings(p route.Plan, dry bool, w io.Writer) error {
 	return route.Apply(p, fsio.WriteFile)
 }
 
-// registerMCP registers "teammemd mcp" as Claude Code's user-scope MCP
-// server, or with --dry-run says it would.
-func registerMCP(f setupFlags, binary string, w io.Writer) error {
+// planMCP reads and checks Claude Code's user config, in which setup
+// registers "teammemd mcp" as the user-scope MCP server.
+func planMCP(f setupFlags, binary string) (route.MCPPlan, error) {
 	config, err := route.UserConfigPath()
 	if err != nil {
-		return err
+		return route.MCPPlan{}, err
 	}
-	msg, err := route.RegisterMCP(config, f.recordPath, binary, f.DryRun, fsio.WriteFile)
+	return route.PlanMCP(config, f.recordPath, binary)
+}
+
+// registerMCP registers "teammemd mcp" as Claude Code's user-scope MCP
+// server, or with dry says it would.
+func registerMCP(p route.MCPPlan, dry bool, w io.Writer) error {
+	msg, err := p.Apply(dry, fsio.WriteFile)
 	if err != nil {
 		return err
 	}

@@ -261,3 +261,39 @@ func TestSetupUndoSaysWhatDaemonIsLeft(t *testing.T) {
 		t.Errorf("setup claude --undo with a daemon started by hand:\n%s\nwant that daemon named, and no service to uninstall", out)
 	}
 }
+
+// A Claude Code user config (.claude.json) that is not JSON stops setup
+// before it writes anything: Claude Code's settings, their backup, the
+// setup record, teammemd's config and token file are all left as they
+// were.
+func TestSetupClaudeWritesNothingOverABadUserConfig(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	claudeDir := filepath.Join(home, ".claude")
+	if err := os.MkdirAll(claudeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings, userConfig := filepath.Join(claudeDir, "settings.json"), filepath.Join(home, ".claude.json")
+	writeFile(t, settings, `{"model": "opus"}`, 0o600)
+	writeFile(t, userConfig, `{"a":1} trailing`, 0o600)
+	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", "claude", "--binary", bin, "--server", "https://teammemd.example.com",
+		"--token-stdin", "--checkout", checkout, "--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service")
+	if code == 0 || !strings.Contains(stderr, userConfig+" is not valid JSON") {
+		t.Errorf("setup claude over a .claude.json that is not JSON: exit %d, stderr %q, want a refusal naming %s", code, stderr, userConfig)
+	}
+	if strings.Contains(stdout, "\nchanged ") || strings.Contains(stdout, "\nwrote ") {
+		t.Errorf("setup claude that failed says it wrote something:\n%s", stdout)
+	}
+	if got, _ := os.ReadFile(settings); string(got) != `{"model": "opus"}` {
+		t.Errorf("setup claude that failed left %s as\n%s\nwant it untouched", settings, got)
+	}
+	if entries, _ := os.ReadDir(claudeDir); len(entries) != 1 {
+		t.Errorf("setup claude that failed left %d files in %s, want settings.json alone", len(entries), claudeDir)
+	}
+	for _, dir := range []string{filepath.Join(home, ".config", "teammemd"), filepath.Join(home, ".local", "state", "teammemd")} {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("setup claude that failed made %s (%v)", dir, err)
+		}
+	}
+}

@@ -29,6 +29,9 @@ type Verdict struct {
 	// MCP says why the MCP server setup registered for the client cannot
 	// start; empty when it can, or none is registered.
 	MCP string
+	// MCPFix is the fix of the user config itself, when that is what
+	// keeps the MCP server from starting.
+	MCPFix string
 }
 
 // Loads reports whether the client loads the team directory.
@@ -55,7 +58,8 @@ type effective struct {
 // the environment getenv reads.
 func Inspect(c Client, home, checkout string, getenv func(string) string) Verdict {
 	e := readEffective(home, checkout, getenv)
-	v := Verdict{Client: c, MCP: mcpProblem(userConfigOf(home, getenv))}
+	v := Verdict{Client: c}
+	v.MCP, v.MCPFix = mcpProblem(userConfigOf(home, getenv))
 	v.Warnings = uploadWarnings(c, e)
 	for _, f := range e.unreadable {
 		v.Warnings = append(v.Warnings, "cannot read "+f+", so this verdict may be wrong")

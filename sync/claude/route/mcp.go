@@ -46,32 +46,34 @@ func userConfigOf(home string, getenv func(string) string) string {
 }
 
 // mcpProblem says why the MCP server registered as teammemd in Claude
-// Code's user config cannot start, as Claude Code would start it: its
-// command, at an absolute path, is not an executable file (a bare name
-// runs from the PATH Claude Code runs with, not known here). It is empty
-// when the server can start, or when none is registered over stdio.
-func mcpProblem(config string) string {
+// Code's user config cannot start, as Claude Code would start it, and the
+// fix when it is the file's own: a file that is no JSON object, or a
+// command, at an absolute path, that is not an executable file (a bare
+// name runs from the PATH Claude Code runs with, not known here). Both are
+// empty when the server can start, or when none is registered over stdio.
+func mcpProblem(config string) (problem, fix string) {
 	data, err := os.ReadFile(config)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return ""
+		return "", ""
 	case err != nil:
-		return fmt.Sprintf("cannot read %s (%v), so whether Claude Code can start teammemd's MCP server is not known", config, err)
-	case !gjson.ValidBytes(data):
-		return fmt.Sprintf("%s is not valid JSON, so Claude Code may start none of its MCP servers, teammemd's among them", config)
+		return fmt.Sprintf("cannot read %s (%v), so whether Claude Code can start teammemd's MCP server is not known", config, err), ""
+	}
+	if p := objectProblem(data); p != "" {
+		return fmt.Sprintf("%s is %s, so Claude Code may start none of its MCP servers, teammemd's among them", config, p), "fix the JSON in " + config
 	}
 	e := gjson.GetBytes(data, mcpKey)
 	if t := e.Get("type").String(); !e.IsObject() || (t != "" && t != "stdio") {
-		return ""
+		return "", ""
 	}
 	bin := e.Get("command").String()
 	if bin == "" {
-		return fmt.Sprintf("Claude Code's MCP server %s (in %s) names no command, so it cannot start and the agent has no teammemd tools", MCPServerName, config)
+		return fmt.Sprintf("Claude Code's MCP server %s (in %s) names no command, so it cannot start and the agent has no teammemd tools", MCPServerName, config), ""
 	}
 	if runnable(bin) {
-		return ""
+		return "", ""
 	}
-	return fmt.Sprintf("Claude Code's MCP server %s (in %s) runs %s, which is not there (moved or deleted), so it cannot start and the agent has no teammemd tools", MCPServerName, config, bin)
+	return fmt.Sprintf("Claude Code's MCP server %s (in %s) runs %s, which is not there (moved or deleted), so it cannot start and the agent has no teammemd tools", MCPServerName, config, bin), ""
 }
 
 // mcpRecord is what registering the MCP server changed, kept beside the
@@ -105,43 +107,68 @@ func MCPEntry(binary string) []byte {
 	return e
 }
 
-// RegisterMCP registers "binary mcp" as Claude Code's user-scope MCP
-// server teammemd in config, and records what it replaced next to the
-// setup record at recordPath. With dry, it only says what it would do.
-// It returns what it did, for the user.
-func RegisterMCP(config, recordPath, binary string, dry bool, write WriteFunc) (string, error) {
+// MCPPlan is the registration of "binary mcp" as Claude Code's
+// user-scope MCP server teammemd, read and checked, ready to write.
+type MCPPlan struct {
+	// Config is Claude Code's user config, Binary the teammemd it runs.
+	Config, Binary string
+	unchanged      bool
+	after          []byte
+	mode           fs.FileMode
+	record         mcpRecord
+	recordPath     string
+}
+
+// PlanMCP reads Claude Code's user config at config and the record of an
+// earlier registration beside the setup record at recordPath, and returns
+// the plan that registers binary. A config that is no JSON object, or a
+// record that does not read, is an error, before anything is written.
+func PlanMCP(config, recordPath, binary string) (MCPPlan, error) {
 	before, mode, err := readUserConfig(config)
 	if err != nil {
-		return "", err
+		return MCPPlan{}, fmt.Errorf("%w, so setup wrote nothing; fix the file, then run setup again", err)
 	}
+	p := MCPPlan{Config: config, Binary: binary, mode: mode, recordPath: mcpRecordPath(recordPath)}
 	entry := MCPEntry(binary)
 	prior := gjson.GetBytes(before, mcpKey)
 	if prior.Exists() && sameJSON([]byte(prior.Raw), entry) {
-		return fmt.Sprintf("unchanged %s: mcpServers.%s runs %s mcp", config, MCPServerName, binary), nil
+		p.unchanged = true
+		return p, nil
 	}
-	after, err := sjson.SetRawBytes(before, mcpKey, entry)
-	if err != nil {
-		return "", fmt.Errorf("register the MCP server in %s: %w", config, err)
+	if p.after, err = sjson.SetRawBytes(before, mcpKey, entry); err != nil {
+		return MCPPlan{}, fmt.Errorf("register the MCP server in %s: %w", config, err)
 	}
-	if dry {
-		return fmt.Sprintf("would set mcpServers.%s in %s to run %s mcp", MCPServerName, config, binary), nil
-	}
-	rec := mcpRecord{Config: config, Written: entry, Created: !gjson.GetBytes(before, "mcpServers").Exists()}
+	p.record = mcpRecord{Config: config, Written: entry, Created: !gjson.GetBytes(before, "mcpServers").Exists()}
 	if prior.Exists() {
-		rec.Prior = json.RawMessage(prior.Raw)
+		p.record.Prior = json.RawMessage(prior.Raw)
 	}
-	if old, err := loadMCPRecord(mcpRecordPath(recordPath)); err != nil {
+	old, err := loadMCPRecord(p.recordPath)
+	if err != nil {
+		return MCPPlan{}, err
+	}
+	if old != nil && old.Config == config {
+		p.record.Prior, p.record.Created = old.Prior, old.Created
+	}
+	return p, nil
+}
+
+// Apply writes the plan, the record first, then the user config; with
+// dry, it only says what it would do. It returns what it did, for the
+// user.
+func (p MCPPlan) Apply(dry bool, write WriteFunc) (string, error) {
+	switch {
+	case p.unchanged:
+		return fmt.Sprintf("unchanged %s: mcpServers.%s runs %s mcp", p.Config, MCPServerName, p.Binary), nil
+	case dry:
+		return fmt.Sprintf("would set mcpServers.%s in %s to run %s mcp", MCPServerName, p.Config, p.Binary), nil
+	}
+	if err := saveMCPRecord(p.recordPath, p.record, write); err != nil {
 		return "", err
-	} else if old != nil && old.Config == config {
-		rec.Prior, rec.Created = old.Prior, old.Created
 	}
-	if err := saveMCPRecord(mcpRecordPath(recordPath), rec, write); err != nil {
-		return "", err
-	}
-	if err := write(config, after, mode); err != nil {
+	if err := write(p.Config, p.after, p.mode); err != nil {
 		return "", fmt.Errorf("write Claude Code's user config: %w", err)
 	}
-	return fmt.Sprintf("set mcpServers.%s in %s: Claude Code runs %s mcp for the team's notes", MCPServerName, config, binary), nil
+	return fmt.Sprintf("set mcpServers.%s in %s: Claude Code runs %s mcp for the team's notes", MCPServerName, p.Config, p.Binary), nil
 }
 
 // UnregisterMCP takes the MCP server setup registered out of Claude
@@ -156,7 +183,7 @@ func UnregisterMCP(recordPath string, dry bool, write WriteFunc) (string, error)
 	}
 	cur, mode, err := readUserConfig(rec.Config)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w, so the undo wrote nothing; fix the file, then run it again", err)
 	}
 	now := gjson.GetBytes(cur, mcpKey)
 	if now.Exists() && !sameJSON([]byte(now.Raw), rec.Written) {
@@ -195,8 +222,7 @@ func finishUnregister(path string, dry bool, msg string) (string, error) {
 }
 
 // readUserConfig reads Claude Code's user config, "{}" when there is
-// none, and its mode; a file that is no JSON object is an error, and
-// nothing is written to it.
+// none, and its mode; a file that is no JSON object is an error.
 func readUserConfig(path string) ([]byte, fs.FileMode, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -206,7 +232,7 @@ func readUserConfig(path string) ([]byte, fs.FileMode, error) {
 		return nil, 0, fmt.Errorf("read Claude Code's user config: %w", err)
 	}
 	if p := objectProblem(data); p != "" {
-		return nil, 0, fmt.Errorf("%s is %s, so nothing was written to it; fix the file, then run setup again", path, p)
+		return nil, 0, fmt.Errorf("%s is %s", path, p)
 	}
 	mode := newSettingsMode
 	if fi, err := os.Stat(path); err == nil {

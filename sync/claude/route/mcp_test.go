@@ -10,6 +10,15 @@ import (
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
+// registerMCP plans the registration of binary and writes it.
+func registerMCP(config, record, binary string) (string, error) {
+	p, err := PlanMCP(config, record, binary)
+	if err != nil {
+		return "", err
+	}
+	return p.Apply(false, fsio.WriteFile)
+}
+
 // Registering the MCP server adds teammemd's entry to Claude Code's user
 // config beside what is there, and the undo puts back what it replaced.
 func TestRegisterMCP(t *testing.T) {
@@ -30,8 +39,8 @@ func TestRegisterMCP(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err != nil {
-				t.Fatalf("RegisterMCP = %v", err)
+			if _, err := registerMCP(config, record, "/usr/bin/teammemd"); err != nil {
+				t.Fatalf("registerMCP = %v", err)
 			}
 			data, _ := os.ReadFile(config)
 			if got := gjson.GetBytes(data, "mcpServers.teammemd"); !sameJSON([]byte(got.Raw), []byte(`{"type":"stdio","command":"/usr/bin/teammemd","args":["mcp"]}`)) {
@@ -40,8 +49,8 @@ func TestRegisterMCP(t *testing.T) {
 			if c.before != "" && gjson.GetBytes(data, "userID").String() != gjson.Get(c.before, "userID").String() {
 				t.Errorf("config = %s, want the rest kept", data)
 			}
-			if msg, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err != nil || msg[:9] != "unchanged" {
-				t.Errorf("RegisterMCP again = %q, %v, want unchanged", msg, err)
+			if msg, err := registerMCP(config, record, "/usr/bin/teammemd"); err != nil || msg[:9] != "unchanged" {
+				t.Errorf("registerMCP again = %q, %v, want unchanged", msg, err)
 			}
 			if _, err := UnregisterMCP(record, false, fsio.WriteFile); err != nil {
 				t.Fatalf("UnregisterMCP = %v", err)
@@ -66,7 +75,7 @@ func TestRegisterMCP(t *testing.T) {
 func TestRegisterMCPKeepsTheUsers(t *testing.T) {
 	dir := t.TempDir()
 	config, record := filepath.Join(dir, ".claude.json"), filepath.Join(dir, "claude-setup.json")
-	if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err != nil {
+	if _, err := registerMCP(config, record, "/usr/bin/teammemd"); err != nil {
 		t.Fatal(err)
 	}
 	mine := `{"mcpServers":{"teammemd":{"type":"stdio","command":"/home/me/bin/teammemd","args":["mcp","--repo","acme/app"]}}}`
@@ -83,8 +92,8 @@ func TestRegisterMCPKeepsTheUsers(t *testing.T) {
 	if err := os.WriteFile(config, broken, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RegisterMCP(config, record, "/usr/bin/teammemd", false, fsio.WriteFile); err == nil {
-		t.Error("RegisterMCP on a broken config = nil, want an error")
+	if _, err := registerMCP(config, record, "/usr/bin/teammemd"); err == nil {
+		t.Error("registerMCP on a broken config = nil, want an error")
 	}
 	if data, _ := os.ReadFile(config); string(data) != string(broken) {
 		t.Errorf("broken config = %s, want it untouched", data)

@@ -212,6 +212,13 @@ func TestInspectMCP(t *testing.T) {
 		if tc.want != "" && !strings.Contains(v.MCP, config) {
 			t.Errorf("%s: MCP = %q, want it to name %s", tc.name, v.MCP, config)
 		}
+		wantFix := ""
+		if tc.name == "not JSON" {
+			wantFix = "fix the JSON in " + config
+		}
+		if v.MCPFix != wantFix {
+			t.Errorf("%s: MCPFix = %q, want %q", tc.name, v.MCPFix, wantFix)
+		}
 	}
 }
 
