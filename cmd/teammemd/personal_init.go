@@ -70,8 +70,18 @@ func personalInit(ctx context.Context, f personalFlags, in secretInput, usePass 
 	if err := uploadKey(ctx, env, k, secret, local); err != nil {
 		return err
 	}
-	printInitDone(stdout, env, k, code, env.keys.Where(ctx, env.server))
+	printInitDone(stdout, env, k, heldKey(local) != nil, code, env.keys.Where(ctx, env.server))
 	return nil
+}
+
+// heldKey is the key an earlier init stored here, which init uploads
+// rather than making another: nil when there is none, or when the keys
+// held are a rotation's.
+func heldKey(local personal.Keys) *personal.Key {
+	if len(local.Previous) > 0 {
+		return nil
+	}
+	return local.Current
 }
 
 // newSecret is the secret a new key is wrapped to: a new recovery code,
@@ -89,8 +99,8 @@ func newSecret(in secretInput, usePass bool) (secret, code string, err error) {
 // here, or a new one, stored before it is sent so that no answer lost on
 // the way can leave the server with a key no machine has.
 func initKey(ctx context.Context, env personalEnv, local personal.Keys) (*personal.Key, error) {
-	if local.Current != nil && len(local.Previous) == 0 {
-		return local.Current, nil
+	if k := heldKey(local); k != nil {
+		return k, nil
 	}
 	k, err := personal.NewKey()
 	if err != nil {
@@ -124,8 +134,12 @@ func uploadKey(ctx context.Context, env personalEnv, k *personal.Key, secret str
 	return errors.New("already initialised by another machine meanwhile; run teammemd personal join")
 }
 
-func printInitDone(w io.Writer, env personalEnv, k *personal.Key, code, where string) {
-	fmt.Fprintf(w, "Personal key %s made, kept in %s, and stored on %s wrapped to your ", k.ID(), where, env.server)
+func printInitDone(w io.Writer, env personalEnv, k *personal.Key, held bool, code, where string) {
+	how := " made,"
+	if held {
+		how = ", the one this machine held already,"
+	}
+	fmt.Fprintf(w, "Personal key %s%s kept in %s, and stored on %s wrapped to your ", k.ID(), how, where, env.server)
 	if code == "" {
 		fmt.Fprint(w, "passphrase.\n\n")
 	} else {

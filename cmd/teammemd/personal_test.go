@@ -248,3 +248,32 @@ func TestPersonalErrorsSayItOnce(t *testing.T) {
 		}
 	}
 }
+
+// init on a machine that holds a key the server does not (an init cut
+// short, or the server's keys purged) stores that key on the server and
+// says it is the one held here, not a new one.
+func TestPersonalInitKeepsTheKeyHeldHere(t *testing.T) {
+	srv := servertest.Start(t)
+	t.Setenv(envServer, "")
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	a := newPersonalMachine(t, srv, "")
+	held, err := personal.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", a.xdg)
+	if err := personalKeyStore(login.StorageFile).Save(context.Background(), srv.URL, personal.Keys{Current: held}); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := a.run(t, "", "init")
+	if code != 0 {
+		t.Fatalf("init over a key held here: exit %d\n%s%s", code, stdout, stderr)
+	}
+	want := "Personal key " + held.ID() + ", the one this machine held already, kept in "
+	if !strings.Contains(stdout, want) || strings.Contains(stdout, " made, ") {
+		t.Errorf("init over a key held here printed:\n%s\nwant %q", stdout, want)
+	}
+	if st := a.status(t, 0); st.ServerKeyID != held.ID() {
+		t.Errorf("the server's key after init = %q, want the one held here, %s", st.ServerKeyID, held.ID())
+	}
+}
