@@ -34,7 +34,7 @@ type setupFlags struct {
 
 func (f *setupFlags) register(fs *pflag.FlagSet) {
 	registerInstallFlags(fs, &f.Options)
-	fs.StringVar(&f.route, "route", "", "`hook` or `stores` (default: the best the client has, see the README)")
+	fs.StringVar(&f.route, "route", "", "how the client is shown the team notes, `hook|stores` (default: the best the client has, see the README)")
 	fs.BoolVar(&f.trafficOff, "disable-client-traffic", false, "consent to CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 (the client's telemetry, "+
 		"error reports, update checks and its own memory sync off), which the stores route needs")
 	fs.StringVar(&f.claude, "claude", "", "the Claude Code `executable` to inspect (default: claude on PATH)")
@@ -303,12 +303,21 @@ func setupUndo(f setupFlags, w io.Writer) error {
 	if u.Exact {
 		fmt.Fprintf(w, "restored %s exactly as it was before setup\n", u.Settings)
 	} else {
-		fmt.Fprintf(w, "took teammemd's settings out of %s, which changed since setup; the rest stays (backup of the file before setup: %s)\n", u.Settings, u.Backup)
+		fmt.Fprintf(w, "took teammemd's settings out of %s, which changed since setup; the rest stays (%s)\n", u.Settings, beforeSetup(u.Backup))
 	}
 	for _, k := range u.Kept {
 		fmt.Fprintf(w, "kept env.%s: it was changed after setup\n", k)
 	}
 	return nil
+}
+
+// beforeSetup says where the settings file as it was before setup is
+// kept: its backup, or none, when setup created the file.
+func beforeSetup(backup string) string {
+	if backup == "" {
+		return "setup created the file; there was none before"
+	}
+	return "backup of the file before setup: " + backup
 }
 
 // sayDaemonLeft says, after an undo, what of the daemon is left: its

@@ -297,3 +297,27 @@ func TestSetupClaudeWritesNothingOverABadUserConfig(t *testing.T) {
 		}
 	}
 }
+
+// An undo of a settings file setup created, changed since, takes
+// teammemd's settings out and says setup made the file, where it named an
+// empty backup.
+func TestSetupUndoOfACreatedFileChangedSince(t *testing.T) {
+	home, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	args := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
+		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	if stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", args...); code != 0 {
+		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, settings, strings.Replace(string(b), "{", "{\"theme\": \"dark\",", 1), 0o600)
+	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "", "claude", "--undo")
+	if code != 0 || !strings.Contains(stdout, "setup created the file; there was none before") || strings.Contains(stdout, "before setup: )") {
+		t.Errorf("setup claude --undo: exit %d\n%s%s\nwant it to say setup created the file", code, stdout, stderr)
+	}
+}

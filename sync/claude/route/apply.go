@@ -167,7 +167,11 @@ func undo(r *Record, write WriteFunc) (Undone, error) {
 	}
 	out, kept, err := takeOut(cur, r)
 	if err != nil {
-		return u, fmt.Errorf("the settings %s of Claude Code changed since setup and cannot be undone key by key: %w; the backup is %s", r.Settings, err, r.Backup)
+		before := "setup created the file, so there is no backup"
+		if r.Backup != "" {
+			before = "the backup is " + r.Backup
+		}
+		return u, fmt.Errorf("the settings %s of Claude Code changed since setup and cannot be undone key by key: %w; %s", r.Settings, err, before)
 	}
 	u.Kept, u.Backup = kept, r.Backup
 	return u, write(r.Settings, out, mode)
