@@ -16,6 +16,9 @@ const (
 	msgUnauthorized = "server rejected the token; syncing stops until the token file changes or the config is reloaded"
 	msgDenied       = "token has no access to the repo; syncing stops until the token file changes or the config is reloaded"
 	msgLaneStopped  = "personal lane stopped; it starts again when the personal key changes or the config is reloaded"
+	// msgKeyChangedHere is logged instead when this machine's personal
+	// keys changed since the lane opened, as a rotation here changes them.
+	msgKeyChangedHere = "the personal key changed on this machine since the lane opened; opening it again with it"
 	// A token from the environment is in no file to change: only a
 	// restart with another one changes it.
 	msgUnauthorizedEnv = "server rejected the token from the environment; syncing stops until the daemon restarts with a valid one"
@@ -81,10 +84,28 @@ func (r *repo) halt(err error) bool {
 	if !ok {
 		return false
 	}
-	if r.status.setHalt(state, reason) {
-		r.logHalt(state, err)
+	if !r.status.setHalt(state, reason) {
+		return true
 	}
+	if state == StateLaneStopped && r.keyChangedHere() {
+		// This machine's keys changed since the lane opened: a rotation or
+		// join here, which the lane's engine does not hold yet. No warning;
+		// the lane opens again with them at once.
+		r.log.Info(msgKeyChangedHere, "err", err)
+		select {
+		case r.recheck <- struct{}{}:
+		default:
+		}
+		return true
+	}
+	r.logHalt(state, err)
 	return true
+}
+
+// keyChangedHere reports whether a personal lane's key file changed since
+// the lane was opened.
+func (r *repo) keyChangedHere() bool {
+	return r.spec.KeyFile != "" && fileDigest(r.spec.KeyFile) != r.keyAtOpen
 }
 
 // logHalt logs, once, that the repo stopped in state for err.
@@ -137,7 +158,7 @@ func (r *repo) watchCredential(ctx context.Context) error {
 	if (file == "" && r.spec.KeyFile == "") || r.restart == nil {
 		return nil
 	}
-	seen, seenKey := fileDigest(file), fileDigest(r.spec.KeyFile)
+	seen, seenKey := fileDigest(file), r.keyAtOpen
 	tick := time.NewTicker(r.opts.CredentialCheck)
 	defer tick.Stop()
 	for {
@@ -145,6 +166,7 @@ func (r *repo) watchCredential(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+		case <-r.recheck:
 		}
 		changed := ""
 		switch kind := r.status.haltKind(); {

@@ -342,3 +342,32 @@ func testPersonalLaneWrongKey(t *testing.T) {
 		t.Errorf("mine.md written without a readable key: %v", err)
 	}
 }
+
+// TestPersonalLaneRotatedHere: a rotation made on this machine stores the
+// new key here before the server names it; the lane, opened with the old
+// key, goes on with the new one at once and warns of no rotation
+// elsewhere.
+func TestPersonalLaneRotatedHere(t *testing.T) { bubble(t, testPersonalLaneRotatedHere) }
+
+func testPersonalLaneRotatedHere(t *testing.T) {
+	l := newPersonalLab(t)
+	rec := newLogRecorder()
+	a := l.machine(t, false, func(o *Options) { o.Logger = slog.New(rec) })
+	write(t, a.mem, "before.md", "before\n")
+	a.node.settles(t, a.mem, "before.md pushed", func(r RepoStatus) bool { return r.LastPush != nil && r.LastPush.OK && len(r.Pending) == 0 })
+	other, err := personal.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.keys.Save(context.Background(), l.srv.URL, personal.Keys{Current: other, Previous: []*personal.Key{l.key}}); err != nil {
+		t.Fatal(err)
+	}
+	personaltest.Rotate(t, l.srv.URL, l.token, l.key, other, memsync.WithTransport(newTransport(t)))
+	write(t, a.mem, "after.md", "after\n")
+	eventually(t, "before.md and after.md in the new key's lane", func() bool {
+		return len(personaltest.Entries(t, l.srv.URL, l.token, other.LaneID(slug), other, memsync.WithTransport(newTransport(t)))) == 2
+	})
+	if n := rec.count(msgLaneStopped); n != 0 {
+		t.Errorf("the lane logged %q %d times for a rotation made here, want none", msgLaneStopped, n)
+	}
+}

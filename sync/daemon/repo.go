@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"crypto/sha256"
 	"log/slog"
 	"slices"
 	"time"
@@ -135,6 +136,11 @@ type repo struct {
 	announcedAt time.Time
 	// restart has the daemon open the repo again, reading its token anew.
 	restart func(ctx context.Context)
+	// keyAtOpen, for a personal lane, is the digest of its key file when
+	// the lane was opened with the keys in it; recheck has the credential
+	// watch look at the file at once (halt.go).
+	keyAtOpen [sha256.Size]byte
+	recheck   chan struct{}
 }
 
 func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Options) *repo {
@@ -145,6 +151,10 @@ func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Optio
 		pullReq: make(chan waitAnswer),
 		kick:    make(chan struct{}, 1),
 		own:     newOwnWrites(eng.Identify),
+		recheck: make(chan struct{}, 1),
+	}
+	if spec.KeyFile != "" {
+		r.keyAtOpen = fileDigest(spec.KeyFile)
 	}
 	return r
 }
