@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/personal"
 )
 
@@ -71,7 +73,18 @@ func personalJoin(ctx context.Context, f personalFlags, in secretInput, fromStdi
 	if err := env.keys.Save(ctx, env.server, personal.Keys{Current: k}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Joined: personal key %s kept in %s. The daemon syncs your personal lanes from now on.\n\n%s",
-		k.ID(), env.keys.Where(ctx, env.server), whatSyncs)
+	fmt.Fprintf(stdout, "Joined: personal key %s kept in %s. %s\n\n%s",
+		k.ID(), env.keys.Where(ctx, env.server), whoSyncsLanes(ctx), whatSyncs)
 	return nil
+}
+
+// whoSyncsLanes says that the daemon syncs the personal lanes from now
+// on, or, when none answers on its control socket, how to start it.
+func whoSyncsLanes(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := daemon.FetchStatus(ctx, daemon.SocketPath(runtimeDir())); err != nil {
+		return "No daemon runs on this machine yet: teammemd service install (or teammemd setup claude) runs it as your service, and it syncs your personal lanes."
+	}
+	return "The daemon syncs your personal lanes from now on."
 }

@@ -138,7 +138,8 @@ func TestPersonalInitJoinRotate(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(b.xdg, "teammemd", "personal")); len(entries) != 0 {
 		t.Errorf("a wrong code left %d files in B's key store", len(entries))
 	}
-	if stdout, stderr, code := b.run(t, code1+"\n", "join", "--code-stdin"); code != 0 || !strings.Contains(stdout, "Joined: personal key "+keysA.Current.ID()) {
+	if stdout, stderr, code := b.run(t, code1+"\n", "join", "--code-stdin"); code != 0 || !strings.Contains(stdout, "Joined: personal key "+keysA.Current.ID()) ||
+		!strings.Contains(stdout, "No daemon runs on this machine yet: teammemd service install") {
 		t.Fatalf("join on B: exit %d\n%s%s", code, stdout, stderr)
 	}
 
