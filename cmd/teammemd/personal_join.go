@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/personal"
 )
 
@@ -81,9 +79,7 @@ func personalJoin(ctx context.Context, f personalFlags, in secretInput, fromStdi
 // whoSyncsLanes says that the daemon syncs the personal lanes from now
 // on, or, when none answers on its control socket, how to start it.
 func whoSyncsLanes(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if _, err := daemon.FetchStatus(ctx, daemon.SocketPath(runtimeDir())); err != nil {
+	if _, ok := runningDaemon(ctx); !ok {
 		return "No daemon runs on this machine yet: teammemd service install (or teammemd setup claude) runs it as your service, and it syncs your personal lanes."
 	}
 	return "The daemon syncs your personal lanes from now on."

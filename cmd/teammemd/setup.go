@@ -18,7 +18,6 @@ import (
 	"github.com/teammemd/teammemd/service"
 	"github.com/teammemd/teammemd/sync/claude"
 	"github.com/teammemd/teammemd/sync/claude/route"
-	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/fsio"
 )
 
@@ -243,6 +242,10 @@ func registerMCP(p route.MCPPlan, dry bool, w io.Writer) error {
 // else prints the command that starts the daemon.
 func startService(ctx context.Context, in *service.Installation, f setupFlags, w io.Writer) error {
 	if f.noService {
+		if st, ok := runningDaemon(ctx); ok {
+			fmt.Fprintf(w, "a daemon already runs (pid %d); reload it so that it reads the config: kill -HUP %d\n", st.PID, st.PID)
+			return nil
+		}
 		fmt.Fprintf(w, "start the daemon with:\n    %s\n", in.RunLine())
 		return nil
 	}
@@ -332,9 +335,7 @@ func sayDaemonLeft(ctx context.Context, d deps, w io.Writer) {
 	case err == nil && r.Installed:
 		fmt.Fprintf(w, "the daemon's %s is still installed, not running; teammemd service uninstall removes it\n", r.Name)
 	default:
-		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if st, err := daemon.FetchStatus(sctx, daemon.SocketPath(runtimeDir())); err == nil {
+		if st, ok := runningDaemon(ctx); ok {
 			fmt.Fprintf(w, "a daemon started by hand still runs (pid %d) and syncs until you stop it\n", st.PID)
 		}
 	}

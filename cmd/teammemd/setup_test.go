@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 	"github.com/teammemd/teammemd/sync/claude/route"
 	"github.com/teammemd/teammemd/sync/daemon"
+	"github.com/teammemd/teammemd/sync/daemon/control"
 )
 
 // setupCLI runs "teammemd setup args..." with the systemd manager and rec.
@@ -319,5 +321,31 @@ func TestSetupUndoOfACreatedFileChangedSince(t *testing.T) {
 	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "", "claude", "--undo")
 	if code != 0 || !strings.Contains(stdout, "setup created the file; there was none before") || strings.Contains(stdout, "before setup: )") {
 		t.Errorf("setup claude --undo: exit %d\n%s%s\nwant it to say setup created the file", code, stdout, stderr)
+	}
+}
+
+// setup claude --no-service with a daemon already running says to reload
+// it, not to start one.
+func TestSetupNoServiceWithADaemonRunning(t *testing.T) {
+	_, bin := serviceHome(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	sock := daemon.SocketPath(runtimeDir())
+	ln, err := control.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- control.Serve(ctx, ln, func() any { return daemon.Status{PID: 4242, Repos: []daemon.RepoStatus{}} }, slog.New(slog.DiscardHandler))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	args := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
+		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", args...)
+	if code != 0 || !strings.Contains(stdout, "a daemon already runs (pid 4242); reload it so that it reads the config: kill -HUP 4242") ||
+		strings.Contains(stdout, "start the daemon with") {
+		t.Errorf("setup claude --no-service with a daemon running: exit %d\n%s%s\nwant the reload named", code, stdout, stderr)
 	}
 }
