@@ -77,8 +77,8 @@ func (e *Engine) checkWritable(key string) error {
 // no valid file name on this system. It does not look for a secret in the
 // name.
 func CheckNoteKey(key string) error {
-	if err := api.ValidateKey(key, api.Limits{}); err != nil {
-		return err
+	if problem := api.KeyProblem(key, api.Limits{}); problem != "" {
+		return fmt.Errorf("not a valid key: %s", problem)
 	}
 	if !api.IsSyncableKey(key) {
 		return fmt.Errorf("%s does not sync: hidden, or not a .md or .txt file", key)

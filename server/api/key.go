@@ -21,6 +21,11 @@ func ValidateKey(key string, lim Limits) error {
 	return nil
 }
 
+// KeyProblem names the rule of PROTOCOL.md section 8 key breaks, with the
+// key limits of lim, "" when it breaks none: ValidateKey's reason, for a
+// client that words it for its user.
+func KeyProblem(key string, lim Limits) string { return keyProblem(key, lim) }
+
 func keyProblem(key string, lim Limits) string {
 	maxBytes, maxSegments := lim.KeyLimits()
 	switch {

@@ -23,8 +23,8 @@ func memoryKey(p string) (string, error) {
 	if rest == "" {
 		return "", nil
 	}
-	if err := api.ValidateKey(rest, api.Limits{}); err != nil {
-		return "", toolErrorf("Path %s is not a valid memory path: %v", p, err)
+	if problem := api.KeyProblem(rest, api.Limits{}); problem != "" {
+		return "", toolErrorf("Path %s is not a valid memory path: %s", p, problem)
 	}
 	return rest, nil
 }

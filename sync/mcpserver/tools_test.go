@@ -158,13 +158,13 @@ func TestWriteRefused(t *testing.T) {
 	}{
 		{"deploy-keys.md", scantest.AWSNote(aws), scantest.AWSRule},
 		{"creds/" + aws + ".md", "plain\n", scantest.AWSRule},
-		{"../outside.md", "x\n", "invalid key"},
+		{"../outside.md", "x\n", "not a valid key: dot path segment"},
 		{"notes.json", "{}\n", "does not sync"},
 		{".hidden.md", "x\n", "does not sync"},
 	}
 	for _, tt := range tests {
 		msg := c.callErr(t, "memory_write", map[string]any{"key": tt.key, "content": tt.content})
-		if !strings.Contains(msg, tt.want) || strings.Contains(msg, aws) {
+		if !strings.Contains(msg, tt.want) || strings.Contains(msg, aws) || strings.Contains(msg, api.CodeInvalidKey) {
 			t.Errorf("memory_write(%q) = %q, want it refused naming %q, never the secret", api.RedactKey(tt.key), msg, tt.want)
 		}
 		if got := claudetest.ReadNote(t, dir, tt.key); got != "<missing>" {
