@@ -292,4 +292,8 @@ type session struct {
 	chain writeChain
 	// scannedWhole and scannedNamed say which scans the session made.
 	scannedWhole, scannedNamed bool
+	// noRoom is the last refusal for want of room (Rejection.forRoom) the
+	// session's push met, nil before one: from then on the push sends no
+	// file held back for room, which would only be refused again.
+	noRoom *Rejection
 }

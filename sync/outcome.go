@@ -149,6 +149,14 @@ func answerOutcome(status int, code, op string) Outcome {
 	return RetryLater
 }
 
+// forRoom reports whether r refuses the content for want of room on the
+// server (the personal quota, a repo's entry limit) rather than for what
+// it holds: room depends on what the server holds, so the same content
+// may be taken once notes are deleted or the limit is raised.
+func (r Rejection) forRoom() bool {
+	return r.Code == api.CodePersonalQuota || r.Code == api.CodeTooManyEntries
+}
+
 // requestError is a failed request with the operation it was for, which
 // tells a 403 on a push (the token may still read) from one on a read.
 type requestError struct {

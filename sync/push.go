@@ -138,6 +138,7 @@ func (s *session) accept(b batch, resp api.PutResponse) {
 		s.st.ServerChecksums[u.Key] = u.Sum
 		s.st.Base[u.Key] = u.Sum
 		delete(s.st.Tombstones, u.Key)
+		delete(s.st.Rejected, u.Key) // one refused for want of room before
 		s.rep.Pushed = append(s.rep.Pushed, u.Key)
 	}
 	for _, k := range b.Deletes {
@@ -183,10 +184,11 @@ func (s *session) acceptProposal(b batch, resp api.PutResponse) {
 	s.accept(stored, resp)
 }
 
-// noteRejection remembers a permanent refusal of one key's content so it is
-// not sent again until the file changes, and returns err. The refusal is
-// recorded under the key as the server named it: redacted when the
-// server's rules found a secret in the name.
+// noteRejection remembers a refusal of one key's content so it is not sent
+// again until the file changes, or, for want of room, in this push
+// (holdRejected), and returns err. The refusal is recorded under the key
+// as the server named it: redacted when the server's rules found a secret
+// in the name.
 func (s *session) noteRejection(err error, b batch) error {
 	var ae *api.Error
 	if !errors.As(err, &ae) || Classify(err) != Refused {
@@ -201,7 +203,11 @@ func (s *session) noteRejection(err error, b batch) error {
 			if s.st.Rejected == nil {
 				s.st.Rejected = map[string]Rejection{}
 			}
-			s.st.Rejected[key] = Rejection{Checksum: u.Sum, Code: ae.Code, Message: ae.Message}
+			r := Rejection{Checksum: u.Sum, Code: ae.Code, Message: ae.Message}
+			s.st.Rejected[key] = r
+			if r.forRoom() {
+				s.noRoom = &r
+			}
 			return &rejectedError{key: key, err: err}
 		}
 	}
@@ -209,7 +215,9 @@ func (s *session) noteRejection(err error, b batch) error {
 }
 
 // splitRefused returns b as batches of one item each when err refuses b
-// for good without naming one of its entries, and nil otherwise.
+// for good without naming one of its entries, and nil otherwise. The
+// deletions go first, so that the room they make on the server is there
+// for the entries when the refusal was for want of room.
 func splitRefused(err error, b batch) []batch {
 	var ae *api.Error
 	if !errors.As(err, &ae) || Classify(err) != Refused || len(b.Entries)+len(b.Deletes) < 2 {
@@ -222,11 +230,11 @@ func splitRefused(err error, b batch) []batch {
 		}
 	}
 	parts := make([]batch, 0, len(b.Entries)+len(b.Deletes))
-	for _, u := range b.Entries {
-		parts = append(parts, batch{Entries: []upload{u}})
-	}
 	for _, k := range b.Deletes {
 		parts = append(parts, batch{Deletes: []string{k}})
+	}
+	for _, u := range b.Entries {
+		parts = append(parts, batch{Entries: []upload{u}})
 	}
 	return parts
 }

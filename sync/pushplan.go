@@ -68,7 +68,8 @@ func (c *capRoom) admit(u upload) bool {
 
 // changed decides from state alone whether one local file may be part of
 // the delta: its content differs from what the server holds, the change is
-// local, and the server has not refused this exact content before.
+// local, and the server has not refused this exact content before, or
+// refused it for want of room and the push has met no such refusal yet.
 func (s *session) changed(k string, le IndexEntry) bool {
 	_, onServer := s.st.ServerChecksums[k]
 	_, tomb := s.st.Tombstones[k]
@@ -82,11 +83,27 @@ func (s *session) changed(k string, le IndexEntry) bool {
 		return false // proposed as it is: the server holds it for review
 	}
 	if r, rk, ok := s.rejection(k); ok {
-		if r.Checksum == le.Hash {
-			s.refusedContent(rk, r)
-			return false
+		if r.Checksum != le.Hash {
+			delete(s.st.Rejected, rk)
+			return true
 		}
-		delete(s.st.Rejected, rk)
+		return !s.holdRejected(rk, r)
+	}
+	return true
+}
+
+// holdRejected reports whether the file whose exact content r refused,
+// recorded under key, stays out of the push, and reports it when it does:
+// a refusal of the content always, one for want of room once the push met
+// such a refusal, which gives the reason.
+func (s *session) holdRejected(key string, r Rejection) bool {
+	switch {
+	case !r.forRoom():
+		s.refusedContent(key, r)
+	case s.noRoom == nil:
+		return false // there may be room now: sent again
+	default:
+		s.refusedForRoom(key, *s.noRoom)
 	}
 	return true
 }
@@ -204,4 +221,15 @@ func (s *session) refused(key, reason string) {
 // exact content before, as r says.
 func (s *session) refusedContent(key string, r Rejection) {
 	s.refused(key, fmt.Sprintf("the server refused this content (%s): %s; it is sent again once the file changes", r.Code, r.Message))
+}
+
+// refusedForRoom reports key as left out because the server has no room,
+// as r, the push's refusal, says; once a push, with the reason of the
+// first round that left it out: the refusal of key itself, when the push
+// sent it.
+func (s *session) refusedForRoom(key string, r Rejection) {
+	if slices.ContainsFunc(s.rep.Refused, func(f Skipped) bool { return f.Key == key }) {
+		return
+	}
+	s.refused(key, fmt.Sprintf("the server has no room for it (%s): %s; it is sent again at the next push", r.Code, r.Message))
 }

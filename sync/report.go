@@ -49,9 +49,10 @@ type Report struct {
 	Skipped []Skipped
 	// Refused lists the files the push left out because the server refuses
 	// them, with the reason (each is also in Skipped): content refused for
-	// good (400, 413, 422), sent again once the file changes, or a new file
-	// over the server's entry limit, sent once there is room. The rest of
-	// the push went ahead.
+	// good (400, 413, 422), sent again once the file changes, or a file the
+	// server has no room for (past the personal quota, a new file over the
+	// entry limit), sent again by the next push. The rest of the push went
+	// ahead.
 	Refused []Skipped
 	// OverCap, when set, counts the files left unsent because the
 	// server's entry limit leaves no room for them (each is also in

@@ -47,7 +47,7 @@ type State struct {
 	// when unknown): its markers as last seen, and the deletions of keys
 	// in Base it no longer marks (see knownDeletions).
 	Tombstones map[string]int64 `json:"tombstones,omitempty"`
-	// Rejected maps key to a permanent refusal of that exact content.
+	// Rejected maps key to the server's refusal of that exact content.
 	Rejected map[string]Rejection `json:"rejected,omitempty"`
 	// Review maps key to its local change that the server holds for
 	// review (PROTOCOL.md section 14).
@@ -67,8 +67,10 @@ type State struct {
 	PullAgain bool `json:"pullAgain,omitempty"`
 }
 
-// Rejection is a server's permanent (4xx) refusal of one key's content;
-// the key is not sent again until the file changes.
+// Rejection is a server's 4xx refusal of one key's content. A refusal of
+// the content itself holds the key back until the file changes; one for
+// want of room (forRoom) holds it back for the rest of the push, and the
+// next push sends it again.
 type Rejection struct {
 	Checksum string `json:"checksum"`
 	Code     string `json:"code"`

@@ -48,16 +48,17 @@ type alice struct {
 	plan      Plan
 }
 
-// personalLab is a real server, and alice's personal key stored there.
+// personalLab is a real server (started with opts), and alice's personal
+// key stored there.
 type personalLab struct {
 	srv   *servertest.Server
 	token string
 	key   *personal.Key
 }
 
-func newPersonalLab(t *testing.T) *personalLab {
+func newPersonalLab(t *testing.T, opts ...servertest.Option) *personalLab {
 	t.Helper()
-	srv := startServer(t)
+	srv := startServer(t, opts...)
 	k, err := personal.NewKey()
 	if err != nil {
 		t.Fatal(err)
