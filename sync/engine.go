@@ -292,6 +292,10 @@ type session struct {
 	chain writeChain
 	// scannedWhole and scannedNamed say which scans the session made.
 	scannedWhole, scannedNamed bool
+	// maxEntries is the server's entry cap as a 413 of this push gave it,
+	// 0 before one: each push learns it afresh, as the server's admin may
+	// have raised it since the last.
+	maxEntries int
 	// noRoom is the last refusal for want of room (Rejection.forRoom) the
 	// session's push met, nil before one: from then on the push sends no
 	// file held back for room, which would only be refused again.

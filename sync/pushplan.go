@@ -27,8 +27,8 @@ func (s *session) pushKeys(local map[string]IndexEntry) []string {
 	return keys
 }
 
-// capRoom admits uploads while the server's learned entry cap leaves room
-// for new keys, counting from the state before the push's first batch.
+// capRoom admits uploads while the entry cap the push learned leaves room
+// for new keys, counting from the state before the round's first batch.
 type capRoom struct {
 	s     *session
 	limit int
@@ -38,7 +38,7 @@ type capRoom struct {
 // newCapRoom starts a push's count of the room under the entry cap, with
 // deletes keys about to be deleted.
 func (s *session) newCapRoom(deletes int) *capRoom {
-	limit := s.st.ServerMaxEntries
+	limit := s.maxEntries
 	if limit > 0 {
 		s.rep.OverCap = nil
 	}

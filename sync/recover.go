@@ -9,9 +9,9 @@ import (
 )
 
 // recover handles a failed batch chain before the next round: 412 brings
-// the server's changes in, a too-many-entries 413 teaches the entry cap, a
-// refusal pinned on one key leaves that key out. Any other error ends the
-// push.
+// the server's changes in, a too-many-entries 413 teaches the push the
+// entry cap, a refusal pinned on one key leaves that key out. Any other
+// error ends the push.
 func (s *session) recover(ctx context.Context, err error) error {
 	var rej *rejectedError
 	if errors.As(err, &rej) {
@@ -31,7 +31,7 @@ func (s *session) recover(ctx context.Context, err error) error {
 		if !ok || limit <= 0 {
 			return err
 		}
-		s.st.ServerMaxEntries = limit
+		s.maxEntries = limit
 		s.log.Warn("server entry cap reached", "maxEntries", limit)
 		return nil
 	}

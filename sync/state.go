@@ -41,7 +41,9 @@ type State struct {
 	// Base maps key to the checksum both sides agreed on at the last sync:
 	// the merge base that tells a local edit from a teammate's.
 	Base map[string]string `json:"base"`
-	// ServerMaxEntries is the server's entry cap learned from a 413.
+	// ServerMaxEntries is not used: a push learns the server's entry cap
+	// from the 413 it meets, as the server's admin may raise it. A state
+	// file that holds it still loads.
 	ServerMaxEntries int `json:"serverMaxEntries,omitempty"`
 	// Tombstones are the keys known deleted on the server (Unix ms; 0
 	// when unknown): its markers as last seen, and the deletions of keys
