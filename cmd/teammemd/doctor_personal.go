@@ -120,7 +120,7 @@ func (d *doctor) checkQuota(lanes api.LanesResponse) {
 	q := lanes.Quota
 	detail := fmt.Sprintf("%d of %d entries, %s of %s", q.UsedEntries, q.MaxEntries, byteSize(q.UsedBytes), byteSize(q.MaxBytes))
 	if (q.MaxEntries > 0 && q.UsedEntries >= q.MaxEntries) || (q.MaxBytes > 0 && q.UsedBytes >= q.MaxBytes) {
-		d.report(checkFail, "personal quota", detail+": full, new notes stay on this machine", "remove private notes you no longer need, or ask the server's operator for more")
+		d.report(checkFail, "personal quota", detail+": full, new notes stay on this machine", "remove private notes you no longer need, or ask the server's operator for more; the notes held back are sent by the lane's next push, or by a reload of the daemon")
 		return
 	}
 	d.report(checkOK, "personal quota", detail, "")
