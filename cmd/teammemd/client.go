@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 
 	"github.com/spf13/pflag"
@@ -32,8 +33,11 @@ type clientFlags struct {
 // register adds --server, --token-file and --state-dir to fs.
 func (c *clientFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.server, "server", "", "server `URL` (default $"+envServer+", then [client] server)")
-	fs.StringVar(&c.tokenFile, "token-file", "", "`file` holding the API token (default $"+envToken+
-		" itself, then a file named by $"+envTokenFile+", then [client] token_file)")
+	fs.Func("token-file", "`file` holding the API token (default $"+envToken+
+		" itself, then a file named by $"+envTokenFile+", then [client] token_file)", func(v string) error {
+		c.tokenFile = absPath(v)
+		return nil
+	})
 	c.registerStateDir(fs)
 }
 
@@ -48,9 +52,22 @@ func (c *clientFlags) registerStateDir(fs *pflag.FlagSet) {
 func (c clientFlags) resolve(file memsync.ClientConfig) memsync.ClientConfig {
 	return memsync.ClientConfig{
 		Server:    cmp.Or(c.server, os.Getenv(envServer), file.Server),
-		TokenFile: cmp.Or(c.tokenFile, os.Getenv(envTokenFile), file.TokenFile),
+		TokenFile: cmp.Or(c.tokenFile, absPath(os.Getenv(envTokenFile)), file.TokenFile),
 		StateDir:  cmp.Or(c.stateDir, os.Getenv(envStateDir), file.StateDir, stateDir()),
 	}
+}
+
+// absPath is p made absolute against the working directory, so that the
+// daemon's messages and a status read elsewhere name the file itself; ""
+// stays "", and p stays as it is when the working directory is unknown.
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // errNoServer says every way to name the server.
@@ -63,7 +80,7 @@ var errNoServer = usageError{errors.New("no server: pass --server, set " + envSe
 func newTokenRule(c clientFlags, file memsync.ClientConfig) credential.Rule {
 	return credential.Rule{
 		FlagFile:    c.tokenFile,
-		GeneralFile: cmp.Or(os.Getenv(envTokenFile), file.TokenFile),
+		GeneralFile: cmp.Or(absPath(os.Getenv(envTokenFile)), file.TokenFile),
 		EnvToken:    os.Getenv(envToken),
 		Logins:      loginStore(""),
 		HTTP:        loginHTTPClient(),

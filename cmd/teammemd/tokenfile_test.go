@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/teammemd/teammemd/server/servertest"
+	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
 
@@ -142,4 +145,30 @@ func repoIn(st daemon.Status, repo string) daemon.RepoStatus {
 		}
 	}
 	return daemon.RepoStatus{}
+}
+
+// A token file named by a relative path, with --token-file or
+// $TEAMMEMD_TOKEN_FILE, is taken against the working directory and named
+// by its absolute path from then on, as a daemon's reasons name it in a
+// status read from anywhere.
+func TestRelativeTokenFileMadeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv(envTokenFile, "env-token")
+	var c clientFlags
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	c.register(fs)
+	if got := c.resolve(memsync.ClientConfig{}).TokenFile; got != filepath.Join(dir, "env-token") {
+		t.Errorf("$%s=env-token resolves to %q, want %s", envTokenFile, got, filepath.Join(dir, "env-token"))
+	}
+	if err := fs.Parse([]string{"--token-file", "sub/token"}); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "sub", "token")
+	if got := c.resolve(memsync.ClientConfig{}).TokenFile; got != want {
+		t.Errorf("--token-file sub/token resolves to %q, want %s", got, want)
+	}
+	if got := newTokenRule(c, memsync.ClientConfig{}).FlagFile; got != want {
+		t.Errorf("the token rule's flag file = %q, want %s", got, want)
+	}
 }
