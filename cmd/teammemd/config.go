@@ -148,7 +148,18 @@ func decodeFile(path string, data []byte) (Config, error) {
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		return cfg, inConfig(path, unknownKeysError(string(data), undecoded))
 	}
+	cfg.Scan.GitleaksConfig = besideConfig(path, cfg.Scan.GitleaksConfig)
 	return cfg, nil
+}
+
+// besideConfig is file, a path the config file at path names, taken
+// relative to the config file's directory when it is not absolute: the
+// same file whatever directory a command, or the service, runs in.
+func besideConfig(path, file string) string {
+	if file == "" || filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(filepath.Dir(path), file)
 }
 
 // xdgDir returns $env when it is an absolute path, else $HOME/fallback.

@@ -109,7 +109,7 @@ var configDocs = map[string]keyDoc{
 	"client.state_dir":                         {def: "$XDG_STATE_HOME/teammemd", doc: "Where the sync state, conflict copies and scan cache live ($TEAMMEMD_STATE_DIR, --state-dir)."},
 	"client.allow_insecure":                    {doc: "Send the token over plain http:// to a host that is not loopback."},
 	"client.share_user_notes":                  {doc: "Push notes of type user, which Claude Code's rules make personal; by default they are held back."},
-	"scan.gitleaks_config":                     {doc: "A .gitleaks.toml whose rules replace the default gitleaks ruleset, or extend it when it sets [extend] useDefault = true. Unset, the full default ruleset."},
+	"scan.gitleaks_config":                     {doc: "A .gitleaks.toml whose rules replace the default gitleaks ruleset, or extend it when it sets [extend] useDefault = true; a relative path is taken from the config file's directory. Unset, the full default ruleset."},
 	"scan.allow_paths":                         {doc: "Regular expressions; a file whose path matches one is not scanned."},
 	"scan.allow_regexes":                       {doc: "Regular expressions; a finding whose secret matches one is dropped."},
 	"scan.allow_stopwords":                     {doc: "Words; a finding whose secret contains one (case-insensitive) is dropped."},
