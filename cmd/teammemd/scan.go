@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -64,7 +65,8 @@ func runScan(ctx context.Context, configPath, format, cacheFile *string, args []
 		return exitError{code: 2, err: err}
 	}
 	findings, files, err := s.CountedPaths(ctx, args)
-	if err != nil {
+	var unread *scan.PathsError
+	if err != nil && !errors.As(err, &unread) {
 		return exitError{code: 2, err: err}
 	}
 	if err := s.Flush(); err != nil {
@@ -73,8 +75,21 @@ func runScan(ctx context.Context, configPath, format, cacheFile *string, args []
 	if err := scan.Write(stdout, *format, findings); err != nil {
 		return exitError{code: 2, err: err}
 	}
-	if len(findings) > 0 {
-		return exitError{code: 1, err: fmt.Errorf("scan: %d secret(s) found", len(findings))}
+	return scanOutcome(stderr, findings, files, unread)
+}
+
+// scanOutcome says how a scan ended: secrets found exit 1, with the paths
+// it could not read named on stderr; else those paths exit 2; else the
+// summary of a clean scan.
+func scanOutcome(stderr io.Writer, findings []scan.Finding, files int, unread *scan.PathsError) error {
+	found := fmt.Errorf("scan: %d secret(s) found", len(findings))
+	switch {
+	case len(findings) > 0 && unread != nil:
+		return exitError{code: 1, err: errors.Join(found, fmt.Errorf("and these paths were not scanned:\n%w", unread))}
+	case len(findings) > 0:
+		return exitError{code: 1, err: found}
+	case unread != nil:
+		return exitError{code: 2, err: fmt.Errorf("%w\n(%d other %s scanned: no secrets found)", unread, files, checkup.Plural(files, "file", "files"))}
 	}
 	return scanSummary(stderr, files)
 }

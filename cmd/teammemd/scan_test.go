@@ -87,3 +87,39 @@ func TestScanExampleConfigsLoad(t *testing.T) {
 		}
 	}
 }
+
+// A path that cannot be read does not hide what the others hold: their
+// findings are reported, the path is named, and the exit says secrets
+// were found; with no finding, the path's error exits 2.
+func TestScanReportsFindingsBesideAMissingPath(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("TEAMMEMD_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	dirty, clean, missing := filepath.Join(home, "dirty"), filepath.Join(home, "clean"), filepath.Join(home, "missing")
+	secret := "AK" + "IAZ52HGXYRN4WBTEST"
+	for _, dir := range []string{dirty, clean} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(dirty, "a.md"), "key: "+secret+"\n", 0o600)
+	writeFile(t, filepath.Join(clean, "a.md"), "# Notes\n", 0o600)
+	for _, tt := range []struct {
+		args    []string
+		want    int
+		finding bool
+	}{
+		{[]string{"scan", dirty, missing}, 1, true},
+		{[]string{"scan", missing, dirty}, 1, true},
+		{[]string{"scan", clean, missing}, 2, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tt.args, &stdout, &stderr)
+		got := exitCode(context.Background(), err, &stderr)
+		if got != tt.want || strings.Contains(stdout.String(), "aws-access-token") != tt.finding || !strings.Contains(stderr.String(), missing) {
+			t.Errorf("run(%q) = exit %d, stdout %q, stderr %q; want exit %d, the finding reported: %v, the missing path named",
+				tt.args, got, stdout.String(), stderr.String(), tt.want, tt.finding)
+		}
+	}
+}
