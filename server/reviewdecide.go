@@ -28,7 +28,7 @@ func (s *Server) Approve(ctx context.Context, p auth.Principal, id int64, edit a
 	}
 	if prop.Subject == p.Subject {
 		return ProposalView{}, api.NewError(http.StatusForbidden, api.CodeACLDenied,
-			"a reviewer cannot approve their own proposal: another reviewer must")
+			"a reviewer cannot approve their own proposal: another reviewer must").With("reason", api.ReasonOwnProposal)
 	}
 	wr := store.Write{Repo: prop.Repo, Entries: prop.Entries, Deletes: prop.Deletes, Subject: prop.Subject, Time: s.now().UTC()}
 	edited := len(edit.Entries)+len(edit.Deletes) > 0

@@ -49,9 +49,15 @@ func newReviewLab(t *testing.T) reviewLab {
 // propose PUTs entries as alice, as any client would.
 func (l reviewLab) propose(t *testing.T, entries map[string]string) {
 	t.Helper()
+	l.proposeAs(t, l.alice, entries)
+}
+
+// proposeAs PUTs entries with token.
+func (l reviewLab) proposeAs(t *testing.T, token string, entries map[string]string) {
+	t.Helper()
 	body, _ := json.Marshal(api.PutRequest{Entries: entries})
 	req, _ := http.NewRequest(http.MethodPut, l.srv.URL+api.Path+"?repo=acme%2Fapp", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+l.alice)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -213,5 +219,16 @@ func TestReviewUnknownProposal(t *testing.T) {
 			strings.Contains(stderr, "server URL") {
 			t.Errorf("review %s: exit %d, stderr %q, want 1 and no proposal 99, without blaming the server URL", strings.Join(args, " "), code, stderr)
 		}
+	}
+}
+
+// A reviewer approving their own proposal is told another reviewer must,
+// and not to ask for a grant, which would not help.
+func TestReviewApproveOwnProposal(t *testing.T) {
+	l := newReviewLab(t)
+	l.proposeAs(t, l.carol, map[string]string{"own.md": "mine\n"})
+	_, stderr, code := l.review(t, l.carol, "approve", "1")
+	if code == 0 || !strings.Contains(stderr, "another reviewer must") || strings.Contains(stderr, "grant") {
+		t.Errorf("review approve of one's own proposal: exit %d, stderr %q; want refused, saying another reviewer must, and no grant asked for", code, stderr)
 	}
 }

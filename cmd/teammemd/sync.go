@@ -234,6 +234,10 @@ func explainSyncError(err error) error {
 	case memsync.TokenRejected:
 		return fmt.Errorf("%w: run teammemd login, or set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
 	case memsync.NoAccess, memsync.ReadOnly:
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Reason() != "" {
+			return err // the server's message says what to do; no grant changes it
+		}
 		return fmt.Errorf("%w: ask the server's admin for a grant", err)
 	}
 	if errors.Is(err, memsync.ErrLocked) {

@@ -94,6 +94,18 @@ func NewError(status int, code, message string) *Error {
 }
 
 // With returns e with details key set to v.
+// ReasonOwnProposal is the details.reason of the 403 a reviewer gets for
+// approving their own proposal (PROTOCOL.md section 14): no grant allows
+// it, so a client asks for none.
+const ReasonOwnProposal = "own_proposal"
+
+// Reason is details.reason, which says why a refusal is not the usual one
+// of its code, "" when it has none.
+func (e *Error) Reason() string {
+	r, _ := e.Details["reason"].(string)
+	return r
+}
+
 func (e *Error) With(key string, v any) *Error {
 	if e.Details == nil {
 		e.Details = map[string]any{}
