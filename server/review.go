@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/teammemd/teammemd/server/api"
@@ -250,7 +251,7 @@ func (s *Server) checkReason(ctx context.Context, reason string) error {
 		return nil
 	}
 	return api.NewError(http.StatusUnprocessableEntity, api.CodeSecretDetected,
-		"the reason looks like it holds a secret; nothing was recorded").With("rule_ids", rules)
+		fmt.Sprintf("the reason looks like it holds a secret (rule %s); nothing was recorded", strings.Join(rules, ", "))).With("rule_ids", rules)
 }
 
 // textRules are the ids of the secret scan's rules that match text, a

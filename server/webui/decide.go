@@ -101,13 +101,25 @@ func (u *UI) servePurgeProposal(w http.ResponseWriter, r *http.Request, s *sessi
 	u.decided(w, r, s, v.Proposal, "purged", err, proposalForm{})
 }
 
+// refusalText says why the server refused a decision, in the page's
+// words where the protocol's would not tell a reviewer what to do.
+func refusalText(e *api.Error) string {
+	if e.Code == api.CodePrecondition {
+		return "the repo changed since this page was shown, so nothing was written: the page below shows it as it is now; check the diff and your edit, then approve again"
+	}
+	return e.Message
+}
+
 // decided answers a decision on p: back to the proposal, which shows the
 // outcome, or, when the server refused it, the proposal again with the
 // refusal and the form as it was sent.
 func (u *UI) decided(w http.ResponseWriter, r *http.Request, s *session, p store.Proposal, what string, err error, form proposalForm) {
 	var apiErr *api.Error
 	if errors.As(err, &apiErr) {
-		form.err = apiErr.Message
+		form.err = refusalText(apiErr)
+		if apiErr.Code == api.CodeSecretDetected {
+			form.reason = "" // a reason that holds a secret is not sent back
+		}
 		u.showProposal(w, r, s, p.ID, apiErr.Status, form)
 		return
 	}

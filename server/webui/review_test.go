@@ -177,8 +177,9 @@ func TestReviewConflict(t *testing.T) {
 	}
 	edited := "Page the secondary, then the manager.\n"
 	p = carol.decide("edit", first, url.Values{"if_match": {stale}, "content:oncall.md": {strings.ReplaceAll(edited, "\n", "\r\n")}})
-	if p.status != http.StatusPreconditionFailed || !strings.Contains(p.body, "Page the secondary, then the manager.") {
-		t.Errorf("edit against a stale checksum = %d %q, want 412 with the edit kept in the form", p.status, p.body)
+	if p.status != http.StatusPreconditionFailed || !strings.Contains(p.body, "Page the secondary, then the manager.") ||
+		!strings.Contains(p.body, "changed since this page was shown") {
+		t.Errorf("edit against a stale checksum = %d %q, want 412 saying the repo changed, with the edit kept in the form", p.status, p.body)
 	}
 	p = carol.decide("edit", first, url.Values{"if_match": {shown.ifMatch(t)}, "content:oncall.md": {strings.ReplaceAll(edited, "\n", "\r\n")}})
 	if p.status != http.StatusOK || !strings.Contains(p.body, "with the reviewer's edits") {
@@ -286,5 +287,20 @@ func TestReviewNewRepoListed(t *testing.T) {
 	eve := signedIn(t, srv, "eve", grant("other/lib", store.LevelRead))
 	if p := eve.get("/ui/"); strings.Contains(p.body, "acme/fresh") {
 		t.Errorf("repos list of a person without a grant names acme/fresh: %q", p.body)
+	}
+}
+
+// TestReviewSecretInReason: a rejection reason holding a secret is refused
+// naming the rule, and the page does not send the reason back.
+func TestReviewSecretInReason(t *testing.T) {
+	team := startReviewTeam(t)
+	id := propose(t, team.srv, team.alice, "acme/app", map[string]string{"oncall.md": "Page the secondary first.\n"})
+	carol := signedIn(t, team.srv, "carol", grant("acme/app", store.LevelReview))
+	p := carol.decide("reject", id, url.Values{"reason": {"use the key " + reviewMarker}})
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, "holds a secret (rule ") || strings.Contains(p.body, reviewMarker) {
+		t.Errorf("reject with a secret in the reason = %d %q, want 422 naming the rule, without the reason", p.status, p.body)
+	}
+	if got := proposal(t, team.srv, id); got.State != store.ProposalPending {
+		t.Errorf("proposal after the refused rejection = %s, want pending", got.State)
 	}
 }
