@@ -144,7 +144,9 @@ func (b uiBackend) HistoryPage(ctx context.Context, repo, key string, before int
 }
 
 // Limit implements webui.Backend with the per-subject rate limit of the
-// API.
-func (b uiBackend) Limit(subject string) error {
+// API, and names the session's subject and mode in r's access log line.
+func (b uiBackend) Limit(r *http.Request, subject, mode string) error {
+	info := infoFrom(r.Context())
+	info.subject, info.mode = subject, mode
 	return b.s.limit(noHeaders{}, subject)
 }

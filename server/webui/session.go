@@ -250,7 +250,7 @@ func (u *UI) signedIn(next sessionHandler) http.HandlerFunc {
 			u.fail(w, r, s, errForged)
 			return
 		}
-		if err := u.backend.Limit(s.Subject); err != nil {
+		if err := u.backend.Limit(r, s.Subject, s.Mode); err != nil {
 			u.fail(w, r, s, err)
 			return
 		}

@@ -70,9 +70,10 @@ type Backend interface {
 	HistoryPage(ctx context.Context, repo, key string, before int64) (revs []store.Revision, next int64, err error)
 	// Reviews is the review lane, as the API offers it.
 	Reviews
-	// Limit spends one request of subject's rate limit, the API's; an
-	// *api.Error when none is left.
-	Limit(subject string) error
+	// Limit spends one request of subject's rate limit, the API's, for r,
+	// a request of subject's session signed in with mode, which the
+	// server's access log then names; an *api.Error when none is left.
+	Limit(r *http.Request, subject, mode string) error
 	// CheckReason refuses, with an *api.Error, a reason to be kept (a
 	// purge's, in the audit log) in which the secret scan finds a secret.
 	CheckReason(ctx context.Context, reason string) error
