@@ -113,7 +113,8 @@ func printHistory(w io.Writer, revs []api.Revision, withKey bool) error {
 }
 
 // revSize is a revision's size in bytes, "deleted", or "pruned" for one
-// whose content the server no longer keeps.
+// whose content the server no longer keeps (dropped by its retention, or
+// purged: the history does not tell them apart, the audit does).
 func revSize(r api.Revision) string {
 	switch {
 	case r.Deleted:
