@@ -22,7 +22,8 @@ type repoTarget struct {
 
 // findTarget finds the repo a one-repo command works on, as the daemon
 // runs it: from --dir and --repo; else the git checkout in the current
-// directory, with what the config sets for it; else the config's repo
+// directory, or the Claude Code project whose team directory holds it,
+// with what the config sets for it; else the config's repo
 // when it names exactly one, or the one whose team directory holds the
 // current directory. flagHint is how to name a repo with the command's
 // own flags, for the error when none is found.
@@ -38,6 +39,12 @@ func findTarget(f syncFlags, cfg Config, flagHint string) (repoTarget, error) {
 	if gitErr == nil {
 		return specTarget(daemon.SpecFor(cfg.Daemon, clientDefaults(f, cfg), found)), nil
 	}
+	if found, ok, err := claudeTeamDirRepo(); ok {
+		if err != nil {
+			return repoTarget{}, usageError{fmt.Errorf("this is a Claude Code project's team directory, but %w (or %s)", err, flagHint)}
+		}
+		return specTarget(daemon.SpecFor(cfg.Daemon, clientDefaults(f, cfg), found)), nil
+	}
 	specs := configSpecs(f, cfg)
 	if len(specs) == 1 {
 		return specTarget(specs[0]), nil
@@ -50,6 +57,16 @@ func findTarget(f syncFlags, cfg Config, flagHint string) (repoTarget, error) {
 	}
 	return repoTarget{}, usageError{fmt.Errorf("the config names %d repos and the current directory is in none of them: "+
 		"run this in one's checkout or team directory, or %s; the repos: %s", len(specs), flagHint, specNames(specs))}
+}
+
+// claudeTeamDirRepo is the repo of the Claude Code project whose team
+// directory holds the current directory; ok is false when none does.
+func claudeTeamDirRepo() (claude.Repo, bool, error) {
+	home, err := claude.Home()
+	if err != nil {
+		return claude.Repo{}, false, nil
+	}
+	return claude.RepoOfTeamDir(home, ".")
 }
 
 // specNames lists specs for an error: each repo with its team directory.

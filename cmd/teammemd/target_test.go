@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 // lint, and the commands that settle or read one repo, find their repo as
@@ -54,5 +57,24 @@ func TestRepoFoundInConfig(t *testing.T) {
 		if tt.args[0] == "lint" && strings.Contains(stderr, "--repo") {
 			t.Errorf("%s: the hint names --repo, which lint has not: %s", tt.name, stderr)
 		}
+	}
+}
+
+// In a Claude Code project's team directory, with no config at all (the
+// server and token from the environment), a one-repo command finds the
+// project's repo as discovery maps it back to its checkout.
+func TestRepoFoundFromClaudeTeamDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed: install git to run the tests on git checkouts (.ci/run does)")
+	}
+	isolateConfig(t)
+	base, home := claudetest.Home(t)
+	checkout := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
+	team := claudetest.ProjectDir(t, home, checkout, claudetest.CwdLine(t, checkout))
+	t.Setenv("TEAMMEMD_CONFIG", writeConfig(t, ""))
+	t.Chdir(team)
+	target, err := findTarget(syncFlags{}, Config{}, "pass --dir")
+	if err != nil || target.repo != "acme/app" || target.dir != team {
+		t.Errorf("findTarget in %s = %+v, %v; want acme/app in that directory", team, target, err)
 	}
 }

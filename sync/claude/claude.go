@@ -104,6 +104,31 @@ func CheckoutOf(home, dir string) (checkout string, ok bool) {
 	return "", true
 }
 
+// RepoOfTeamDir maps dir, a Claude Code project's team directory under the
+// config home or a directory in it, back to the project's repo as
+// discovery does (by the project's name, or a session transcript's
+// working directory). ok is false when dir is in no project's team
+// directory; err says why a project's could not be mapped.
+func RepoOfTeamDir(home, dir string) (repo Repo, ok bool, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Repo{}, false, err
+	}
+	rel, err := filepath.Rel(projectsDir(home), abs)
+	if err != nil {
+		return Repo{}, false, nil
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) < 3 || parts[0] == ".." || parts[0] == "." || parts[1] != "memory" || parts[2] != "team" {
+		return Repo{}, false, nil
+	}
+	p, err := project(filepath.Join(projectsDir(home), parts[0]))
+	if err != nil {
+		return Repo{}, true, err
+	}
+	return p.Repo, true, nil
+}
+
 // MemoryDirOf returns the memory directory of the Claude Code project
 // whose team directory, under the config home, is dir: ok is false when
 // dir is not a project's team directory there.
