@@ -30,7 +30,11 @@ func Write(w io.Writer, format string, findings []Finding) error {
 // terminal (api.Printable).
 func writeText(w io.Writer, findings []Finding) error {
 	for _, f := range findings {
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", api.Printable(f.File), f.Line, f.Column, f.RuleID, f.Redacted); err != nil {
+		at := api.Printable(f.File)
+		if f.Line > 0 {
+			at += fmt.Sprintf(":%d:%d", f.Line, f.Column)
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s: %s\n", at, f.RuleID, f.Redacted); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}

@@ -13,10 +13,11 @@ var reportFindings = []Finding{
 
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write(&b, "text", reportFindings[:1]); err != nil {
+	if err := Write(&b, "text", reportFindings); err != nil {
 		t.Fatal(err)
 	}
-	want := "team/a.md:3:7: aws-access-token: key: [REDACTED]\n"
+	// A finding in the file's name has no line: the path alone.
+	want := "team/a.md:3:7: aws-access-token: key: [REDACTED]\nteam/b.p12: pkcs12-file: [file name matches pkcs12-file]\n"
 	if got := b.String(); got != want {
 		t.Errorf("Write(text) = %q, want %q", got, want)
 	}
