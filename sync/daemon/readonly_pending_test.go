@@ -241,6 +241,13 @@ func testReadOnlyPulledNotPending(t *testing.T) {
 func TestReadOnlyPulledNotPendingLater(t *testing.T) { bubble(t, testReadOnlyPulledNotPendingLater) }
 
 func testReadOnlyPulledNotPendingLater(t *testing.T) {
+	pulledUpdatedRestarted(t, func(o *Options) { o.Watch.Rescan = 300 * time.Millisecond })
+}
+
+// pulledUpdatedRestarted runs a reader with edit's options; a teammate's
+// notes arrive by its change wait, then an update of one, then the reader
+// restarts on the same state: nothing is listed pending at any step.
+func pulledUpdatedRestarted(t *testing.T, edit func(*Options)) {
 	srv, readOnly, tm := readerSetup(t)
 	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
 	dir, state := t.TempDir(), t.TempDir()
@@ -248,18 +255,14 @@ func testReadOnlyPulledNotPendingLater(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go spy.poll(ctx, time.Millisecond)
 	defer cancel()
-	edit := func(o *Options) { o.Watch.Rescan = 300 * time.Millisecond }
 	n := startReader(t, srv, readOnly, dir, state, spy, edit)
 	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
-
 	tm.push(t, readerNotes)
 	waitFiles(t, dir, readerNotes)
 	staysUnpending(t, n, dir, 2*time.Second)
-
-	tm.push(t, map[string]string{"a.md": "note a, updated\n"})
+	tm.push(t, map[string]string{"a.md": "note a, updated\n", "sub/c.md": "c\n"})
 	eventually(t, "a.md updated", fileIs(filepath.Join(dir, "a.md"), "note a, updated\n"))
 	staysUnpending(t, n, dir, 2*time.Second)
-
 	spy.off.Store(true)
 	n.stop(t)
 	n2 := startReader(t, srv, readOnly, dir, state, spy, edit)
@@ -302,29 +305,7 @@ func testReadOnlyPulledNotPendingInDebounce(t *testing.T) {
 
 // The same three steps on the real watcher (fsnotify) and real TCP, in
 // real time.
-func TestReadOnlyPulledNotPendingRealWatcher(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	ctx, cancel := context.WithCancel(context.Background())
-	go spy.poll(ctx, time.Millisecond)
-	defer cancel()
-	n := startReader(t, srv, readOnly, dir, state, spy, nil)
-	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
-	tm.push(t, readerNotes)
-	waitFiles(t, dir, readerNotes)
-	staysUnpending(t, n, dir, 2*time.Second)
-	tm.push(t, map[string]string{"a.md": "note a, updated\n", "sub/c.md": "c\n"})
-	eventually(t, "a.md updated", fileIs(filepath.Join(dir, "a.md"), "note a, updated\n"))
-	staysUnpending(t, n, dir, 2*time.Second)
-	spy.off.Store(true)
-	n.stop(t)
-	n2 := startReader(t, srv, readOnly, dir, state, spy, nil)
-	n2.settles(t, dir, "idle after restart", func(r RepoStatus) bool { return r.State == StateIdle })
-	staysUnpending(t, n2, dir, 2*time.Second)
-	spy.report(t)
-}
+func TestReadOnlyPulledNotPendingRealWatcher(t *testing.T) { pulledUpdatedRestarted(t, nil) }
 
 // A reader whose push of a file of its own was refused (pushes stopped)
 // pulls a teammate's notes: a rescan in the batch with the pull's writes
