@@ -211,6 +211,42 @@ func readerSetup(t *testing.T) (*servertest.Server, string, *roTeammate) {
 	return srv, readOnly, newROTeammate(t, srv)
 }
 
+// firstNote makes the repo exist before a reader starts.
+var firstNote = map[string]string{"first.md": "so the repo exists\n"}
+
+// readerCase is a real server holding a teammate's first notes, and the
+// read-only token, directories and spy of a reader to start.
+type readerCase struct {
+	srv        *servertest.Server
+	readOnly   string
+	tm         *roTeammate
+	dir, state string
+	spy        *pendingSpy
+}
+
+// newReaderCase has the teammate push first; an empty dir is a new
+// temporary directory. With polled, the spy reads the status every
+// millisecond until the test ends.
+func newReaderCase(t *testing.T, first map[string]string, dir string, polled bool) *readerCase {
+	srv, readOnly, tm := readerSetup(t)
+	tm.push(t, first)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	c := &readerCase{srv: srv, readOnly: readOnly, tm: tm, dir: dir, state: t.TempDir(), spy: &pendingSpy{dir: dir}}
+	if polled {
+		ctx, cancel := context.WithCancel(context.Background())
+		go c.spy.poll(ctx, time.Millisecond)
+		t.Cleanup(cancel)
+	}
+	return c
+}
+
+// start starts the reader with edit's options.
+func (c *readerCase) start(t *testing.T, edit func(*Options)) *node {
+	return startReader(t, c.srv, c.readOnly, c.dir, c.state, c.spy, edit)
+}
+
 func waitFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for k, v := range files {
@@ -222,18 +258,12 @@ func waitFiles(t *testing.T, dir string, files map[string]string) {
 func TestReadOnlyPulledNotPending(t *testing.T) { bubble(t, testReadOnlyPulledNotPending) }
 
 func testReadOnlyPulledNotPending(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, readerNotes)
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	ctx, cancel := context.WithCancel(context.Background())
-	go spy.poll(ctx, time.Millisecond)
-	defer cancel()
-	n := startReader(t, srv, readOnly, dir, state, spy, func(o *Options) { o.Watch.Rescan = 300 * time.Millisecond })
-	waitFiles(t, dir, readerNotes)
-	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle })
-	staysUnpending(t, n, dir, 2*time.Second) // past the debounce and several rescans
-	spy.report(t)
+	c := newReaderCase(t, readerNotes, "", true)
+	n := c.start(t, func(o *Options) { o.Watch.Rescan = 300 * time.Millisecond })
+	waitFiles(t, c.dir, readerNotes)
+	n.settles(t, c.dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle })
+	staysUnpending(t, n, c.dir, 2*time.Second) // past the debounce and several rescans
+	c.spy.report(t)
 }
 
 // The reader runs first; the notes arrive by its change wait, then a
@@ -248,27 +278,21 @@ func testReadOnlyPulledNotPendingLater(t *testing.T) {
 // notes arrive by its change wait, then an update of one, then the reader
 // restarts on the same state: nothing is listed pending at any step.
 func pulledUpdatedRestarted(t *testing.T, edit func(*Options)) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	ctx, cancel := context.WithCancel(context.Background())
-	go spy.poll(ctx, time.Millisecond)
-	defer cancel()
-	n := startReader(t, srv, readOnly, dir, state, spy, edit)
-	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
-	tm.push(t, readerNotes)
-	waitFiles(t, dir, readerNotes)
-	staysUnpending(t, n, dir, 2*time.Second)
-	tm.push(t, map[string]string{"a.md": "note a, updated\n", "sub/c.md": "c\n"})
-	eventually(t, "a.md updated", fileIs(filepath.Join(dir, "a.md"), "note a, updated\n"))
-	staysUnpending(t, n, dir, 2*time.Second)
-	spy.off.Store(true)
+	c := newReaderCase(t, firstNote, "", true)
+	n := c.start(t, edit)
+	n.settles(t, c.dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
+	c.tm.push(t, readerNotes)
+	waitFiles(t, c.dir, readerNotes)
+	staysUnpending(t, n, c.dir, 2*time.Second)
+	c.tm.push(t, map[string]string{"a.md": "note a, updated\n", "sub/c.md": "c\n"})
+	eventually(t, "a.md updated", fileIs(filepath.Join(c.dir, "a.md"), "note a, updated\n"))
+	staysUnpending(t, n, c.dir, 2*time.Second)
+	c.spy.off.Store(true)
 	n.stop(t)
-	n2 := startReader(t, srv, readOnly, dir, state, spy, edit)
-	n2.settles(t, dir, "idle after restart", func(r RepoStatus) bool { return r.State == StateIdle })
-	staysUnpending(t, n2, dir, 2*time.Second)
-	spy.report(t)
+	n2 := c.start(t, edit)
+	n2.settles(t, c.dir, "idle after restart", func(r RepoStatus) bool { return r.State == StateIdle })
+	staysUnpending(t, n2, c.dir, 2*time.Second)
+	c.spy.report(t)
 }
 
 // The notes arrive while the watcher's debounce runs: a directory made
@@ -278,15 +302,10 @@ func TestReadOnlyPulledNotPendingInDebounce(t *testing.T) {
 }
 
 func testReadOnlyPulledNotPendingInDebounce(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	ctx, cancel := context.WithCancel(context.Background())
-	go spy.poll(ctx, time.Millisecond)
-	defer cancel()
+	c := newReaderCase(t, firstNote, "", true)
+	dir, tm, spy := c.dir, c.tm, c.spy
 	// A long debounce: the pull lands inside it.
-	n := startReader(t, srv, readOnly, dir, state, spy, func(o *Options) {
+	n := c.start(t, func(o *Options) {
 		o.Watch.Debounce, o.Watch.MaxWait, o.Watch.Rescan = 700*time.Millisecond, 3*time.Second, 500*time.Millisecond
 	})
 	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
@@ -315,11 +334,9 @@ func TestReadOnlyPulledNotPendingWhileStopped(t *testing.T) {
 }
 
 func testReadOnlyPulledNotPendingWhileStopped(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	n := startReader(t, srv, readOnly, dir, state, spy, func(o *Options) {
+	c := newReaderCase(t, firstNote, "", false)
+	dir, tm, spy := c.dir, c.tm, c.spy
+	n := c.start(t, func(o *Options) {
 		o.Watch.Debounce, o.Watch.MaxWait, o.Watch.Rescan = 300*time.Millisecond, 3*time.Second, 400*time.Millisecond
 	})
 	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
@@ -342,11 +359,9 @@ func TestReadOnlyPulledNotPendingWithEdit(t *testing.T) {
 }
 
 func testReadOnlyPulledNotPendingWithEdit(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	n := startReader(t, srv, readOnly, dir, state, spy, func(o *Options) {
+	c := newReaderCase(t, firstNote, "", false)
+	dir, tm, spy := c.dir, c.tm, c.spy
+	n := c.start(t, func(o *Options) {
 		o.Watch.Debounce, o.Watch.MaxWait, o.Watch.Rescan = time.Second, 5*time.Second, time.Hour
 	})
 	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live && len(r.Debouncing) == 0 })
@@ -370,18 +385,12 @@ func testReadOnlyPulledNotPendingWithEdit(t *testing.T) {
 // The team directory does not exist when the reader starts: its first pull
 // makes it, and the watcher attaches to it with a rescan (real watcher).
 func TestReadOnlyPulledNotPendingMissingDir(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, readerNotes)
-	dir, state := filepath.Join(t.TempDir(), "team"), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	ctx, cancel := context.WithCancel(context.Background())
-	go spy.poll(ctx, time.Millisecond)
-	defer cancel()
-	n := startReader(t, srv, readOnly, dir, state, spy, nil)
-	waitFiles(t, dir, readerNotes)
-	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle })
-	staysUnpending(t, n, dir, 3*time.Second)
-	spy.report(t)
+	c := newReaderCase(t, readerNotes, filepath.Join(t.TempDir(), "team"), true)
+	n := c.start(t, nil)
+	waitFiles(t, c.dir, readerNotes)
+	n.settles(t, c.dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle })
+	staysUnpending(t, n, c.dir, 3*time.Second)
+	c.spy.report(t)
 }
 
 // A reader's own files, refused, stay pending while they differ from the
@@ -391,11 +400,9 @@ func TestReadOnlyPendingDropsRevertedFile(t *testing.T) {
 }
 
 func testReadOnlyPendingDropsRevertedFile(t *testing.T) {
-	srv, readOnly, tm := readerSetup(t)
-	tm.push(t, map[string]string{"first.md": "so the repo exists\n"})
-	dir, state := t.TempDir(), t.TempDir()
-	spy := &pendingSpy{dir: dir}
-	n := startReader(t, srv, readOnly, dir, state, spy, func(o *Options) {
+	c := newReaderCase(t, firstNote, "", false)
+	dir := c.dir
+	n := c.start(t, func(o *Options) {
 		o.Watch.Debounce, o.Watch.MaxWait, o.Watch.Rescan = 300*time.Millisecond, 3*time.Second, time.Hour
 	})
 	n.settles(t, dir, "idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Live })
