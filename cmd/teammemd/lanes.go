@@ -34,19 +34,12 @@ const keyDirCheck = 5 * time.Second
 // join stores starts the lanes of its server without a reload.
 func watchPersonalKeys(ctx context.Context, dir string, every time.Duration, changed func()) error {
 	seen := dirDigest(dir)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
+	return onTick(ctx, every, func() {
 		if cur := dirDigest(dir); cur != seen {
 			seen = cur
 			changed()
 		}
-	}
+	})
 }
 
 // dirDigest names the files in dir with their sizes and times, "" when it

@@ -395,6 +395,15 @@ func rediscover(ctx context.Context, d *daemon.Daemon, f runFlags, rules *tokenR
 // it: once a token file is written or the server is back, the project
 // starts without a reload.
 func retryDiscovery(ctx context.Context, pending func() bool, every time.Duration, again func()) error {
+	return onTick(ctx, every, func() {
+		if pending() {
+			again()
+		}
+	})
+}
+
+// onTick calls fn every interval until ctx is done.
+func onTick(ctx context.Context, every time.Duration, fn func()) error {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -403,9 +412,7 @@ func retryDiscovery(ctx context.Context, pending func() bool, every time.Duratio
 			return nil
 		case <-tick.C:
 		}
-		if pending() {
-			again()
-		}
+		fn()
 	}
 }
 
