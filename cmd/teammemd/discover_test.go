@@ -37,13 +37,7 @@ func TestRunPicksUpNewClaudeProject(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Chdir(t.TempDir())
 	cfg := writeConfig(t, "[client]\nserver = '"+srv.URL+"'\n[daemon]\ndiscover_claude_projects = true\n")
-	args := []string{"--config", cfg, "--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock"), "--log-format", "json"}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 1000)}
-	done := make(chan error, 1)
-	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, logs) }()
-	awaitLog(t, logs.lines, done, "daemon starting")
+	stop := startDiscoveringDaemon(t, cfg)
 
 	checkout := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
 	team := claude.TeamDir(home, checkout)
@@ -53,11 +47,8 @@ func TestRunPicksUpNewClaudeProject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(team, "MEMORY.md"), []byte("# team\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	awaitOnServer(ctx, t, srv, "acme/app", "MEMORY.md", nil)
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v, want nil", err)
-	}
+	awaitOnServer(context.Background(), t, srv, "acme/app", "MEMORY.md", nil)
+	stop()
 }
 
 // With Claude Code's config directory unknown (no $CLAUDE_CONFIG_DIR and no
@@ -103,13 +94,7 @@ func TestRunStartsDiscoveredProjectOnceTokenFileWritten(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Chdir(t.TempDir())
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[daemon]\ndiscover_claude_projects = true\n", srv.URL, tokenFile))
-	args := []string{"--config", cfg, "--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock"), "--log-format", "json"}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 1000)}
-	done := make(chan error, 1)
-	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, logs) }()
-	awaitLog(t, logs.lines, done, "daemon starting")
+	stop := startDiscoveringDaemon(t, cfg)
 	if _, err := os.Stat(team); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("team directory with no token: stat = %v, want it not made", err)
 	}
@@ -127,8 +112,31 @@ func TestRunStartsDiscoveredProjectOnceTokenFileWritten(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v, want nil", err)
+	stop()
+}
+
+// startDiscoveringDaemon runs "teammemd run" with the config file cfg
+// until stop, which wants it to end without an error, and waits until it
+// has started.
+func startDiscoveringDaemon(t *testing.T, cfg string) (stop func()) {
+	t.Helper()
+	args := []string{"--config", cfg, "--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "ctl.sock"), "--log-format", "json"}
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &lineWriter{lines: make(chan string, 1000)}
+	done := make(chan error, 1)
+	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, logs) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runDaemon() = %v, want nil", err)
+		}
 	}
+	t.Cleanup(stop)
+	awaitLog(t, logs.lines, done, "daemon starting")
+	return stop
 }

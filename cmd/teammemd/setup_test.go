@@ -206,11 +206,8 @@ func TestServiceInstallOffersSetup(t *testing.T) {
 // JSON is said to be so.
 func TestSetupUndoDryRun(t *testing.T) {
 	home, bin := serviceHome(t)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
 	settings := filepath.Join(home, ".claude", "settings.json")
-	args := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
-		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	args := hookSetupArgs(t, bin)
 	if stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", args...); code != 0 {
 		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -305,11 +302,8 @@ func TestSetupClaudeWritesNothingOverABadUserConfig(t *testing.T) {
 // empty backup.
 func TestSetupUndoOfACreatedFileChangedSince(t *testing.T) {
 	home, bin := serviceHome(t)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
 	settings := filepath.Join(home, ".claude", "settings.json")
-	args := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
-		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	args := hookSetupArgs(t, bin)
 	if stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", args...); code != 0 {
 		t.Fatalf("setup claude: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -328,8 +322,6 @@ func TestSetupUndoOfACreatedFileChangedSince(t *testing.T) {
 // it, not to start one.
 func TestSetupNoServiceWithADaemonRunning(t *testing.T) {
 	_, bin := serviceHome(t)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
 	sock := daemon.SocketPath(runtimeDir())
 	ln, err := control.Listen(sock)
 	if err != nil {
@@ -341,11 +333,22 @@ func TestSetupNoServiceWithADaemonRunning(t *testing.T) {
 		done <- control.Serve(ctx, ln, func() any { return daemon.Status{PID: 4242, Repos: []daemon.RepoStatus{}} }, slog.New(slog.DiscardHandler))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	args := []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
-		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
+	args := hookSetupArgs(t, bin)
 	stdout, stderr, code := setupCLI(t, &cmdRecorder{}, "tmd_x", args...)
 	if code != 0 || !strings.Contains(stdout, "a daemon already runs (pid 4242); reload it so that it reads the config: kill -HUP 4242") ||
 		strings.Contains(stdout, "start the daemon with") {
 		t.Errorf("setup claude --no-service with a daemon running: exit %d\n%s%s\nwant the reload named", code, stdout, stderr)
 	}
+}
+
+// hookSetupArgs are the arguments of a "setup claude" on the hook route
+// with bin, a fake client of a version that has it, for a new checkout of
+// acme/app, and no service; CLAUDE_CONFIG_DIR is unset, so the client's
+// config is under $HOME.
+func hookSetupArgs(t *testing.T, bin string) []string {
+	t.Helper()
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	checkout := claudetest.Checkout(t, filepath.Join(t.TempDir(), "app"), "git@github.com:acme/app.git")
+	return []string{"claude", "--binary", bin, "--server", "https://teammemd.example.com", "--token-stdin", "--checkout", checkout,
+		"--claude", claudetest.FakeClient(t, "2.1.88", "api_key"), "--no-service"}
 }
