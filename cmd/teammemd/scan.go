@@ -22,7 +22,9 @@ func newScanCmd() *cobra.Command {
 		Short: "Scan files and directories for secrets",
 		Long: `Scan files and directories for secrets with the rules the daemon applies
 before a push (gitleaks' and the config's [scan]), and report each finding
-as text, JSON or SARIF. Exits 1 when it finds a secret, 2 on an error.`,
+as text, JSON or SARIF. Exits 1 when it finds a secret, 2 on an error; a
+path it cannot read is named and the others are scanned, and exits 2 when
+nothing was found.`,
 		Example: `  teammemd scan team/
   teammemd scan team/ --format json
   teammemd scan notes.md --format sarif --cache ""`,
