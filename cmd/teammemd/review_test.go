@@ -200,7 +200,8 @@ func TestSyncOnReviewedRepo(t *testing.T) {
 	}
 	t.Setenv("TEAMMEMD_TOKEN", l.alice)
 	out, _, _ = runCLI(t, append([]string{"sync"}, l.repoArgs...)...)
-	if !strings.Contains(out, "review    deploy.md: rejected by carol: we never use 9999") || !strings.Contains(out, "up to date") {
+	if !strings.Contains(out, "review    deploy.md: rejected by carol: we never use 9999") || !strings.Contains(out, "up to date") ||
+		!strings.Contains(out, "or take the team's copy with teammemd show deploy.md") {
 		t.Errorf("sync after the rejection = %q, want the reason and nothing sent", out)
 	}
 	if got, _ := os.ReadFile(note); string(got) != "port 9999\n" {

@@ -253,8 +253,8 @@ func explainSyncError(err error) error {
 // file keeps it either way.
 func reviewNoteLine(n memsync.ReviewNote) string {
 	if n.State == memsync.ReviewRejected {
-		return fmt.Sprintf("rejected by %s: %s (proposal %d; your file keeps your change: edit it to propose it again)",
-			api.Printable(n.Reviewer), api.Printable(n.Reason), n.Proposal)
+		return fmt.Sprintf("rejected by %s: %s (proposal %d; your file keeps your change: edit it to propose it again, or take the team's copy with teammemd show %s)",
+			api.Printable(n.Reviewer), api.Printable(n.Reason), n.Proposal, api.Printable(n.Key))
 	}
 	return fmt.Sprintf("pending review (proposal %d): teammates get it once a reviewer approves it", n.Proposal)
 }
