@@ -206,7 +206,7 @@ func (s *session) noteRejection(err error, b batch) error {
 			r := Rejection{Checksum: u.Sum, Code: ae.Code, Message: ae.Message}
 			s.st.Rejected[key] = r
 			if r.forRoom() {
-				s.noRoom = &r
+				s.noRoom, s.rep.NoRoom = &r, true
 			}
 			return &rejectedError{key: key, err: err}
 		}

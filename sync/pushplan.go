@@ -231,5 +231,6 @@ func (s *session) refusedForRoom(key string, r Rejection) {
 	if slices.ContainsFunc(s.rep.Refused, func(f Skipped) bool { return f.Key == key }) {
 		return
 	}
+	s.rep.NoRoom = true
 	s.refused(key, fmt.Sprintf("the server has no room for it (%s): %s; it is sent again at the next push", r.Code, r.Message))
 }

@@ -54,6 +54,11 @@ type Report struct {
 	// entry limit), sent again by the next push. The rest of the push went
 	// ahead.
 	Refused []Skipped
+	// NoRoom is set when the push left files out for want of room on the
+	// server (the personal quota, a repo's entry limit; they are in
+	// Refused): a push after room was made, by a deletion pulled, say,
+	// sends them.
+	NoRoom bool
 	// OverCap, when set, counts the files left unsent because the
 	// server's entry limit leaves no room for them (each is also in
 	// Skipped).

@@ -95,3 +95,61 @@ func remove(t *testing.T, dir, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPersonalLaneRoomMadeElsewhere: a note held for want of room is sent
+// once another machine's deletion, pulled here, makes room, with nothing
+// changed on this machine and no reload.
+func TestPersonalLaneRoomMadeElsewhere(t *testing.T) { bubble(t, testPersonalLaneRoomMadeElsewhere) }
+
+func testPersonalLaneRoomMadeElsewhere(t *testing.T) {
+	l := newPersonalLab(t, servertest.WithConfig(func(c *server.Config) { c.Personal.MaxEntries = 3 }))
+	a := l.machine(t, false, nil)
+	for i := 1; i <= 4; i++ {
+		k := fmt.Sprintf("q%d.md", i)
+		write(t, a.mem, k, quotaNote(k))
+	}
+	a.node.settles(t, a.mem, "q4.md held for room", heldForRoom("q4.md"))
+	b := l.machine(t, false, nil)
+	eventually(t, "q1.md on the other machine", fileIs(filepath.Join(b.mem, "q1.md"), quotaNote("q1.md")))
+	time.Sleep(1200 * time.Millisecond) // past the debounce of the pull's own writes
+	remove(t, b.mem, "q1.md")
+	eventually(t, "q1.md deleted on the first machine", func() bool {
+		_, err := os.Stat(filepath.Join(a.mem, "q1.md"))
+		return os.IsNotExist(err)
+	})
+	a.node.settles(t, a.mem, "q4.md sent once the deletion made room", func(s RepoStatus) bool { return len(s.Held) == 0 })
+	if !l.laneHolds(t, "q4.md", quotaNote("q4.md")) {
+		t.Error("the lane does not hold q4.md after the deletion pulled made room")
+	}
+}
+
+// TestTeamRepoRoomMadeByATeammate: a file a team repo's entry limit left
+// out is sent once a teammate's deletion, pulled here, makes room, with
+// nothing changed on this machine.
+func TestTeamRepoRoomMadeByATeammate(t *testing.T) { bubble(t, testTeamRepoRoomMadeByATeammate) }
+
+func testTeamRepoRoomMadeByATeammate(t *testing.T) {
+	srv := startServer(t, servertest.WithLimits(api.Limits{MaxEntries: 2}))
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirA, Server: srv.URL, Source: "test"}}}, nil)
+	for _, k := range []string{"a.md", "b.md", "c.md"} {
+		write(t, dirA, k, k+"\n")
+	}
+	a.settles(t, dirA, "c.md left out over the limit", func(s RepoStatus) bool {
+		return len(serverEntries(t, srv)) == 2 && len(s.Held) == 1
+	})
+	held, _ := a.repoStatus(dirA)
+	startNode(t, srv.Token, Plan{Specs: []Spec{{Repo: slug, Dir: dirB, Server: srv.URL, Source: "test"}}}, nil)
+	gone := "a.md"
+	if held.Held[0].Path == "a.md" {
+		gone = "b.md"
+	}
+	eventually(t, gone+" on the teammate's machine", fileIs(filepath.Join(dirB, gone), gone+"\n"))
+	time.Sleep(1200 * time.Millisecond) // past the debounce of the pull's own writes
+	remove(t, dirB, gone)
+	eventually(t, "the held file sent once the teammate's deletion made room", func() bool {
+		e := serverEntries(t, srv)
+		_, sent := e[held.Held[0].Path]
+		return len(e) == 2 && sent
+	})
+}

@@ -32,6 +32,10 @@ type worker struct {
 	// releaseOwed is set by a pull or push that moved at least
 	// ReleaseAfter entries; the memory is released once the pass is over.
 	releaseOwed bool
+	// noRoom is set while the last push left files out for want of room
+	// on the server (Report.NoRoom, Report.OverCap); a pull that deletes
+	// notes may have made room, and a push follows it (pullForWait).
+	noRoom bool
 }
 
 // provenanceTimeout bounds one refresh of the provenance record, so the
@@ -186,8 +190,10 @@ func (w *worker) tryOnce(ctx context.Context) {
 // pullThenPush pulls when a pull is owed, then pushes unless the pull
 // failed.
 func (w *worker) pullThenPush(ctx context.Context) {
-	if w.pullOwed && w.pull(ctx, nil) != nil {
-		return
+	if w.pullOwed {
+		if _, err := w.pull(ctx, nil); err != nil {
+			return
+		}
 	}
 	w.push(ctx)
 }
@@ -195,7 +201,8 @@ func (w *worker) pullThenPush(ctx context.Context) {
 // pullForWait pulls because the change wait saw the repo change, then
 // pushes when a push is due and no retry will make it: files are pending,
 // or deletions are held back and the change may have lifted the refusal
-// (a "teammemd sync --allow-mass-delete" elsewhere, say).
+// (a "teammemd sync --allow-mass-delete" elsewhere, say), or the last push
+// left files out for want of room and the pull deleted notes (roomMade).
 //
 // It pulls nothing when, with no pull owed, the engine holds the checksum
 // the wait answered with, or has moved on from the one it was armed with:
@@ -209,16 +216,28 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 		w.log.Debug("change wait saw the repo's own writes")
 		return nil
 	}
-	err := w.pull(ctx, &a.hashes)
-	if err == nil && !w.waiting && w.status.hasUnsent() {
+	deleted, err := w.pull(ctx, &a.hashes)
+	if err == nil && !w.waiting && (w.status.hasUnsent() || w.roomMade(deleted)) {
 		w.push(ctx)
 	}
 	return err
 }
 
+// roomMade reports whether a pull that deleted notes may have made the
+// room the last push lacked; then pushes resume, for the files it held.
+func (w *worker) roomMade(deleted int) bool {
+	if !w.noRoom || deleted == 0 {
+		return false
+	}
+	w.log.Info("a pull deleted notes; pushing the files held for want of room", "deleted", deleted)
+	w.unsuppress()
+	return true
+}
+
 // pull runs one pull, with the hashes of a change wait's answer as its
-// hint when hint is not nil, and records it; a failure is retried.
-func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) error {
+// hint when hint is not nil, and records it; a failure is retried. It
+// returns how many notes the pull deleted.
+func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) (int, error) {
 	w.status.setOp(StatePulling)
 	var rep memsync.Report
 	var err error
@@ -231,7 +250,7 @@ func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) error {
 	w.status.setOp("")
 	w.status.clearRetry(retryPull)
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
 	w.status.noteReach(err)
 	w.recordPull(rep, err)
@@ -240,7 +259,7 @@ func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) error {
 		w.pullOwed = true
 		w.noteUnsent()
 		w.failed(ctx, retryPull, err)
-		return err
+		return 0, err
 	}
 	w.pullOwed = rep.PullAgain
 	if rep.Rebaselined {
@@ -250,7 +269,7 @@ func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) error {
 		w.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
 	}
 	w.owe(len(rep.Pulled) + len(rep.Deleted))
-	return nil
+	return len(rep.Deleted), nil
 }
 
 // push runs one push and records it, unless pushes are stopped. Deletions
@@ -269,6 +288,7 @@ func (w *worker) push(ctx context.Context) {
 	}
 	w.status.noteReach(err)
 	w.recordPush(rep, err)
+	w.noRoom = rep.NoRoom || rep.OverCap != nil
 	w.own.note(rep) // an emptied directory's notes, written again
 	var mass *memsync.MassDeletionError
 	switch {
