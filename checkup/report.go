@@ -42,7 +42,7 @@ func NewReport(w io.Writer) *Report { return &Report{out: w} }
 // Add prints one check's line: its outcome, name and detail, and for a
 // failure the fix.
 func (r *Report) Add(outcome, name, detail, fix string) {
-	line := fmt.Sprintf("%-4s  %-9s %s", outcome, name, detail)
+	line := fmt.Sprintf("%-4s  %-14s %s", outcome, name, detail)
 	c := Check{Outcome: outcome, Name: name, Detail: detail}
 	if outcome == Fail {
 		r.failed++

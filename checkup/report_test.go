@@ -15,10 +15,10 @@ func TestReport(t *testing.T) {
 	r.Add(Fail, "token", "none", "run teammemd login")
 	r.Add(Skip, "clock", "needs the server's Date", "")
 	r.Add(Info, "project", "not synced", "")
-	want := "ok    config    /home/you/.config/teammemd/config.toml\n" +
-		"FAIL  token     none; fix: run teammemd login\n" +
-		"skip  clock     needs the server's Date\n" +
-		"info  project   not synced\n"
+	want := "ok    config         /home/you/.config/teammemd/config.toml\n" +
+		"FAIL  token          none; fix: run teammemd login\n" +
+		"skip  clock          needs the server's Date\n" +
+		"info  project        not synced\n"
 	if out.String() != want {
 		t.Errorf("report printed\n%s\nwant\n%s", out.String(), want)
 	}

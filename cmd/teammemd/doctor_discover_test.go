@@ -33,8 +33,8 @@ func TestDoctorDiscoveredProjects(t *testing.T) {
 		t.Errorf("doctor with a stale project and one with no team directory:\n%s\nwant no FAIL but the daemon's, and no [[daemon.repo]] fix", out)
 	}
 	for _, want := range []string{
-		"info  project   claude project " + stale + ": not synced: ",
-		"info  project   claude project " + noTeam + ": not synced: " + filepath.Join(noTeam, "memory", "team") + " does not exist yet",
+		"info  project        claude project " + stale + ": not synced: ",
+		"info  project        claude project " + noTeam + ": not synced: " + filepath.Join(noTeam, "memory", "team") + " does not exist yet",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
@@ -50,7 +50,7 @@ func TestDoctorDiscoveryFindsNothing(t *testing.T) {
 	text := strings.Replace(c.configText(), "[[daemon.repo]]\ncheckout = \""+c.checkout+"\"\n", "", 1)
 	c.configFile(t, text)
 	out, _ := c.run(t)
-	if line := checkLine(out, "repos"); !strings.HasPrefix(line, "info  repos     no Claude Code project found yet") {
+	if line := checkLine(out, "repos"); !strings.HasPrefix(line, "info  repos          no Claude Code project found yet") {
 		t.Errorf("doctor with discovery and no project: repos line %q, want an info line\n%s", line, out)
 	}
 }

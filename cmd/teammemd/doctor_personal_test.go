@@ -20,7 +20,7 @@ func TestDoctorPersonalLane(t *testing.T) {
 	c := newDoctorCase(t)
 	c.claude = claudetest.FakeClient(t, "2.1.328", "api_key")
 	out, _ := c.run(t)
-	if !strings.Contains(out, "info  personal  the personal lane is off") {
+	if !strings.Contains(out, "info  personal       the personal lane is off") {
 		t.Errorf("doctor without a personal key:\n%s\nwant the info line that the lane is off", out)
 	}
 
@@ -48,7 +48,7 @@ func TestDoctorPersonalLane(t *testing.T) {
 	c.claude = claudetest.FakeClient(t, "2.1.328", "claude.ai")
 	out, code := c.run(t)
 	for _, want := range []string{
-		"FAIL  server key the server's personal key is " + other.ID(), "fix: run teammemd personal join",
+		"FAIL  server key     the server's personal key is " + other.ID(), "fix: run teammemd personal join",
 		"FAIL  private sync", "fix: teammemd setup claude --disable-client-traffic",
 	} {
 		if !strings.Contains(out, want) {
@@ -69,7 +69,7 @@ func TestDoctorPersonalLaneOffInConfig(t *testing.T) {
 	c.claude = claudetest.FakeClient(t, "2.1.328", "claude.ai")
 	storePersonalKey(t, c.srv.URL)
 	out, _ := c.run(t)
-	want := "info  personal  the personal lane is off: [personal] enabled = false in the config"
+	want := "info  personal       the personal lane is off: [personal] enabled = false in the config"
 	if !strings.Contains(out, want) || strings.Contains(out, "private sync") {
 		t.Errorf("doctor with [personal] enabled = false:\n%s\nwant a line with %q and no private sync check", out, want)
 	}

@@ -310,7 +310,7 @@ func TestDoctorWithLogin(t *testing.T) {
 	c.tokenFile = ""
 	c.startDaemon(t)
 	out, code := c.run(t)
-	if code != 0 || !strings.Contains(out, "ok    token     the login to "+c.srv.URL) || !strings.Contains(out, "ok    auth ") {
+	if code != 0 || !strings.Contains(out, "ok    token          the login to "+c.srv.URL) || !strings.Contains(out, "ok    auth ") {
 		t.Errorf("doctor with a login: exit %d, want 0 and the login named as the token:\n%s", code, out)
 	}
 }
@@ -335,18 +335,18 @@ func TestDoctorClaudeCode(t *testing.T) {
 		want                                string
 	}{
 		{"before setup", "2.1.328", "api_key", "", "", 1,
-			"FAIL  agent     acme/app: Claude Code 2.1.328 will not show these team notes to the model: Claude Code 2.1.328 reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes; fix: teammemd setup claude"},
+			"FAIL  agent          acme/app: Claude Code 2.1.328 will not show these team notes to the model: Claude Code 2.1.328 reads a team directory only through CLAUDE_MEMORY_STORES or a hook, and neither is set, so the model never sees team notes; fix: teammemd setup claude"},
 		{"hook route", "2.1.332", "api_key", hookSettings(bin), "", 1,
-			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)"},
+			"ok    agent          acme/app: Claude Code 2.1.332 loads these team notes (route: hook)"},
 		{"hook's binary gone", "2.1.332", "api_key", hookSettings(moved), "", 1,
-			"FAIL  agent     acme/app: Claude Code 2.1.332 will not show these team notes to the model: its SessionStart hook runs " +
+			"FAIL  agent          acme/app: Claude Code 2.1.332 will not show these team notes to the model: its SessionStart hook runs " +
 				moved + ", which is not there (moved or deleted)"},
 		{"stores uploading", "2.1.328", "claude.ai", stores, "", 1, "syncs its memory stores, team notes included, with Anthropic's host"},
 		{"old client", "2.1.88", "api_key", "", "", 1, "no teammemd hook is set; fix: teammemd setup claude"},
 		{"MCP server there", "2.1.332", "api_key", hookSettings(bin), string(route.MCPEntry(bin)), 1,
-			"ok    agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook)\n"},
+			"ok    agent          acme/app: Claude Code 2.1.332 loads these team notes (route: hook)\n"},
 		{"MCP server's binary gone", "2.1.332", "api_key", hookSettings(bin), string(route.MCPEntry(moved)), 1,
-			"FAIL  agent     acme/app: Claude Code 2.1.332 loads these team notes (route: hook); Claude Code's MCP server teammemd (in " +
+			"FAIL  agent          acme/app: Claude Code 2.1.332 loads these team notes (route: hook); Claude Code's MCP server teammemd (in " +
 				filepath.Join("CONFIG", ".claude.json") + ") runs " + moved + ", which is not there (moved or deleted), so it cannot start and the agent has no teammemd tools; " +
 				"fix: teammemd setup claude (with the teammemd you use now)"},
 	} {
@@ -373,7 +373,7 @@ func TestDoctorClaudeCode(t *testing.T) {
 func TestDoctorNoDaemon(t *testing.T) {
 	c := newDoctorCase(t)
 	out, code := c.run(t)
-	if code != 1 || !strings.Contains(out, "FAIL  daemon    no daemon answers on "+c.socket(t)) || !strings.Contains(out, "teammemd service install") {
+	if code != 1 || !strings.Contains(out, "FAIL  daemon         no daemon answers on "+c.socket(t)) || !strings.Contains(out, "teammemd service install") {
 		t.Errorf("doctor with no daemon: exit %d\n%s\nwant exit 1 and a failed daemon line", code, out)
 	}
 }
@@ -408,7 +408,7 @@ func TestDoctorRepoWithItsOwnWrongServer(t *testing.T) {
 	dir := t.TempDir()
 	c.extra = fmt.Sprintf("\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/web\"\nserver = %q\n", dir, c.srv.URL+"/teammemd")
 	out, code := c.run(t)
-	want := "FAIL  repo      acme/web in " + dir + " (config dir " + dir + "): " + c.srv.URL + "/teammemd is not a teammemd server"
+	want := "FAIL  repo           acme/web in " + dir + " (config dir " + dir + "): " + c.srv.URL + "/teammemd is not a teammemd server"
 	if code != 1 || !strings.Contains(out, want) {
 		t.Errorf("doctor: exit %d, want 1 and a line starting %q:\n%s", code, want, out)
 	}

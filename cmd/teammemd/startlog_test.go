@@ -117,7 +117,7 @@ func TestFailedReloadShowsInStatus(t *testing.T) {
 	})
 	var doc bytes.Buffer
 	_ = runDoctorWith(ctx, realDoctorEnv(), []string{"--config", cfg, "--socket", sock}, &doc, &bytes.Buffer{})
-	if want := "FAIL  daemon    its last reload of the config failed: "; !strings.Contains(doc.String(), want) || !strings.Contains(doc.String(), "then reload the daemon") {
+	if want := "FAIL  daemon         its last reload of the config failed: "; !strings.Contains(doc.String(), want) || !strings.Contains(doc.String(), "then reload the daemon") {
 		t.Errorf("teammemd doctor after a failed reload has no line %q with the fix:\n%s", want, doc.String())
 	}
 

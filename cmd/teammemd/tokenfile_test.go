@@ -120,7 +120,7 @@ func TestRunWaitsForTokenFile(t *testing.T) {
 		t.Errorf("teammemd doctor passed while every repo waits for its token file:\n%s", doc.String())
 	}
 	for _, r := range repos {
-		if want := "FAIL  daemon    " + r.repo + ": no-token, nothing syncs; fix: waiting for a valid token file"; !strings.Contains(doc.String(), want) {
+		if want := "FAIL  daemon         " + r.repo + ": no-token, nothing syncs; fix: waiting for a valid token file"; !strings.Contains(doc.String(), want) {
 			t.Errorf("teammemd doctor has no line %q:\n%s", want, doc.String())
 		}
 	}

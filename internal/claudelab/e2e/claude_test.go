@@ -107,7 +107,7 @@ func (sc scenario) run(t *testing.T) {
 	n := newNotes()
 	alice := newUser(t, lab.Dir, "alice", sc.build, func(u *user) claudelab.Script { return n.aliceScript(u.team) })
 	bob := newUser(t, lab.Dir, "bob", sc.build, func(u *user) claudelab.Script { return bobScript(u.checkout, sc.route) })
-	checkDoctor(t, lab, bob, "before setup", "FAIL  agent     "+repo+": Claude Code "+sc.build.Version+" will not show these team notes to the model: ",
+	checkDoctor(t, lab, bob, "before setup", "FAIL  agent          "+repo+": Claude Code "+sc.build.Version+" will not show these team notes to the model: ",
 		"TEAMMEMD_CONFIG=", "TEAMMEMD_SERVER="+srv.URL)
 	for _, u := range []*user{alice, bob} {
 		if err := u.start(ctx, lab, srv, sc.route); err != nil {
@@ -118,7 +118,7 @@ func (sc scenario) run(t *testing.T) {
 	if sc.route == storesRoute {
 		routes = "hook, stores"
 	}
-	checkDoctor(t, lab, bob, "after setup", "ok    agent     "+repo+": Claude Code "+sc.build.Version+" loads these team notes (route: "+routes+")")
+	checkDoctor(t, lab, bob, "after setup", "ok    agent          "+repo+": Claude Code "+sc.build.Version+" loads these team notes (route: "+routes+")")
 
 	if _, err := alice.ask(ctx, "Save what we learned about the build as team notes."); err != nil {
 		t.Fatal(err)
