@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
 // sentTokens is a loopback HTTP proxy that counts the requests carrying a
@@ -86,6 +89,48 @@ func TestRunSkipsPlainHTTPBeyondLoopback(t *testing.T) {
 		}
 		if tt.wantSpecs == 0 && (len(plan.Skipped) != 1 || !strings.Contains(plan.Skipped[0].Reason, "allow_insecure")) {
 			t.Errorf("planFor(%q) skipped %+v, want the repo skipped with a reason naming allow_insecure", tt.client, plan.Skipped)
+		}
+	}
+}
+
+// The daemon never asks a plain http:// server beyond loopback whether it
+// holds a discovered project's repo, which would send the token: the
+// project is skipped, saying why, unless allow_insecure = true. The
+// requests go to a loopback proxy standing in for the network.
+func TestRunProbesNoPlainHTTPBeyondLoopback(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed: install git to run the tests on git checkouts (.ci/run does)")
+	}
+	bin := teammemdBinary(t)
+	proxy, sent := sentTokens(t)
+	base, home := claudetest.Home(t)
+	checkout := claudetest.Checkout(t, filepath.Join(base, "src", "app"), "git@github.com:acme/app.git")
+	if err := os.Remove(claudetest.ProjectDir(t, home, checkout, claudetest.CwdLine(t, checkout))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		extra    string
+		wantSent bool
+	}{{"", false}, {"allow_insecure = true\n", true}} {
+		sent.Store(0)
+		cfg := writeConfig(t, "[client]\nserver = \"http://teammemd.invalid:8787\"\n"+tt.extra+"[daemon]\ndiscover_claude_projects = true\n")
+		cmd := exec.Command(bin, "run", "--config", cfg, "--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "d.sock"))
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "CLAUDE_CONFIG_DIR=" + home,
+			"TEAMMEMD_TOKEN=tmd_secret", "HTTP_PROXY=" + proxy, "XDG_RUNTIME_DIR=" + t.TempDir()}
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) && sent.Load() == 0 && !strings.Contains(out.String(), "daemon starting") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if got := sent.Load() > 0; got != tt.wantSent {
+			t.Errorf("run with [client] %q sent the token over plain http: %v, want %v\n%s", tt.extra, got, tt.wantSent, out.String())
 		}
 	}
 }

@@ -252,7 +252,7 @@ func watchOptions(c daemon.Config) watch.Options {
 // config's [daemon] repos and discovered Claude Code projects.
 func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (daemon.Plan, error) {
 	client := f.client.resolve(cfg.Client)
-	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, HasRepo: hasRepo}
+	def := daemon.Defaults{Server: client.Server, TokenFile: client.TokenFile, HasRepo: hasRepo, CheckServer: cfg.Client.CheckServer}
 	if f.dir != "" {
 		dir, err := filepath.Abs(f.dir)
 		if err != nil {

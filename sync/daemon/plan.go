@@ -25,6 +25,9 @@ type Defaults struct {
 	// hash probe: 200 or 404), so that discovery creates the team
 	// directory of a project whose team already shares notes.
 	HasRepo func(s Spec) (bool, error)
+	// CheckServer, when set, refuses a server the token must not be sent
+	// to (plain http:// beyond loopback); HasRepo never asks it.
+	CheckServer func(server string) error
 }
 
 // BuildPlan resolves the configured repos and, when enabled, the Claude Code
@@ -211,6 +214,11 @@ func withDefaults(s Spec, def Defaults) Spec {
 func createTeam(s Spec, def Defaults) (retry bool, err error) {
 	if def.HasRepo == nil {
 		return false, fmt.Errorf("%s does not exist yet; create it to share this project's notes", s.Dir)
+	}
+	if def.CheckServer != nil {
+		if err := def.CheckServer(s.Server); err != nil {
+			return false, fmt.Errorf("%s does not exist yet, and the server was not asked whether it holds %s: %w", s.Dir, s.Repo, err)
+		}
 	}
 	has, err := def.HasRepo(s)
 	if err != nil {
