@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/internal/lockedbuf"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 )
 
@@ -117,7 +118,7 @@ func TestRunProbesNoPlainHTTPBeyondLoopback(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--config", cfg, "--state-dir", t.TempDir(), "--socket", filepath.Join(t.TempDir(), "d.sock"))
 		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "CLAUDE_CONFIG_DIR=" + home,
 			"TEAMMEMD_TOKEN=tmd_secret", "HTTP_PROXY=" + proxy, "XDG_RUNTIME_DIR=" + t.TempDir()}
-		var out strings.Builder
+		var out lockedbuf.Buffer // written by the command's output copiers while read here
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
