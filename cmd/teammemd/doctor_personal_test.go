@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"golang.org/x/oauth2"
-
-	"github.com/teammemd/teammemd/server/api"
-	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
 	"github.com/teammemd/teammemd/sync/personal"
 )
@@ -24,16 +19,8 @@ func TestDoctorPersonalLane(t *testing.T) {
 		t.Errorf("doctor without a personal key:\n%s\nwant the info line that the lane is off", out)
 	}
 
-	ctx := context.Background()
 	k := storePersonalKey(t, c.srv.URL)
-	client, err := memsync.NewClient(c.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.srv.Token}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stand := "-----BEGIN AGE ENCRYPTED FILE-----\nc3RhbmQtaW4=\n-----END AGE ENCRYPTED FILE-----\n"
-	if _, err := client.PutPersonalKey(ctx, api.KeyEnvelope{KeyID: k.ID(), Envelope: stand}, ""); err != nil {
-		t.Fatal(err)
-	}
+	nameServerKey(t, c, k.ID(), "")
 	out, _ = c.run(t)
 	for _, name := range []string{"personal key", "private sync", "personal lane", "server key", "personal quota"} {
 		if !strings.Contains(out, "ok    "+name+" ") {
@@ -42,9 +29,7 @@ func TestDoctorPersonalLane(t *testing.T) {
 	}
 
 	other, _ := personal.NewKey()
-	if _, err := client.PutPersonalKey(ctx, api.KeyEnvelope{KeyID: other.ID(), Envelope: stand}, k.ID()); err != nil {
-		t.Fatal(err)
-	}
+	nameServerKey(t, c, other.ID(), k.ID())
 	c.claude = claudetest.FakeClient(t, "2.1.328", "claude.ai")
 	out, code := c.run(t)
 	for _, want := range []string{

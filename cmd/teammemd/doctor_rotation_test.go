@@ -37,14 +37,7 @@ func TestDoctorUnfinishedRotation(t *testing.T) {
 		personal.Keys{Current: cur, Previous: []*personal.Key{old}}); err != nil {
 		t.Fatal(err)
 	}
-	client, err := memsync.NewClient(c.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.srv.Token}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stand := "-----BEGIN AGE ENCRYPTED FILE-----\nc3RhbmQtaW4=\n-----END AGE ENCRYPTED FILE-----\n"
-	if _, err := client.PutPersonalKey(context.Background(), api.KeyEnvelope{KeyID: cur.ID(), Envelope: stand}, ""); err != nil {
-		t.Fatal(err)
-	}
+	nameServerKey(t, c, cur.ID(), "")
 	out, code := c.run(t)
 	for _, want := range []string{"a rotation of the personal key begun here is unfinished", "fix: run teammemd personal rotate-key to finish it"} {
 		if !strings.Contains(out, want) {
@@ -75,5 +68,19 @@ func TestDoctorNamesPersonalLanes(t *testing.T) {
 	out, _ := c.run(t)
 	if !strings.Contains(out, "acme/app idle, acme/app (personal lane) held") {
 		t.Errorf("doctor's daemon line does not tell the lanes apart:\n%s", out)
+	}
+}
+
+// nameServerKey has the case's server name keyID as the personal key,
+// wrapped in a stand-in envelope, in place of ifMatch ("" for none).
+func nameServerKey(t *testing.T, c *doctorCase, keyID, ifMatch string) {
+	t.Helper()
+	client, err := memsync.NewClient(c.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: c.srv.Token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand := "-----BEGIN AGE ENCRYPTED FILE-----\nc3RhbmQtaW4=\n-----END AGE ENCRYPTED FILE-----\n"
+	if _, err := client.PutPersonalKey(context.Background(), api.KeyEnvelope{KeyID: keyID, Envelope: stand}, ifMatch); err != nil {
+		t.Fatal(err)
 	}
 }
