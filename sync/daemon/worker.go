@@ -217,14 +217,16 @@ func (w *worker) pullForWait(ctx context.Context, a waitAnswer) error {
 		return nil
 	}
 	deleted, err := w.pull(ctx, &a.hashes)
-	if err == nil && !w.waiting && (w.status.hasUnsent() || w.roomMade(deleted)) {
+	if err == nil && !w.waiting && (w.roomMade(deleted) || w.status.hasUnsent()) {
 		w.push(ctx)
 	}
 	return err
 }
 
 // roomMade reports whether a pull that deleted notes may have made the
-// room the last push lacked; then pushes resume, for the files it held.
+// room the last push lacked; then pushes resume, for the files it held,
+// also when a push refused for room stopped them. It is asked before the
+// pending list, which a refused push fills, so that it lifts the stop.
 func (w *worker) roomMade(deleted int) bool {
 	if !w.noRoom || deleted == 0 {
 		return false
