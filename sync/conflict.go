@@ -74,10 +74,14 @@ func placeConflict(root *os.Root, stem, ext string, data []byte) (string, error)
 	}
 }
 
-// recordConflict notes a saved conflict copy in state and in the report.
+// recordConflict notes a saved conflict copy in state and in the report,
+// and logs it where the report is not shown (Options.ReportShown).
 func (s *session) recordConflict(c Conflict) {
 	s.st.Conflicts = append(s.st.Conflicts, c)
 	s.rep.Conflicts = append(s.rep.Conflicts, c)
+	if s.reportShown {
+		return
+	}
 	s.log.Warn("kept conflicting version", "key", c.Key, "source", c.Source, "path", c.Path)
 }
 

@@ -105,7 +105,8 @@ type Options struct {
 	Now func() time.Time
 	// ReportShown says the caller shows each run's Report to the user (a
 	// sync by hand): the engine then does not also log the files the report
-	// lists as held back for a secret or unable to sync.
+	// lists as held back for a secret or unable to sync, or the conflict
+	// copies it lists.
 	ReportShown bool
 }
 

@@ -74,3 +74,32 @@ func TestSkippedLoggedOncePerReason(t *testing.T) {
 		}
 	}
 }
+
+// A conflict copy is logged where no report is shown (the daemon), and
+// only listed where one is (teammemd sync and conflicts resolve print the
+// report's conflict line): the log line there said the same thing twice.
+func TestConflictLoggedOnlyWithoutReport(t *testing.T) {
+	for _, shown := range []bool{false, true} {
+		srv := servertest.Start(t)
+		var logs bytes.Buffer
+		a := newPeer(t, srv.URL, srv.Token, nil)
+		b := newPeer(t, srv.URL, srv.Token, nil)
+		b.eng.log = slog.New(slog.NewTextHandler(&logs, nil))
+		b.eng.reportShown = shown
+		a.write(t, "x.md", "v1\n")
+		a.sync(t)
+		b.sync(t)
+		a.write(t, "x.md", "from a\n")
+		a.sync(t)
+		b.write(t, "x.md", "from b\n")
+		rep := b.sync(t)
+		assertConflict(t, rep, "x.md", "from b\n")
+		want := 1
+		if shown {
+			want = 0
+		}
+		if got := strings.Count(logs.String(), `msg="kept conflicting version"`); got != want {
+			t.Errorf("report shown %v: %d conflict lines logged, want %d\n%s", shown, got, want, logs.String())
+		}
+	}
+}
