@@ -75,20 +75,55 @@ func (p *Prober) Identity(ctx context.Context, server string) Result {
 		"set the server URL to the base URL teammemd serve (or its reverse proxy) answers on, with any path prefix"}
 }
 
-// Auth checks that server takes token. env names the environment
-// variable the token came from, "" for a token file or a login.
-func (p *Prober) Auth(ctx context.Context, server, token, env string) Result {
+// Auth checks that server takes token, which came from from.
+func (p *Prober) Auth(ctx context.Context, server, token string, from TokenFrom) Result {
 	status, msg, err := p.Probe(ctx, server, ProbeRepo, token)
 	switch {
 	case err != nil:
 		return Result{Fail, err.Error(), ReachFix(err)}
-	case status == http.StatusUnauthorized && env != "":
-		return Result{Fail, "the server refused the token from $" + env + ": " + msg, EnvTokenFix(env)}
 	case status == http.StatusUnauthorized:
-		return Result{Fail, "the server refused the token: " + msg,
-			"the token is mistyped or revoked: ask the server's admin for a new one (teammemd token create)"}
+		return Result{Fail, "the server refused " + from.what() + ": " + msg, from.RefusedFix()}
 	}
 	return Result{OK, "the server accepts the token", ""}
+}
+
+// TokenFrom says where a token came from, which decides what to do when a
+// server refuses it: Env is the environment variable that holds it, Login
+// the server of the teammemd login it belongs to; neither for a token
+// file.
+type TokenFrom struct {
+	Env, Login string
+}
+
+func (f TokenFrom) what() string {
+	switch {
+	case f.Env != "":
+		return "the token from $" + f.Env
+	case f.Login != "":
+		return "the token of the teammemd login"
+	}
+	return "the token"
+}
+
+// RefusedFix is what to do about a token the server refused (401).
+func (f TokenFrom) RefusedFix() string {
+	switch {
+	case f.Env != "":
+		return EnvTokenFix(f.Env)
+	case f.Login != "":
+		return "log in again: teammemd login --server " + f.Login
+	}
+	return "the token is mistyped or revoked: ask the server's admin for a new one (teammemd token create)"
+}
+
+// DeniedFix is what to do about a token that has no grant on repo (403):
+// a login's grants are in the server's config, a static token's are its
+// own.
+func (f TokenFrom) DeniedFix(repo string) string {
+	if f.Login != "" {
+		return "ask the server's admin for a grant that covers " + repo + " ([[server.auth.grants]]), or run teammemd login as someone who has one"
+	}
+	return "ask the server's admin for a token whose --repos covers " + repo
 }
 
 // EnvTokenFix is what to do about a token from the environment variable

@@ -27,14 +27,14 @@ func TestProberTeammemdServer(t *testing.T) {
 	if r := p.Identity(ctx, srv.URL); r.Outcome != OK {
 		t.Fatalf("Identity = %+v, want ok", r)
 	}
-	if r := p.Auth(ctx, srv.URL, srv.Token, ""); r.Outcome != OK {
+	if r := p.Auth(ctx, srv.URL, srv.Token, TokenFrom{}); r.Outcome != OK {
 		t.Fatalf("Auth(good token) = %+v, want ok", r)
 	}
-	r = p.Auth(ctx, srv.URL, "tmd_not-a-token", "")
+	r = p.Auth(ctx, srv.URL, "tmd_not-a-token", TokenFrom{})
 	if r.Outcome != Fail || !strings.Contains(r.Detail, "refused the token") || !strings.Contains(r.Fix, "token create") {
 		t.Fatalf("Auth(bad token) = %+v, want a refusal with the fix", r)
 	}
-	r = p.Auth(ctx, srv.URL, "tmd_not-a-token", "TEAMMEMD_TOKEN")
+	r = p.Auth(ctx, srv.URL, "tmd_not-a-token", TokenFrom{Env: "TEAMMEMD_TOKEN"})
 	if r.Outcome != Fail || !strings.Contains(r.Detail, "refused the token from $TEAMMEMD_TOKEN") || !strings.Contains(r.Fix, "set TEAMMEMD_TOKEN to a valid token") {
 		t.Fatalf("Auth(bad token from the environment) = %+v, want a refusal naming $TEAMMEMD_TOKEN with its fix", r)
 	}

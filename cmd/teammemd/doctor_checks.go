@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/teammemd/teammemd/checkup"
 	"github.com/teammemd/teammemd/sync/credential"
 )
 
@@ -99,14 +100,17 @@ func (d *doctor) checkAuth(ctx context.Context) {
 		d.report(checkSkip, "auth", "needs a teammemd server and a token", "")
 		return
 	}
-	d.result("auth", d.prober.Auth(ctx, d.client.Server, d.token, tokenEnv(d.rule.For(d.client.Server, d.client.TokenFile))))
+	d.result("auth", d.prober.Auth(ctx, d.client.Server, d.token, tokenFrom(d.rule.For(d.client.Server, d.client.TokenFile), d.client.Server)))
 }
 
-// tokenEnv is the environment variable the credential's token comes from,
-// "" when it comes from a file or a login.
-func tokenEnv(c credential.Choice) string {
-	if c.Kind == credential.Env {
-		return credential.EnvToken
+// tokenFrom says where a credential for server came from: the
+// environment, a teammemd login or a token file.
+func tokenFrom(c credential.Choice, server string) checkup.TokenFrom {
+	switch c.Kind {
+	case credential.Env:
+		return checkup.TokenFrom{Env: credential.EnvToken}
+	case credential.Login:
+		return checkup.TokenFrom{Login: server}
 	}
-	return ""
+	return checkup.TokenFrom{}
 }

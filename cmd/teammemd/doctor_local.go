@@ -78,7 +78,7 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 	}
 	cred := d.rule.For(server, tokenFile)
 	tok, err := cred.Bearer()
-	env := tokenEnv(cred)
+	from := tokenFrom(cred, server)
 	if !checked || err != nil {
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return
@@ -88,12 +88,11 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 	case err != nil:
 		d.report(checkFail, "repo", detail+": "+err.Error(), checkup.ReachFix(err))
 	case status == http.StatusForbidden:
-		d.report(checkFail, "repo", detail+": the token has no grant for it: "+msg,
-			"ask the server's admin for a token whose --repos covers "+repo)
-	case status == http.StatusUnauthorized && env != "":
-		d.report(checkFail, "repo", detail+": the server refused its token from $"+env+": "+msg, checkup.EnvTokenFix(env))
+		d.report(checkFail, "repo", detail+": the token has no grant for it: "+msg, from.DeniedFix(repo))
+	case status == http.StatusUnauthorized && from.Env != "":
+		d.report(checkFail, "repo", detail+": the server refused its token from $"+from.Env+": "+msg, from.RefusedFix())
 	case status == http.StatusUnauthorized:
-		d.report(checkFail, "repo", detail+": the server refused its token: "+msg, "ask the server's admin for a new token")
+		d.report(checkFail, "repo", detail+": the server refused its token: "+msg, from.RefusedFix())
 	case status >= 400 && status != http.StatusNotFound:
 		d.report(checkFail, "repo", detail+": "+msg, "see the server's log")
 	default:

@@ -218,6 +218,12 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 			tok := c.srv.CreateToken(t, "bob", store.Grant{Pattern: "other/**", Level: store.LevelWrite})
 			writeFile(t, c.tokenFile, tok+"\n", 0o600)
 		}},
+		{"refused login", "auth", "log in again: teammemd login --server", func(t *testing.T, c *doctorCase) {
+			saveDoctorLogin(t, c, "tmd_not_a_token")
+		}},
+		{"login without a grant", "repo", "a grant that covers acme/app ([[server.auth.grants]]), or run teammemd login as someone", func(t *testing.T, c *doctorCase) {
+			saveDoctorLogin(t, c, c.srv.CreateToken(t, "bob", store.Grant{Pattern: "other/**", Level: store.LevelWrite}))
+		}},
 		{"not a checkout", "repo", "git checkout with a remote", func(t *testing.T, c *doctorCase) {
 			c.extra = fmt.Sprintf("\n[[daemon.repo]]\ncheckout = %q\n", t.TempDir())
 		}},
@@ -264,6 +270,17 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// saveDoctorLogin makes a teammemd login to the case's server, sending
+// bearer, its only credential.
+func saveDoctorLogin(t *testing.T, c *doctorCase, bearer string) {
+	t.Helper()
+	rec := login.Record{Server: c.srv.URL, AccessToken: bearer, Expiry: time.Now().Add(time.Hour)}
+	if err := loginStore("").Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	c.tokenFile = ""
 }
 
 // failLine returns the FAIL line of check in out, "" when there is none.
