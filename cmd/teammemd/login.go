@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/teammemd/teammemd/server/api"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/login"
 )
@@ -139,7 +140,10 @@ refreshed before it expires.`,
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Logged in to %s as %s. %s, and refreshed before it expires.\n", server, cmp.Or(rec.Who, "you"), keptWhere(where))
+		fmt.Fprintf(stdout, "Logged in to %s as %s. %s, and refreshed before it expires.\n", server, api.Printable(cmp.Or(rec.Who, "you")), keptWhere(where))
+		if email := rec.UnvouchedEmail(); email != "" {
+			fmt.Fprintf(stdout, "Your identity provider does not vouch for the email %s (email_verified), so the server knows you by your subject id and no email: grant matches you.\n", api.Printable(email))
+		}
 		if os.Getenv(envToken) != "" {
 			fmt.Fprintln(stderr, "teammemd: note: "+envToken+" is set and wins over this login")
 		}

@@ -178,6 +178,28 @@ func testDeviceLoginThenSync(t *testing.T, w *loginWorld, inKeyring func(when st
 	}
 }
 
+// TestLoginNamesWhomTheServerKnows: a login whose email the provider does
+// not vouch for is named as the server knows it, by its subject id, with
+// why, never as the email that no email grant matches.
+func TestLoginNamesWhomTheServerKnows(t *testing.T) {
+	w := newLoginWorld(t)
+	carol := authtest.User{Sub: "u-carol", Email: "carol@acme.com", Groups: []string{"eng"}}
+	out := w.login(t, carol)
+	if !strings.Contains(out, "Logged in to "+w.srv.URL+" as u-carol") || !strings.Contains(out, "carol@acme.com (email_verified)") {
+		t.Errorf("teammemd login printed %q, want it to name u-carol and say the email is not vouched for", out)
+	}
+	team := t.TempDir()
+	if err := os.WriteFile(filepath.Join(team, "a.md"), []byte("# a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "sync", "--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--state-dir", t.TempDir()); code != 0 {
+		t.Fatalf("sync exit %d: %s", code, stderr)
+	}
+	if got := w.subjectOf(t, "a.md"); got != "oidc:u-carol" {
+		t.Errorf("a.md written by %q, want oidc:u-carol, as login named it", got)
+	}
+}
+
 // TestSyncRefreshWithoutIDToken syncs with a login whose provider answers
 // refreshes without an ID token (OpenID Connect allows it): while the last
 // ID token is good it is sent, never the opaque access token the server

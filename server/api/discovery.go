@@ -32,3 +32,17 @@ type Login struct {
 	RevocationEndpoint          string   `json:"revocation_endpoint,omitempty"`
 	Scopes                      []string `json:"scopes"`
 }
+
+// EmailVerified reads an OpenID Connect email_verified claim, which some
+// providers send as the string "true". A server counts a login's email only
+// when it is verified, and "teammemd login" names the login as the server
+// will.
+func EmailVerified(v any) bool {
+	switch b := v.(type) {
+	case bool:
+		return b
+	case string:
+		return b == "true"
+	}
+	return false
+}

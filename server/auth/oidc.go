@@ -102,7 +102,7 @@ func (a *OIDCAuthenticator) checkParty(aud []string, azp any) error {
 // claims.
 func (a *OIDCAuthenticator) identity(sub string, claims map[string]any) Identity {
 	id := Identity{Mode: ModeOIDC, Sub: sub}
-	if email, _ := claims["email"].(string); email != "" && verified(claims["email_verified"]) {
+	if email, _ := claims["email"].(string); email != "" && api.EmailVerified(claims["email_verified"]) {
 		id.Email = email
 	}
 	switch g := claims[a.cfg.GroupsClaim].(type) {
@@ -116,18 +116,6 @@ func (a *OIDCAuthenticator) identity(sub string, claims map[string]any) Identity
 		}
 	}
 	return id
-}
-
-// verified reads an email_verified claim, which some providers send as a
-// string.
-func verified(v any) bool {
-	switch b := v.(type) {
-	case bool:
-		return b
-	case string:
-		return b == "true"
-	}
-	return false
 }
 
 // Login describes the provider for "teammemd login": the endpoints come from

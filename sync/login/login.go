@@ -63,7 +63,8 @@ type Record struct {
 	IDToken            string    `json:"id_token,omitempty"`
 	RefreshToken       string    `json:"refresh_token,omitempty"`
 	Expiry             time.Time `json:"expiry"`
-	// Who is the email or subject the ID token names, for messages.
+	// Who is the verified email, else the subject id, the ID token
+	// names, for messages.
 	Who string `json:"who,omitempty"`
 	// InKeyring: the tokens are in the OS keyring, not in the file.
 	InKeyring bool `json:"keyring,omitempty"`
@@ -212,15 +213,35 @@ func (r *Record) update(tok *oauth2.Token, now time.Time) {
 			r.Expiry = exp
 		}
 	}
-	r.Who = cmp.Or(claims.Email, claims.Sub, r.Who)
+	r.Who = cmp.Or(claims.who(), r.Who)
+}
+
+// UnvouchedEmail is the email the ID token names without the provider
+// vouching for it (email_verified): the server counts no such email, so
+// the login is known by its subject id and no email grant matches it.
+func (r Record) UnvouchedEmail() string {
+	if c := unverifiedClaims(r.IDToken); !api.EmailVerified(c.EmailVerified) {
+		return c.Email
+	}
+	return ""
 }
 
 // idClaims are the ID token claims the client reads: only to know when to
 // refresh and whom to name. The server verifies the token.
 type idClaims struct {
-	Exp   int64  `json:"exp"`
-	Email string `json:"email"`
-	Sub   string `json:"sub"`
+	Exp           int64  `json:"exp"`
+	Email         string `json:"email"`
+	EmailVerified any    `json:"email_verified"`
+	Sub           string `json:"sub"`
+}
+
+// who names the login as the server knows it: by the email the provider
+// vouches for, else by its subject id.
+func (c idClaims) who() string {
+	if api.EmailVerified(c.EmailVerified) {
+		return cmp.Or(c.Email, c.Sub)
+	}
+	return c.Sub
 }
 
 func unverifiedClaims(jwt string) idClaims {
