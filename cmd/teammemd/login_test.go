@@ -17,6 +17,7 @@ import (
 	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
+	"github.com/teammemd/teammemd/sync/daemon"
 	"github.com/teammemd/teammemd/sync/login"
 	"github.com/teammemd/teammemd/sync/login/logintest"
 )
@@ -277,6 +278,81 @@ func testDaemonPicksUpNewLogin(t *testing.T, w *loginWorld) {
 	w.login(t, bob)
 	if got := pushedBy("b.md"); got != "oidc:bob@acme.com" {
 		t.Errorf("push after a new login by %q, want oidc:bob@acme.com", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v, want nil\n%s", err, stderr.String())
+	}
+}
+
+// TestDaemonWaitsForLoginAgain: a login the provider no longer refreshes,
+// and then one logged out of, stop the daemon's requests with what to do,
+// as a token the server rejected does, instead of retrying them for ever;
+// the next teammemd login resumes the repo at once.
+func TestDaemonWaitsForLoginAgain(t *testing.T) {
+	w := newLoginWorld(t)
+	w.login(t, alice)
+	cfg := writeConfig(t, "[daemon]\ndebounce = \"100ms\"\nmax_wait = \"200ms\"\n")
+	team, sock := t.TempDir(), filepath.Join(t.TempDir(), "ctl.sock")
+	args := []string{"--dir", team, "--repo", "acme/app", "--server", w.srv.URL, "--config", cfg,
+		"--state-dir", t.TempDir(), "--socket", sock}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr lockedbuf.Buffer
+	done := make(chan error, 1)
+	go func() { done <- runDaemon(ctx, args, &bytes.Buffer{}, &stderr) }()
+	save := func(file string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(team, file), []byte("# "+file+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	await := func(what string, ok func(daemon.RepoStatus) bool) daemon.RepoStatus {
+		t.Helper()
+		var last daemon.RepoStatus
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if st, err := daemon.FetchStatus(ctx, sock); err == nil && len(st.Repos) == 1 {
+				if last = st.Repos[0]; ok(last) {
+					return last
+				}
+			}
+		}
+		t.Fatalf("the daemon did not get to %s within 20s: last status %+v\n%s", what, last, stderr.String())
+		return last
+	}
+	pushed := func(file string) func(daemon.RepoStatus) bool {
+		return func(daemon.RepoStatus) bool { return w.subjectOf(t, file) == "oidc:alice@acme.com" }
+	}
+	save("a.md")
+	await("a.md pushed", pushed("a.md"))
+
+	stopped := func(s daemon.RepoStatus) bool {
+		return s.State == daemon.StateUnauthorized && strings.Contains(s.Halted, "run teammemd login")
+	}
+	for _, end := range []struct {
+		name, file string
+		end        func()
+	}{
+		{"a login the provider refuses to refresh", "b.md", func() { w.idp.RevokeAll(); w.clock.Advance(2 * time.Hour) }},
+		{"a logout", "c.md", func() {
+			if _, stderr, code := runCLI(t, "logout", "--server", w.srv.URL); code != 0 {
+				t.Fatalf("teammemd logout exit %d: %s", code, stderr)
+			}
+		}},
+	} {
+		end.end()
+		save(end.file)
+		if st := await("a stop after "+end.name, stopped); st.NextRetry != nil {
+			t.Errorf("after %s the status names a retry at %v, want none", end.name, st.NextRetry)
+		}
+		// Longer than the daemon's check of the login file: the repo
+		// stays stopped, and is not closed for want of a login.
+		time.Sleep(daemon.DefaultCredentialCheck + time.Second)
+		if st, err := daemon.FetchStatus(ctx, sock); err != nil || len(st.Repos) != 1 || !stopped(st.Repos[0]) || len(st.Skipped) != 0 {
+			t.Fatalf("after %s and a wait, status %+v, %v; want the repo still stopped, not skipped\n%s", end.name, st, err, stderr.String())
+		}
+		w.login(t, alice)
+		await(end.file+" pushed after teammemd login", pushed(end.file))
 	}
 	cancel()
 	if err := <-done; err != nil {

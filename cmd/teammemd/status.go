@@ -174,7 +174,7 @@ func ago(t, now time.Time) string { return now.Sub(t).Round(time.Second).String(
 // need more than their name.
 var stateHints = map[string]string{
 	daemon.StateWrongServer:  "the server URL does not lead to a teammemd server: fix it and reload the config",
-	daemon.StateUnauthorized: "the server rejected the token; see stopped for what to do",
+	daemon.StateUnauthorized: "the server rejected the token, or your teammemd login ended; see stopped for what to do",
 	daemon.StateDenied:       "the token has no access to this repo; see stopped for what to do",
 	daemon.StateNoToken:      "the token file gives no token: the repo starts when the token file changes or the config is reloaded",
 	daemon.StateLaneStopped:  "the personal lane cannot go on; see stopped for why and what to do",

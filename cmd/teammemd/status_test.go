@@ -81,7 +81,7 @@ func TestPrintStatusStuckStates(t *testing.T) {
 				"stopped:    the server at http://s/x does not answer as a teammemd server: HTTP 404\n"},
 			`"state":"wrong-server"`},
 		{"unauthorized", daemon.RepoStatus{State: "unauthorized", LastPull: ok, Halted: "the server rejected the token (bad token): run teammemd login"},
-			[]string{"state:      unauthorized (the server rejected the token; see stopped for what to do)",
+			[]string{"state:      unauthorized (the server rejected the token, or your teammemd login ended; see stopped for what to do)",
 				"stopped:    the server rejected the token (bad token): run teammemd login\n"},
 			`"halted":"the server rejected the token (bad token): run teammemd login"`},
 		{"conflict", daemon.RepoStatus{State: daemon.StateConflict, LastPull: ok, Conflict: []string{"/s/deploy.conflict-1.md"}},

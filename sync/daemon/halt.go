@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"os"
 	"time"
 
 	memsync "github.com/teammemd/teammemd/sync"
+	"github.com/teammemd/teammemd/sync/login"
 )
 
 // Messages logged once when a repo stops for a cause retrying cannot fix.
@@ -15,6 +17,7 @@ const (
 	msgWrongServer  = "server URL does not lead to a teammemd server; syncing stops until the config is reloaded"
 	msgUnauthorized = "server rejected the token; syncing stops until the token file changes or the config is reloaded"
 	msgDenied       = "token has no access to the repo; syncing stops until the token file changes or the config is reloaded"
+	msgLoginEnded   = "teammemd login ended; syncing stops until you log in again or the config is reloaded"
 	msgLaneStopped  = "personal lane stopped; it starts again when the personal key changes or the config is reloaded"
 	// msgKeyChangedHere is logged instead when this machine's personal
 	// keys changed since the lane opened, as a rotation here changes them.
@@ -35,6 +38,10 @@ const DefaultCredentialCheck = 2 * time.Second
 // access to the repo. The reason names where s's token came from. ok is
 // false for any other error.
 func haltCause(err error, s Spec) (state, reason string, ok bool) {
+	if loginEnded(err, s) {
+		return StateUnauthorized, "your teammemd login (" + s.CredentialFile + ") has ended (" + err.Error() + "): run teammemd login" +
+			"; syncing resumes when the login is stored or the config is reloaded", true
+	}
 	switch memsync.Classify(err) {
 	case memsync.WrongServer:
 		return StateWrongServer, err.Error(), true
@@ -48,6 +55,13 @@ func haltCause(err error, s Spec) (state, reason string, ok bool) {
 		return StateDenied, denied, true
 	}
 	return "", "", false
+}
+
+// loginEnded reports an error that only a new teammemd login fixes, of a
+// repo whose credential is a login: the provider no longer refreshes it,
+// or it was logged out of. Retrying would fail the same way until then.
+func loginEnded(err error, s Spec) bool {
+	return s.CredentialFile != "" && s.TokenEnv == "" && (errors.Is(err, login.ErrExpired) || errors.Is(err, login.ErrNotLoggedIn))
 }
 
 // tokenReasons say that the server rejected s's token, and that it has no
@@ -116,6 +130,8 @@ func (r *repo) logHalt(state string, err error) {
 		r.log.Error(msgWrongServer, "err", err)
 	case state == StateLaneStopped:
 		r.log.Warn(msgLaneStopped, "err", err)
+	case loginEnded(err, r.spec):
+		r.log.Warn(msgLoginEnded, "err", err)
 	case state == StateUnauthorized && env:
 		r.log.Warn(msgUnauthorizedEnv, "tokenEnv", r.spec.TokenEnv, "err", err)
 	case state == StateUnauthorized:
@@ -169,8 +185,8 @@ func (r *repo) watchCredential(ctx context.Context) error {
 		case <-r.recheck:
 		}
 		changed := ""
-		switch kind := r.status.haltKind(); {
-		case (kind == StateUnauthorized || kind == StateDenied) && file != "" && fileDigest(file) != seen:
+		switch kind, cur := r.status.haltKind(), fileDigest(file); {
+		case (kind == StateUnauthorized || kind == StateDenied) && file != "" && cur != seen && cur != gone:
 			changed = file
 		case kind == StateLaneStopped && r.spec.KeyFile != "" && fileDigest(r.spec.KeyFile) != seenKey:
 			changed = r.spec.KeyFile
@@ -182,6 +198,10 @@ func (r *repo) watchCredential(ctx context.Context) error {
 		}
 	}
 }
+
+// gone is the digest of a file that cannot be read: a credential file
+// removed (a logout) is no new credential to open the repo with.
+var gone [sha256.Size]byte
 
 // fileDigest is the SHA-256 of a file's content, zero when it cannot be
 // read: a token file is small, and a digest keeps no token in memory.

@@ -110,8 +110,9 @@ const (
 	// StateWrongServer: the server URL leads to something other than a
 	// teammemd server; see Halted. Nothing is sent until a reload.
 	StateWrongServer = "wrong-server"
-	// StateUnauthorized: the server rejected the token; see Halted.
-	// Nothing is sent until the token file changes or a reload.
+	// StateUnauthorized: the server rejected the token, or the teammemd
+	// login ended; see Halted. Nothing is sent until the token file or
+	// the login changes, or a reload.
 	StateUnauthorized = "unauthorized"
 	// StateDenied: the token has no access to the repo (a 403 to a read);
 	// see Halted. Nothing is sent until the token file changes or a
