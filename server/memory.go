@@ -187,7 +187,8 @@ func (s *Server) waitParam(q url.Values, view string) (time.Duration, error) {
 }
 
 // denied answers 403 for a request that needs level on repo, saying what
-// the token lacks: a write grant where it can read, or any grant at all.
+// the token lacks, a write grant where it can read or any grant at all,
+// and whom to ask for it: clients relay the message as it is.
 func denied(p auth.Principal, repo string, level store.Level) error {
 	readOnly := level == store.LevelWrite && p.Allows(repo, store.LevelRead)
 	var msg string
@@ -201,9 +202,9 @@ func denied(p auth.Principal, repo string, level store.Level) error {
 	case p.Mode == auth.ModeOIDC || p.Mode == auth.ModeClaude:
 		msg = p.Subject + " has no grant on this repo: ask the server's admin for one ([[server.auth.grants]])"
 	case readOnly:
-		msg = "this token can read this repo but not write it: writing needs a write grant"
+		msg = "this token can read this repo but not write it: writing needs a write grant: ask the server's admin for a token that has one (teammemd token create)"
 	default:
-		msg = "this token has no access to this repo: it holds neither a read nor a write grant on it"
+		msg = "this token has no access to this repo: it holds neither a read nor a write grant on it: ask the server's admin for a token whose grants cover it (teammemd token create)"
 	}
 	return api.NewError(http.StatusForbidden, api.CodeACLDenied, msg)
 }

@@ -445,9 +445,9 @@ func TestDeniedSaysWhatIsMissing(t *testing.T) {
 	tests := []struct {
 		name, token, method, body, want string
 	}{
-		{"reader PUT", reader, http.MethodPut, body, "this token can read this repo but not write it: writing needs a write grant"},
-		{"other PUT", other, http.MethodPut, body, "this token has no access to this repo: it holds neither a read nor a write grant on it"},
-		{"other GET", other, http.MethodGet, "", "this token has no access to this repo: it holds neither a read nor a write grant on it"},
+		{"reader PUT", reader, http.MethodPut, body, "this token can read this repo but not write it: writing needs a write grant: ask the server's admin for a token that has one (teammemd token create)"},
+		{"other PUT", other, http.MethodPut, body, "this token has no access to this repo: it holds neither a read nor a write grant on it: ask the server's admin for a token whose grants cover it (teammemd token create)"},
+		{"other GET", other, http.MethodGet, "", "this token has no access to this repo: it holds neither a read nor a write grant on it: ask the server's admin for a token whose grants cover it (teammemd token create)"},
 	}
 	for _, tt := range tests {
 		got := do(t, s.URL, req{method: tt.method, repo: repo, token: tt.token, body: tt.body}).apiError()

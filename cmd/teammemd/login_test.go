@@ -201,6 +201,17 @@ func TestLoginNamesWhomTheServerKnows(t *testing.T) {
 	}
 }
 
+// TestSyncNoGrantSaysOnce: a login without a grant is told what to do
+// once, as the server says it, with no second, generic hint after it.
+func TestSyncNoGrantSaysOnce(t *testing.T) {
+	w := newLoginWorld(t)
+	w.login(t, authtest.User{Sub: "u-dan", Email: "dan@acme.com", EmailVerified: true})
+	_, stderr, code := runCLI(t, "sync", "--dir", t.TempDir(), "--repo", "acme/app", "--server", w.srv.URL, "--state-dir", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "oidc:dan@acme.com has no grant on this repo") || strings.Count(stderr, "ask the server's admin") != 1 {
+		t.Errorf("sync without a grant exit %d, stderr %q, want a failure saying once to ask the server's admin", code, stderr)
+	}
+}
+
 // TestSyncRefreshWithoutIDToken syncs with a login whose provider answers
 // refreshes without an ID token (OpenID Connect allows it): while the last
 // ID token is good it is sent, never the opaque access token the server

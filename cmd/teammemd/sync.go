@@ -234,11 +234,9 @@ func explainSyncError(err error) error {
 	case memsync.TokenRejected:
 		return fmt.Errorf("%w: run teammemd login, or set "+envToken+", --token-file, "+envTokenFile+" or [client] token_file to a valid token", err)
 	case memsync.NoAccess, memsync.ReadOnly:
-		var ae *api.Error
-		if errors.As(err, &ae) && ae.Reason() != "" {
-			return err // the server's message says what to do; no grant changes it
-		}
-		return fmt.Errorf("%w: ask the server's admin for a grant", err)
+		// The server's message says what to do for the credential's mode:
+		// a token or a grant from its admin, or access on GitHub.
+		return err
 	}
 	if errors.Is(err, memsync.ErrLocked) {
 		return fmt.Errorf("%w; try again when it is done", err)
