@@ -90,9 +90,10 @@ func (p *Prober) Auth(ctx context.Context, server, token string, from TokenFrom)
 // TokenFrom says where a token came from, which decides what to do when a
 // server refuses it: Env is the environment variable that holds it, Login
 // the server of the teammemd login it belongs to; neither for a token
-// file.
+// file. GitHub: the token is a GitHub token, whose access GitHub grants.
 type TokenFrom struct {
 	Env, Login string
+	GitHub     bool
 }
 
 func (f TokenFrom) what() string {
@@ -112,15 +113,20 @@ func (f TokenFrom) RefusedFix() string {
 		return EnvTokenFix(f.Env)
 	case f.Login != "":
 		return "log in again: teammemd login --server " + f.Login
+	case f.GitHub:
+		return "GitHub no longer takes the token, or the server does not take GitHub tokens: put a valid GitHub token in the token file (gh auth token prints one), or ask the server's admin which credentials it takes"
 	}
 	return "the token is mistyped or revoked: ask the server's admin for a new one (teammemd token create)"
 }
 
 // DeniedFix is what to do about a token that has no grant on repo (403):
-// a login's grants are in the server's config, a static token's are its
-// own.
+// a GitHub token's access is GitHub's, a login's grants are in the
+// server's config, a static token's are its own.
 func (f TokenFrom) DeniedFix(repo string) string {
-	if f.Login != "" {
+	switch {
+	case f.GitHub:
+		return "ask the repo's owners on GitHub for access to " + repo + " (push, to write its team memory)"
+	case f.Login != "":
 		return "ask the server's admin for a grant that covers " + repo + " ([[server.auth.grants]]), or run teammemd login as someone who has one"
 	}
 	return "ask the server's admin for a token whose --repos covers " + repo

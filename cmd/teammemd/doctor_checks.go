@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/teammemd/teammemd/checkup"
+	"github.com/teammemd/teammemd/server/auth"
 	"github.com/teammemd/teammemd/sync/credential"
 )
 
@@ -100,7 +101,9 @@ func (d *doctor) checkAuth(ctx context.Context) {
 		d.report(checkSkip, "auth", "needs a teammemd server and a token", "")
 		return
 	}
-	d.result("auth", d.prober.Auth(ctx, d.client.Server, d.token, tokenFrom(d.rule.For(d.client.Server, d.client.TokenFile), d.client.Server)))
+	from := tokenFrom(d.rule.For(d.client.Server, d.client.TokenFile), d.client.Server)
+	from.GitHub = auth.FormOf(d.token) == auth.ModeGitHub
+	d.result("auth", d.prober.Auth(ctx, d.client.Server, d.token, from))
 }
 
 // tokenFrom says where a credential for server came from: the

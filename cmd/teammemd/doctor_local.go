@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/teammemd/teammemd/checkup"
+	"github.com/teammemd/teammemd/server/auth"
 	memsync "github.com/teammemd/teammemd/sync"
 	"github.com/teammemd/teammemd/sync/daemon"
 )
@@ -79,6 +80,7 @@ func (d *doctor) checkRepoAccess(ctx context.Context, repo, dir, source, server,
 	cred := d.rule.For(server, tokenFile)
 	tok, err := cred.Bearer()
 	from := tokenFrom(cred, server)
+	from.GitHub = auth.FormOf(tok) == auth.ModeGitHub
 	if !checked || err != nil {
 		d.report(checkOK, "repo", detail+"; access not checked", "")
 		return

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/teammemd/teammemd/server/auth"
+	"github.com/teammemd/teammemd/server/auth/authtest"
 	"github.com/teammemd/teammemd/server/servertest"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/sync/claude/claudetest"
@@ -223,6 +225,16 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 		}},
 		{"login without a grant", "repo", "a grant that covers acme/app ([[server.auth.grants]]), or run teammemd login as someone", func(t *testing.T, c *doctorCase) {
 			saveDoctorLogin(t, c, c.srv.CreateToken(t, "bob", store.Grant{Pattern: "other/**", Level: store.LevelWrite}))
+		}},
+		{"GitHub token without access", "repo", "ask the repo's owners on GitHub for access", func(t *testing.T, c *doctorCase) {
+			gh := authtest.NewGitHub(t)
+			gh.AddUser("ghp_none", "none")
+			cfg := auth.Config{GitHub: auth.GitHubConfig{Enabled: true, APIURL: gh.URL, RepoHost: auth.GitHubHost, CacheTTL: time.Minute}}
+			c.srv.RestartWith(t, servertest.WithAuth(cfg, auth.Options{HTTPClient: authtest.Client(t)}))
+			writeFile(t, c.tokenFile, "ghp_none\n", 0o600)
+		}},
+		{"GitHub token refused", "auth", "put a valid GitHub token in the token file", func(t *testing.T, c *doctorCase) {
+			writeFile(t, c.tokenFile, "ghp_revoked\n", 0o600)
 		}},
 		{"not a checkout", "repo", "git checkout with a remote", func(t *testing.T, c *doctorCase) {
 			c.extra = fmt.Sprintf("\n[[daemon.repo]]\ncheckout = %q\n", t.TempDir())
