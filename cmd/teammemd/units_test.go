@@ -161,9 +161,9 @@ func TestServerUnitRunsUnprivileged(t *testing.T) {
 	}
 	remap := func(s string) string {
 		s = strings.ReplaceAll(s, "/etc/teammemd", root+"/etc/teammemd")
-		return strings.ReplaceAll(s, "/var/lib/teammemd", root+"/var/lib/teammemd")
+		return strings.ReplaceAll(s, "/var/lib", root+"/var/lib")
 	}
-	layOutServerUnit(t, u, root)
+	layOutServerUnit(t, u, root, remap)
 	u = loadCredentials(t, u, root)
 
 	addr, stop := startUnitServer(t, u, remap)
@@ -201,10 +201,10 @@ func TestServerUnitRunsUnprivileged(t *testing.T) {
 // unitUser is the unprivileged user the server unit's command runs as.
 const unitUser = 65534
 
-// layOutServerUnit makes, under root, /etc/teammemd and its config, root's,
-// with the modes the unit's header gives them, and the state directory
-// systemd makes for the dynamic user.
-func layOutServerUnit(t *testing.T, u unitFile, root string) {
+// layOutServerUnit makes, under root, /etc/teammemd and its config (the
+// example, its paths remapped), root's, with the modes the unit's header
+// gives them, and the state directory systemd makes for the dynamic user.
+func layOutServerUnit(t *testing.T, u unitFile, root string, remap func(string) string) {
 	t.Helper()
 	etc := filepath.Join(root, "etc", "teammemd")
 	mkdirMode(t, etc, u.headerMode(t, "/etc/teammemd"))
@@ -212,7 +212,7 @@ func layOutServerUnit(t *testing.T, u unitFile, root string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(etc, "config.toml"), example, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(etc, "config.toml"), []byte(remap(string(example))), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(filepath.Join(etc, "config.toml"), u.headerMode(t, "/etc/teammemd/config.toml")); err != nil {
