@@ -4,9 +4,11 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"log/slog"
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -67,15 +69,45 @@ func loadMigrations() ([]migration, error) {
 }
 
 // migrate brings the schema up to SchemaVersion in one transaction under the
-// migration lock, and returns the version it found. A schema newer than this
-// build, or a database holding tables of another application under
-// teammemd's names, is refused.
-func migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+// migration lock. A schema newer than this build, or a database holding
+// tables of another application under teammemd's names, is refused. The
+// migration of an existing schema is logged before it starts and once it
+// is committed, with the time it took; a new schema's creation is not.
+func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
-		return 0, fmt.Errorf("begin migration: %w", err)
+		return fmt.Errorf("begin migration: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	found, err := lockedSchemaVersion(ctx, tx)
+	if err != nil || found == SchemaVersion {
+		return err
+	}
+	if found > 0 {
+		log.Info("migrating database schema", "from", found, "to", SchemaVersion)
+	}
+	start := time.Now()
+	for _, m := range migrations[found:] {
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migrate schema to version %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO teammemd_schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+			return fmt.Errorf("record schema version %d: %w", m.version, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit migration: %w", err)
+	}
+	if found > 0 {
+		log.Info("database schema migrated", "from", found, "to", SchemaVersion, "took", time.Since(start).Round(time.Millisecond).String())
+	}
+	return nil
+}
+
+// lockedSchemaVersion takes the migration lock for tx and returns the
+// schema version it finds, refusing one newer than this build and a
+// database without teammemd's schema that holds tables of its names.
+func lockedSchemaVersion(ctx context.Context, tx pgx.Tx) (int, error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrateLockID); err != nil {
 		return 0, fmt.Errorf("take the migration lock: %w", err)
 	}
@@ -96,17 +128,6 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 		if err := refuseForeignTables(ctx, tx); err != nil {
 			return found, err
 		}
-	}
-	for _, m := range migrations[found:] {
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return found, fmt.Errorf("migrate schema to version %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := tx.Exec(ctx, "INSERT INTO teammemd_schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
-			return found, fmt.Errorf("record schema version %d: %w", m.version, err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return found, fmt.Errorf("commit migration: %w", err)
 	}
 	return found, nil
 }

@@ -1,12 +1,17 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
+	"github.com/teammemd/teammemd/server/store/storetest"
 )
 
 func TestMigrationsNumbered(t *testing.T) {
@@ -77,5 +82,33 @@ func TestOpenRefuses(t *testing.T) {
 				t.Errorf("Open() error = %v, want it to say %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestMigrationLogged: a migration of an existing database says so before
+// it starts, from which version to which, and when it is done, with the
+// time it took, as on SQLite; a new database says nothing of it.
+func TestMigrationLogged(t *testing.T) {
+	const marker = "CREATE TABLE identity_bindings"
+	db := schemaBefore(t, marker, "")
+	before := slices.IndexFunc(migrations, func(m migration) bool { return strings.Contains(m.sql, marker) })
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	s, err := Open(context.Background(), db, Options{Logger: log})
+	storetest.CloseAtEnd(t, s, err)
+	versions := fmt.Sprintf(`"from":%d,"to":%d`, before, SchemaVersion)
+	for _, want := range []string{`"msg":"migrating database schema","store":`, `"msg":"database schema migrated","store":`, `"took":`} {
+		if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), versions) {
+			t.Errorf("logs = %s, want %s with %s", logs.String(), want, versions)
+		}
+	}
+	if i, j := strings.Index(logs.String(), "migrating database schema"), strings.Index(logs.String(), "database schema migrated"); i < 0 || j < i {
+		t.Errorf("logs = %s, want migrating before migrated", logs.String())
+	}
+	logs.Reset()
+	s, err = Open(context.Background(), pgtest.Schema(t), Options{Logger: log})
+	storetest.CloseAtEnd(t, s, err)
+	if strings.Contains(logs.String(), "migrat") {
+		t.Errorf("a new database logged %s", logs.String())
 	}
 }

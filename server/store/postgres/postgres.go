@@ -70,8 +70,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 	if err != nil {
 		return nil, RedactError(fmt.Errorf("open database %s: %w", redacted, err), connString)
 	}
-	from, err := migrate(ctx, pool)
-	if err != nil {
+	if err := migrate(ctx, pool, opts.Logger.With("store", redacted)); err != nil {
 		pool.Close()
 		return nil, RedactError(fmt.Errorf("open database %s: %w", redacted, err), connString)
 	}
@@ -79,9 +78,6 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		pool.Close()
 		return nil, RedactError(fmt.Errorf("open database %s: read schema: %w", redacted, err), connString)
-	}
-	if from != SchemaVersion {
-		opts.Logger.Info("database schema migrated", "store", redacted, "from", from, "to", SchemaVersion)
 	}
 	channel := channelName(schema)
 	full := &store.FullWatch{}
