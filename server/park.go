@@ -332,7 +332,18 @@ func (s *Server) endParked(pw *parkedWait, resp []byte) {
 	_ = pw.conn.Close()
 	s.waitSlots.release(pw.subject)
 	s.metrics.waiters.Dec()
-	s.logRequest(context.Background(), pw.method, &pw.info, status, int64(n), time.Since(pw.start))
+	s.logRequest(context.Background(), pw.method, &pw.info, status, bodySent(resp, n), time.Since(pw.start))
+}
+
+// bodySent is how many bytes of resp's body the first n bytes of resp
+// hold: what the access log counts for every request, without the status
+// line and headers a parked wait writes on its connection itself.
+func bodySent(resp []byte, n int) int64 {
+	end := bytes.Index(resp, []byte("\r\n\r\n"))
+	if end < 0 {
+		return 0
+	}
+	return int64(max(n-(end+4), 0))
 }
 
 // changedBytes is the answer to waits whose checksum is no longer the

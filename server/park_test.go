@@ -170,3 +170,35 @@ func TestParkedWaitLogged(t *testing.T) {
 		t.Errorf("the wait's access log line = %v, want GET %s by servertest, status 304", rec, repo)
 	}
 }
+
+// TestParkedWaitLogsBodyBytes: a parked wait's access log line counts the
+// bytes of the body it sent, as every other request's line does, not the
+// status line and headers written with it on the taken-over connection.
+func TestParkedWaitLogsBodyBytes(t *testing.T) {
+	logs := &logLines{}
+	s := servertest.Start(t, servertest.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	first := put(t, s, repo, map[string]string{"a.md": "a"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	woken := make(chan reply, 1)
+	go func() {
+		woken <- doCtx(t, ctx, s.URL, req{query: waitQuery(repo, 20), token: s.Token,
+			headers: map[string]string{"If-None-Match": api.ETag(first.Checksum)}})
+	}()
+	awaitParked(t, s.URL, "1")
+	put(t, s, repo, map[string]string{"b.md": "b"})
+	r := <-woken
+	if r.status != http.StatusOK {
+		t.Fatalf("woken wait = %d %s, want 200", r.status, r.body)
+	}
+	awaitWaiters(t, s, 0)
+	var rec map[string]any
+	for _, l := range logs.requests(t, "team_memory") {
+		if l["method"] == http.MethodGet {
+			rec = l // the last GET, the wait's
+		}
+	}
+	if rec["status"] != float64(http.StatusOK) || rec["bytes"] != float64(len(r.body)) {
+		t.Errorf("the woken wait's access log line = %v, want status 200 and bytes %d, the body's length", rec, len(r.body))
+	}
+}
