@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server/store"
 )
 
@@ -30,7 +34,7 @@ func (s *Store) copyPurges(ctx context.Context, src store.Exporter, diverged map
 			continue
 		}
 		if diverged[rec.Repo] {
-			errs = append(errs, fmt.Errorf("purge of %s in %s at %s not copied: the repo diverged", rec.Key, rec.Repo, rec.Time))
+			errs = append(errs, divergedPurge(rec))
 			continue
 		}
 		if err := s.importPurge(ctx, rec); err != nil {
@@ -40,6 +44,22 @@ func (s *Store) copyPurges(ctx context.Context, src store.Exporter, diverged map
 		report.PurgesCopied++
 	}
 	return errors.Join(errs...)
+}
+
+// divergedPurge is the error of rec, a purge of a repo that diverged: the
+// destination may still hold the content it dropped, a leaked secret
+// perhaps, so it names the purge to make there.
+func divergedPurge(rec store.PurgeRecord) error {
+	versions := make([]string, len(rec.Versions))
+	for i, v := range rec.Versions {
+		versions[i] = strconv.FormatInt(v, 10)
+	}
+	args := []string{"teammemd", "admin", "purge", "--store", "URL", "--repo", rec.Repo, "--key", rec.Key, "--version", strings.Join(versions, ",")}
+	if rec.DeletedVersion != 0 {
+		args = append(args, "--include-live")
+	}
+	return fmt.Errorf("purge of %s in %s made %s not copied: the repo diverged, so the destination may still hold the content it dropped; purge it there: %s",
+		rec.Key, rec.Repo, rec.Time.UTC().Format(time.RFC3339), shell.Join(args...))
 }
 
 // samePurge reports whether a and b are the same record.
