@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/teammemd/teammemd/internal/shell"
 	"github.com/teammemd/teammemd/server"
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres"
@@ -94,4 +95,32 @@ func openBackend(ctx context.Context, l location, log *slog.Logger) (backend, *p
 		return nil, nil, fmt.Errorf("store: %w", err)
 	}
 	return st, st.NewWaker(postgres.WakerOptions{Logger: log}), nil
+}
+
+// openAdminBackend opens the store at l for a command other than the
+// server: it creates a new database's schema but leaves an older one as
+// it is, so that a command of a newer teammemd never migrates a database
+// under the server of an older one, and says how to migrate it.
+func openAdminBackend(ctx context.Context, l location) (backend, error) {
+	var st backend
+	var err error
+	if l.url == "" {
+		st, err = sqlite.Open(ctx, l.dbPath(), sqlite.Options{KeepSchema: true})
+	} else {
+		st, err = postgres.Open(ctx, l.url, postgres.Options{KeepSchema: true})
+		err = wrapIf(err, "store: %w")
+	}
+	if errors.Is(err, store.ErrOlderSchema) {
+		migrate := shell.Join(append([]string{"teammemd", "serve", "--migrate-only"}, l.flagArgs()...)...)
+		return nil, fmt.Errorf("%w: start this teammemd's server on it, or run '%s', after a backup (docs/04-server.md)", err, migrate)
+	}
+	return st, err
+}
+
+// wrapIf wraps a non-nil err with format, which holds one %w.
+func wrapIf(err error, format string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format, err)
 }

@@ -89,8 +89,7 @@ func (f tokenFlags) openTokens(ctx context.Context) (backend, error) {
 			return nil, fmt.Errorf("no server database at %s (set --data to the server's data directory, or --store to its PostgreSQL database)", loc.dbPath())
 		}
 	}
-	st, _, err := openBackend(ctx, loc, nil)
-	return st, err
+	return openAdminBackend(ctx, loc)
 }
 
 // dbExists reports whether the database file at path exists.
@@ -180,7 +179,7 @@ func createToken(ctx context.Context, loc location, subject string, grants []sto
 			return err
 		}
 	}
-	st, _, err := openBackend(ctx, loc, nil)
+	st, err := openAdminBackend(ctx, loc)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,11 @@ var ErrNotFound = errors.New("repo not found")
 // repo's current checksum. Nothing was written.
 var ErrPrecondition = errors.New("repo checksum precondition failed")
 
+// ErrOlderSchema is returned by a store's Open, asked to keep the schema,
+// for a database whose schema is older than this build's: it was left as
+// it was, for the server to migrate.
+var ErrOlderSchema = errors.New("left as it is")
+
 // ErrTokenNotFound is returned for an unknown or revoked token.
 var ErrTokenNotFound = errors.New("token not found")
 

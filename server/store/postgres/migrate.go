@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // migrationFiles are the schema steps, NNNN_name.sql: step N takes schema
@@ -73,7 +75,8 @@ func loadMigrations() ([]migration, error) {
 // tables of another application under teammemd's names, is refused. The
 // migration of an existing schema is logged before it starts and once it
 // is committed, with the time it took; a new schema's creation is not.
-func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+// With keep, an existing schema older than this build's is refused instead.
+func migrate(ctx context.Context, pool *pgxpool.Pool, keep bool, log *slog.Logger) error {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)
@@ -82,6 +85,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	found, err := lockedSchemaVersion(ctx, tx)
 	if err != nil || found == SchemaVersion {
 		return err
+	}
+	if found > 0 && keep {
+		return fmt.Errorf("database schema version %d, older than this teammemd's %d: %w", found, SchemaVersion, store.ErrOlderSchema)
 	}
 	if found > 0 {
 		log.Info("migrating database schema", "from", found, "to", SchemaVersion)

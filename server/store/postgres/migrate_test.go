@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
 	"github.com/teammemd/teammemd/server/store/storetest"
 )
@@ -111,4 +113,19 @@ func TestMigrationLogged(t *testing.T) {
 	if strings.Contains(logs.String(), "migrat") {
 		t.Errorf("a new database logged %s", logs.String())
 	}
+}
+
+// TestKeepSchema: with KeepSchema, Open leaves an older schema as it is,
+// with store.ErrOlderSchema, and still creates a new database's schema.
+func TestKeepSchema(t *testing.T) {
+	db := schemaBefore(t, "CREATE TABLE identity_bindings", "")
+	s, err := Open(context.Background(), db, Options{KeepSchema: true})
+	if err == nil {
+		s.Close()
+	}
+	if !errors.Is(err, store.ErrOlderSchema) {
+		t.Errorf("Open(older schema, KeepSchema) error = %v, want store.ErrOlderSchema", err)
+	}
+	s, err = Open(context.Background(), pgtest.Schema(t), Options{KeepSchema: true})
+	storetest.CloseAtEnd(t, s, err)
 }

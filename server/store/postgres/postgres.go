@@ -27,6 +27,12 @@ import (
 type Options struct {
 	// Logger receives operational events; nil discards them.
 	Logger *slog.Logger
+	// KeepSchema refuses a database whose schema is older than this
+	// build's (store.ErrOlderSchema) instead of migrating it, for the
+	// commands other than the server: a newer binary's command never
+	// changes the schema under the replicas of an older one. A new
+	// database is still created.
+	KeepSchema bool
 }
 
 // Store is a teammemd store on a PostgreSQL database. It implements
@@ -70,7 +76,7 @@ func Open(ctx context.Context, connString string, opts Options) (*Store, error) 
 	if err != nil {
 		return nil, RedactError(fmt.Errorf("open database %s: %w", redacted, err), connString)
 	}
-	if err := migrate(ctx, pool, opts.Logger.With("store", redacted)); err != nil {
+	if err := migrate(ctx, pool, opts.KeepSchema, opts.Logger.With("store", redacted)); err != nil {
 		pool.Close()
 		return nil, RedactError(fmt.Errorf("open database %s: %w", redacted, err), connString)
 	}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/storetest"
 )
 
@@ -36,4 +38,24 @@ func openFromBeforeWith(t *testing.T, step, rows string, opts Options) *Store {
 		%s`, before, applicationID, rows))
 	s, err := Open(context.Background(), path, opts)
 	return storetest.CloseAtEnd(t, s, err)
+}
+
+// TestKeepSchema: with KeepSchema, Open leaves an older schema as it is,
+// with store.ErrOlderSchema, and still creates a new database.
+func TestKeepSchema(t *testing.T) {
+	before := len(migrations) - 1
+	path := filepath.Join(t.TempDir(), FileName)
+	rawExec(t, path, strings.Join(migrations[:before], ";\n")+fmt.Sprintf(`;
+		PRAGMA user_version = %d; PRAGMA application_id = %d;`, before, applicationID))
+	s, err := Open(context.Background(), path, Options{KeepSchema: true})
+	if err == nil {
+		s.Close()
+	}
+	if !errors.Is(err, store.ErrOlderSchema) {
+		t.Errorf("Open(older schema, KeepSchema) error = %v, want store.ErrOlderSchema", err)
+	}
+	s, err = Open(context.Background(), path, Options{})
+	storetest.CloseAtEnd(t, s, err) // still at the older schema, so it migrates
+	s, err = Open(context.Background(), filepath.Join(t.TempDir(), FileName), Options{KeepSchema: true})
+	storetest.CloseAtEnd(t, s, err)
 }

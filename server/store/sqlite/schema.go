@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // applicationID marks a teammemd database file ("tmmd").
@@ -149,8 +151,9 @@ var SchemaVersion = len(migrations)
 
 // migrate brings the schema up to SchemaVersion in one write transaction,
 // and logs a migration of an existing database before and after it: some
-// steps rewrite whole tables and take a while.
-func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
+// steps rewrite whole tables and take a while. With keep, an existing
+// database's older schema is refused instead.
+func migrate(ctx context.Context, db *sql.DB, keep bool, log *slog.Logger) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin migration: %w", err)
@@ -177,6 +180,8 @@ func migrate(ctx context.Context, db *sql.DB, log *slog.Logger) error {
 		if err := refuseForeignTables(ctx, tx); err != nil {
 			return err
 		}
+	} else if keep {
+		return fmt.Errorf("database schema version %d, older than this teammemd's %d: %w", version, SchemaVersion, store.ErrOlderSchema)
 	} else {
 		log.Info("migrating database schema", "from", version, "to", SchemaVersion)
 	}

@@ -50,6 +50,12 @@ type Options struct {
 	ReadConns int
 	// MaxBatch caps how many writes one group commit takes; 0 means 128.
 	MaxBatch int
+	// KeepSchema refuses a database whose schema is older than this
+	// build's (store.ErrOlderSchema) instead of migrating it, for the
+	// commands other than the server: a newer binary's command never
+	// rewrites the tables of a database an older server runs on. A new
+	// database is still created.
+	KeepSchema bool
 }
 
 func (o Options) withDefaults() Options {
@@ -140,7 +146,7 @@ func openWriter(ctx context.Context, path string, opts Options) (*sql.DB, stmtMa
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, wdb, opts.Logger.With("store", path)); err != nil {
+	if err := migrate(ctx, wdb, opts.KeepSchema, opts.Logger.With("store", path)); err != nil {
 		wdb.Close()
 		return nil, nil, err
 	}
