@@ -10,10 +10,11 @@ import (
 	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
-// An admin command of a newer teammemd leaves a database of an older
-// schema as it is, where it migrated it, under the older server that may
-// still run on it, and silently; it says how to migrate it. The server
-// (serve --migrate-only) migrates it.
+// An admin command of a newer teammemd, or its migrate-store reading the
+// database, leaves a database of an older schema as it is, where it
+// migrated it, under the older server that may still run on it, and
+// silently; it says how to migrate it. The server (serve --migrate-only)
+// migrates it.
 func TestAdminCommandLeavesOlderSchema(t *testing.T) {
 	isolateConfig(t)
 	dir := t.TempDir()
@@ -35,6 +36,7 @@ func TestAdminCommandLeavesOlderSchema(t *testing.T) {
 		{"token", "list", "--data", dir},
 		{"token", "create", "--data", dir, "--subject", "bob", "--repos", "**"},
 		{"admin", "purges", "--data", dir},
+		{"migrate-store", "--from", dir, "--to", "postgres://127.0.0.1:1/never"},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		if code != 1 || !strings.Contains(stderr, "teammemd serve --migrate-only --data "+dir) {

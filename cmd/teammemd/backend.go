@@ -110,11 +110,20 @@ func openAdminBackend(ctx context.Context, l location) (backend, error) {
 		st, err = postgres.Open(ctx, l.url, postgres.Options{KeepSchema: true})
 		err = wrapIf(err, "store: %w")
 	}
-	if errors.Is(err, store.ErrOlderSchema) {
-		migrate := shell.Join(append([]string{"teammemd", "serve", "--migrate-only"}, l.flagArgs()...)...)
-		return nil, fmt.Errorf("%w: start this teammemd's server on it, or run '%s', after a backup (docs/04-server.md)", err, migrate)
+	if err != nil {
+		return nil, olderSchemaHint(err, l)
 	}
-	return st, err
+	return st, nil
+}
+
+// olderSchemaHint adds to err, when it is a store's refusal to migrate the
+// older schema of the database at l, how to migrate it.
+func olderSchemaHint(err error, l location) error {
+	if !errors.Is(err, store.ErrOlderSchema) {
+		return err
+	}
+	migrate := shell.Join(append([]string{"teammemd", "serve", "--migrate-only"}, l.flagArgs()...)...)
+	return fmt.Errorf("%w: start this teammemd's server on it, or run '%s', after a backup (docs/04-server.md)", err, migrate)
 }
 
 // wrapIf wraps a non-nil err with format, which holds one %w.

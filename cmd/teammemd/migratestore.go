@@ -61,9 +61,9 @@ func migrateSQLite(ctx context.Context, src location, dstURL string, stdout io.W
 	if !exists {
 		return fmt.Errorf("no server database at %s (set --from to the server's data directory)", src.dbPath())
 	}
-	from, err := sqlite.Open(ctx, src.dbPath(), sqlite.Options{})
+	from, err := sqlite.Open(ctx, src.dbPath(), sqlite.Options{KeepSchema: true})
 	if err != nil {
-		return err
+		return olderSchemaHint(err, src)
 	}
 	defer from.Close()
 	to, err := postgres.Open(ctx, dstURL, postgres.Options{})
