@@ -201,7 +201,8 @@ func createToken(ctx context.Context, loc location, subject string, grants []sto
 	return st.Close()
 }
 
-// validateSubject requires a non-empty, printable subject of bounded size.
+// validateSubject requires a non-empty, printable subject of bounded size
+// that no sign-in's subject could be (auth.TokenSubjectProblem).
 func validateSubject(s string) error {
 	switch {
 	case strings.TrimSpace(s) == "":
@@ -212,6 +213,9 @@ func validateSubject(s string) error {
 		return errors.New("--subject is not valid UTF-8")
 	case strings.ContainsFunc(s, unicode.IsControl):
 		return errors.New("--subject contains a control character")
+	}
+	if err := auth.TokenSubjectProblem(s); err != nil {
+		return fmt.Errorf("--subject %w", err)
 	}
 	return nil
 }

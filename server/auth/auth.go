@@ -125,8 +125,11 @@ func HashToken(secret string) string {
 
 // NewTokenRecord creates a token for subject with grants: it returns the
 // secret, to show once, and the record to store, which holds only its hash
-// and a random ID.
+// and a random ID. A subject that TokenSubjectProblem refuses is an error.
 func NewTokenRecord(subject string, grants []store.Grant, now time.Time) (string, store.Token, error) {
+	if err := TokenSubjectProblem(subject); err != nil {
+		return "", store.Token{}, fmt.Errorf("token subject: %w", err)
+	}
 	secret, hash, err := NewToken()
 	if err != nil {
 		return "", store.Token{}, err
