@@ -133,6 +133,17 @@ func parsePurge(repo, key, versions string, all, live bool, actor, reason string
 		Time: time.Now().UTC()}, nil
 }
 
+// notAKey says, after "has no revisions", why key never could have any
+// when no note can have it (api.KeyProblem under the default limits), or
+// is empty. The key is not refused up front: a repo's history may hold
+// keys its server's limits were lowered below.
+func notAKey(key string) string {
+	if why := api.KeyProblem(key, api.Limits{}); why != "" {
+		return fmt.Sprintf("; %s is not a key a note can have: %s", key, why)
+	}
+	return ""
+}
+
 // repoAndKey checks --repo and --key.
 func repoAndKey(repo, key string) error {
 	if err := api.ValidateSlug(repo); err != nil {
@@ -196,7 +207,7 @@ func purgeError(p store.Purge, err error) error {
 		return fmt.Errorf("%w; nothing was purged. Purging it deletes the entry (daemons pull the deletion): "+
 			"pass --include-live for that, or write the fixed note first and purge the old revision", err)
 	case errors.Is(err, store.ErrRevisionNotFound):
-		return fmt.Errorf("%w; nothing was purged ('teammemd admin history --repo %s --key %s' lists the versions)", err, p.Repo, p.Key)
+		return fmt.Errorf("%w%s; nothing was purged ('teammemd admin history --repo %s --key %s' lists the versions)", err, notAKey(p.Key), p.Repo, p.Key)
 	}
 	return err
 }
@@ -235,6 +246,11 @@ func newAdminPurgesCmd() *cobra.Command {
 	tf := addTokenFlags(fs)
 	repo := fs.String("repo", "", "list only the purges of this repo `slug`")
 	cmd.RunE = body(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if *repo != "" {
+			if err := api.ValidateSlug(*repo); err != nil {
+				return usageError{fmt.Errorf("--repo: %w", err)}
+			}
+		}
 		st, err := tf.openTokens(ctx)
 		if err != nil {
 			return err
@@ -306,7 +322,7 @@ never the content.`,
 			return err
 		}
 		if len(revs) == 0 {
-			return fmt.Errorf("%s in %s has no revisions", *key, *repo)
+			return fmt.Errorf("%s in %s has no revisions%s", *key, *repo, notAKey(*key))
 		}
 		return printRevisions(stdout, revs)
 	})
