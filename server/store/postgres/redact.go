@@ -77,8 +77,20 @@ func scrub(s, connString string) string {
 	}
 	return keywordPassword.ReplaceAllStringFunc(s, func(m string) string {
 		i := strings.IndexByte(m, '=')
+		if replaced(strings.TrimSpace(m[i+1:])) {
+			return m
+		}
 		return m[:i+1] + redactedPassword
 	})
+}
+
+// replaced reports whether v, a keyword's value as keywordPassword found
+// it, is a password the first pass already replaced, followed at most by
+// the punctuation of the message around it (the colon of "password=pw:
+// begin"), which is kept.
+func replaced(v string) bool {
+	rest, ok := strings.CutPrefix(v, redactedPassword)
+	return ok && strings.Trim(rest, ":;,.)]") == ""
 }
 
 // passwords returns the password values in connString, in every spelling

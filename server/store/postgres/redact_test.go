@@ -67,3 +67,19 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 		}
 	}
 }
+
+// A password already replaced keeps what followed it in the message: the
+// keyword form's pass over the message took the colon after it as part of
+// the password.
+func TestRedactErrorKeepsWhatFollows(t *testing.T) {
+	for _, tt := range []struct{ conn, msg, want string }{
+		{"postgres://tm@db/x?password=pw", "open postgres://tm@db/x?password=pw: begin migration: refused",
+			"open postgres://tm@db/x?password=xxxxx: begin migration: refused"},
+		{"host=db password=pw", "connect host=db password=pw: refused", "connect host=db password=xxxxx: refused"},
+		{"host=db password=pw", "connect host=db password=other: refused", "connect host=db password=xxxxx refused"},
+	} {
+		if got := RedactError(errors.New(tt.msg), tt.conn).Error(); got != tt.want {
+			t.Errorf("RedactError(%q, %q) = %q, want %q", tt.msg, tt.conn, got, tt.want)
+		}
+	}
+}
