@@ -46,6 +46,12 @@ func runTokenRevoke(ctx context.Context, tf tokenFlags, arg string, stdout, stde
 	if err != nil {
 		return err
 	}
+	if at, err := revokedAt(ctx, st, id); err != nil || !at.IsZero() {
+		if err == nil {
+			_, err = fmt.Fprintf(stdout, "token %s was revoked already, at %s; nothing changed\n", id, at.UTC().Format(time.RFC3339))
+		}
+		return err
+	}
 	err = st.RevokeToken(ctx, id, time.Now())
 	if errors.Is(err, store.ErrTokenNotFound) {
 		return noTokenWithID(id)
@@ -75,6 +81,21 @@ func revokedID(ctx context.Context, st store.Tokens, arg string) (id string, byS
 		return "", true, fmt.Errorf("look up the token of the secret given: %w", err)
 	}
 	return tok.ID, true, nil
+}
+
+// revokedAt is when the token id was revoked, zero while it is valid or
+// when no token has the ID (RevokeToken then says so).
+func revokedAt(ctx context.Context, st store.Tokens, id string) (time.Time, error) {
+	toks, err := st.ListTokens(ctx)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("list tokens: %w", err)
+	}
+	for _, t := range toks {
+		if t.ID == id {
+			return t.RevokedAt, nil
+		}
+	}
+	return time.Time{}, nil
 }
 
 // tokenIDForm is the form of the IDs teammemd token create gives.
