@@ -138,8 +138,10 @@ One TOML file holds the settings of every part: ` + "`--config`" + `, else
 $TEAMMEMD_CONFIG, else $XDG_CONFIG_HOME/teammemd/config.toml (none is fine:
 the defaults apply). It is decoded strictly: a key teammemd does not know is
 an error. Flags override environment variables, which override the file. A
-key left out takes its default; "unset" means the setting is off or comes
-from elsewhere, as its meaning says.
+key left out takes its default, and so does a number or duration set to 0
+(` + "`keep_versions = 0`" + ` keeps the default 50), except where its meaning
+says what 0 does; a rate limit is turned off with a negative number. "unset" means the
+setting is off or comes from elsewhere, as its meaning says.
 `)
 	for _, t := range configTables() {
 		head := "[" + t.path + "]"
