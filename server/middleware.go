@@ -23,6 +23,7 @@ type reqInfo struct {
 	repo    string
 	subject string
 	mode    string // the auth mode that judged the credential
+	client  string // the client's address, as proxies.clientKey names it
 	start   time.Time
 	// parked is set when the handler parked a change wait: the wait logs
 	// the request when it ends.
@@ -76,7 +77,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 		if id := s.identity.get(r.Context()); id != "" {
 			w.Header().Set(api.StoreIDHeader, id)
 		}
-		info := &reqInfo{route: route, start: start}
+		info := &reqInfo{route: route, client: s.proxies.clientKey(r), start: start}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
 		if info.parked {
@@ -94,8 +95,8 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 func (s *Server) logRequest(ctx context.Context, method string, info *reqInfo, status int, bytes int64, elapsed time.Duration) {
 	s.metrics.requests.WithLabelValues(info.route, strconv.Itoa(status)).Inc()
 	s.metrics.latency.WithLabelValues(info.route).Observe(elapsed.Seconds())
-	attrs := make([]slog.Attr, 0, 8)
-	attrs = append(attrs, slog.String("method", method), slog.String("route", info.route))
+	attrs := make([]slog.Attr, 0, 9)
+	attrs = append(attrs, slog.String("method", method), slog.String("route", info.route), slog.String("client", info.client))
 	attrs = appendKnown(attrs, "repo", info.repo)
 	attrs = append(attrs, slog.Int("status", status), slog.Float64("durationMs", float64(elapsed.Microseconds())/1000))
 	attrs = appendKnown(attrs, "subject", info.subject)

@@ -64,6 +64,11 @@ func TestAccessLog(t *testing.T) {
 				t.Errorf("access log line %d has no %s: %v", i, k, l)
 			}
 		}
+		// The client's address, as the budget of failed credentials counts
+		// it, so that a refused client can be traced.
+		if l["client"] != "127.0.0.1" {
+			t.Errorf("access log line %d = %v, want client 127.0.0.1", i, l)
+		}
 	}
 }
 
