@@ -192,7 +192,7 @@ func validateText(flag, s string, max int) error {
 	if len(s) > max {
 		return fmt.Errorf("%s is longer than %d bytes", flag, max)
 	}
-	if s != "" && validateSubject(s) != nil {
+	if s != "" && printableSubject(s) != nil {
 		return fmt.Errorf("%s must be printable UTF-8 text", flag)
 	}
 	return nil

@@ -201,9 +201,21 @@ func createToken(ctx context.Context, loc location, subject string, grants []sto
 	return st.Close()
 }
 
-// validateSubject requires a non-empty, printable subject of bounded size
-// that no sign-in's subject could be (auth.TokenSubjectProblem).
+// validateSubject requires a token's subject to be printable text
+// (printableSubject) that no sign-in's subject could be
+// (auth.TokenSubjectProblem).
 func validateSubject(s string) error {
+	if err := printableSubject(s); err != nil {
+		return err
+	}
+	if err := auth.TokenSubjectProblem(s); err != nil {
+		return fmt.Errorf("--subject %w", err)
+	}
+	return nil
+}
+
+// printableSubject requires a non-empty, printable subject of bounded size.
+func printableSubject(s string) error {
 	switch {
 	case strings.TrimSpace(s) == "":
 		return errors.New("--subject is required, e.g. --subject alice")
@@ -213,9 +225,6 @@ func validateSubject(s string) error {
 		return errors.New("--subject is not valid UTF-8")
 	case strings.ContainsFunc(s, unicode.IsControl):
 		return errors.New("--subject contains a control character")
-	}
-	if err := auth.TokenSubjectProblem(s); err != nil {
-		return fmt.Errorf("--subject %w", err)
 	}
 	return nil
 }
