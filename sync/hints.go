@@ -2,7 +2,9 @@ package memsync
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -44,9 +46,11 @@ func (h *writeHints) ask(ctx context.Context) (context.Context, http.Header) {
 
 // attempted notes how one attempt of a hinted wait ended: a network error
 // or a proxy's 502 or 504 counts against the hints while none has come
-// through, and the last failure allowed turns them off.
+// through, and the last failure allowed turns them off. A connection that
+// could not be made counts nothing: the wait never left this machine, so
+// no hint broke it (the server is down, or its name does not resolve).
 func (h *writeHints) attempted(ctx context.Context, log *slog.Logger, resp *http.Response, err error) {
-	if ctx.Err() != nil || h.seen.Load() || h.off.Load() {
+	if ctx.Err() != nil || h.seen.Load() || h.off.Load() || notConnected(err) {
 		return
 	}
 	broke := err != nil || resp != nil && (resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout)
@@ -56,4 +60,11 @@ func (h *writeHints) attempted(ctx context.Context, log *slog.Logger, resp *http
 	if h.off.CompareAndSwap(false, true) {
 		log.Info("change waits ask for write hints no more: the way to the server broke them", "failures", maxHintFailures)
 	}
+}
+
+// notConnected reports whether err is a failure to connect to the server,
+// before any byte of the request was sent.
+func notConnected(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }

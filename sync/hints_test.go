@@ -255,3 +255,24 @@ func TestEngineAnnouncesAWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A server that is down (its port refuses connections) never saw the
+// wait, so no hint broke it: waits that fail to connect leave the hints on
+// for when the server is back.
+func TestWriteHintsStayOnWhileTheServerIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := testClient(t, "http://"+addr, "tmd_test", WithInstance())
+	for i := range maxHintFailures + 1 {
+		if _, _, err := c.Wait(context.Background(), testRepo, "", time.Second); err == nil {
+			t.Fatalf("wait %d to a closed port succeeded", i+1)
+		}
+	}
+	if c.hints.off.Load() {
+		t.Errorf("hints off after %d waits to a server that was down, want on", maxHintFailures+1)
+	}
+}
