@@ -51,7 +51,7 @@ func (r *repo) live(ctx context.Context) error {
 			d := bo.next()
 			r.log.Warn("change wait failed; reconnecting", "err", err, memsync.RetryInAttr(d))
 			r.status.setRetry(retryWait, time.Now().Add(d), err.Error())
-			if !pause.For(ctx, d) {
+			if !r.backOff(ctx, d) {
 				return nil
 			}
 			continue
@@ -78,6 +78,22 @@ func (r *repo) live(ctx context.Context) error {
 		}
 		bo.reset()
 	}
+}
+
+// backOff waits d after a failed change wait, or less once a pull or push
+// of the worker got through to the server (it is back); it reports false
+// when ctx ended first.
+func (r *repo) backOff(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.reached:
+		r.log.Debug("change wait reconnects: the server answered the worker")
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }
 
 // wait holds one change wait from cur, the engine's checksum, asking for

@@ -129,6 +129,7 @@ type repo struct {
 
 	pullReq chan waitAnswer // change wait -> worker: pull, then reply
 	kick    chan struct{}   // push now and forget a suppression
+	reached chan struct{}   // worker -> change wait: a pull or push got through
 	own     *ownWrites      // what pulls wrote; the worker's alone
 	warming warmStop        // the read ahead under way (warm.go)
 	// announcedAt is when the worker last announced a push ahead of its
@@ -150,6 +151,7 @@ func newRepo(spec Spec, eng Engine, waiter Waiter, w *watch.Watcher, opts *Optio
 		status:  &statusBox{s: RepoStatus{Repo: spec.Repo, Lane: spec.lane(), Dir: spec.Dir, Server: spec.Server}, show: eng.Show},
 		pullReq: make(chan waitAnswer),
 		kick:    make(chan struct{}, 1),
+		reached: make(chan struct{}, 1),
 		own:     newOwnWrites(eng.Identify),
 		recheck: make(chan struct{}, 1),
 	}
@@ -183,6 +185,15 @@ func (r *repo) Run(ctx context.Context) error {
 func (r *repo) poke() {
 	select {
 	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// gotThrough tells a change wait backing off from a failure that a pull
+// or push got through to the server: the wait reconnects at once.
+func (r *repo) gotThrough() {
+	select {
+	case r.reached <- struct{}{}:
 	default:
 	}
 }

@@ -263,14 +263,21 @@ func TestUnreachableSinceOnFakeClock(t *testing.T) {
 			t.Errorf("change waits in 5 minutes unreachable = %d, want 5 to 20", n)
 		}
 
+		// The server is back: the pull due reaches it, and the change wait,
+		// whose own retry may be due much later, reconnects at once.
 		eng.fail(nil, nil)
 		due := retryAt(r, retryPull)
-		time.Sleep(time.Until(due))
+		time.Sleep(time.Until(due) - time.Nanosecond)
+		synctest.Wait()
+		waiter.mu.Lock()
+		waiter.err = nil
+		waiter.mu.Unlock()
+		time.Sleep(time.Nanosecond)
 		synctest.Wait()
 		st = r.status.snapshot()
-		if st.UnreachableSince != nil || st.LastContact == nil || !st.LastContact.Equal(due) {
-			t.Errorf("status after the pull reached the server at %v = since %v, last contact %v; want reachable, contact then",
-				due, st.UnreachableSince, st.LastContact)
+		if st.UnreachableSince != nil || st.LastContact == nil || !st.LastContact.Equal(due) || !st.Live {
+			t.Errorf("status after the pull reached the server at %v = since %v, last contact %v, live %v; want reachable, contact then, live",
+				due, st.UnreachableSince, st.LastContact, st.Live)
 		}
 	})
 }

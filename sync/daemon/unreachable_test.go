@@ -46,3 +46,39 @@ func testStatusShowsUnreachableAtFirstFailure(t *testing.T) {
 		return r.UnreachableSince == nil && r.LastContact != nil
 	})
 }
+
+// A change wait backing off from a server it could not reach reconnects
+// as soon as the worker reaches the server again, instead of sleeping out
+// its backoff (up to two minutes) while teammates' changes wait and the
+// status still says the server cannot be reached.
+func TestChangeWaitReconnectsWhenTheWorkerReachesTheServer(t *testing.T) {
+	bubble(t, testChangeWaitReconnectsWhenTheWorkerReachesTheServer)
+}
+
+func testChangeWaitReconnectsWhenTheWorkerReachesTheServer(t *testing.T) {
+	srv := startServer(t)
+	dir := t.TempDir()
+	plan := Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, Source: "test"}}}
+	n := startNode(t, srv.Token, plan, func(o *Options) {
+		o.MinBackoff, o.MaxBackoff = 10*time.Minute, 10*time.Minute
+	})
+	n.settles(t, dir, "repo live", func(r RepoStatus) bool { return r.Live && r.LastPush != nil })
+	srv.Stop()
+	n.settles(t, dir, "change wait backing off", func(r RepoStatus) bool {
+		return !r.Live && r.State == StateRetrying
+	})
+
+	// A note saved meanwhile fails to push too; a reload has the worker
+	// push it at once, and the push reaches the server.
+	write(t, dir, "offline.md", "saved while the server was down")
+	n.settles(t, dir, "push failed", func(r RepoStatus) bool {
+		return r.LastPush != nil && !r.LastPush.OK
+	})
+	srv.Restart(t)
+	if err := n.d.Reload(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	n.settles(t, dir, "change wait connected again", func(r RepoStatus) bool {
+		return r.Live && r.State == StateIdle && r.NextRetry == nil
+	})
+}

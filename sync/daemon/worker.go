@@ -263,6 +263,7 @@ func (w *worker) pull(ctx context.Context, hint *api.HashesResponse) (int, error
 		w.failed(ctx, retryPull, err)
 		return 0, err
 	}
+	w.gotThrough()
 	w.pullOwed = rep.PullAgain
 	if rep.Rebaselined {
 		w.noteUnsent() // what the restored server lacks is pushed again
@@ -298,6 +299,7 @@ func (w *worker) push(ctx context.Context) {
 		w.status.clearRetry(retryPush)
 		w.bo.reset()
 		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
+			w.gotThrough()
 			w.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
 		}
 		if len(rep.Proposed) > 0 {
