@@ -166,9 +166,9 @@ func (r *repo) awaitResume(ctx context.Context) bool {
 }
 
 // watchCredential reads the repo's credential file every credential check
-// while the server rejects the token or the token has no access, and has
-// the daemon open the repo again, with the token read anew, once the file
-// changed.
+// while the server rejects the token, the token has no access, or pushes
+// are stopped (a read-only token among the causes), and has the daemon open
+// the repo again, with the token read anew, once the file changed.
 func (r *repo) watchCredential(ctx context.Context) error {
 	file := cmp.Or(r.spec.CredentialFile, r.spec.TokenFile)
 	if (file == "" && r.spec.KeyFile == "") || r.restart == nil {
@@ -185,8 +185,8 @@ func (r *repo) watchCredential(ctx context.Context) error {
 		case <-r.recheck:
 		}
 		changed := ""
-		switch kind, cur := r.status.haltKind(), fileDigest(file); {
-		case (kind == StateUnauthorized || kind == StateDenied) && file != "" && cur != seen && cur != gone:
+		switch kind := r.status.haltKind(); {
+		case r.tokenMayHelp(kind) && file != "" && newCredential(file, seen):
 			changed = file
 		case kind == StateLaneStopped && r.spec.KeyFile != "" && fileDigest(r.spec.KeyFile) != seenKey:
 			changed = r.spec.KeyFile
@@ -199,9 +199,28 @@ func (r *repo) watchCredential(ctx context.Context) error {
 	}
 }
 
-// gone is the digest of a file that cannot be read: a credential file
-// removed (a logout) is no new credential to open the repo with.
-var gone [sha256.Size]byte
+// newCredential reports whether file now holds another credential than
+// the one of digest seen. A file that cannot be read holds none: a
+// credential file removed (a logout) is no new credential to open the
+// repo with.
+func newCredential(file string, seen [sha256.Size]byte) bool {
+	cur := fileDigest(file)
+	return cur != seen && cur != [sha256.Size]byte{}
+}
+
+// tokenMayHelp reports whether another token may lift what stops the
+// repo, halted in kind ("" while running): the server rejected the token,
+// the token has no access, or pushes are stopped, as for a token that may
+// only read.
+func (r *repo) tokenMayHelp(kind string) bool {
+	switch kind {
+	case StateUnauthorized, StateDenied:
+		return true
+	case "":
+		return r.status.suppressed() != ""
+	}
+	return false
+}
 
 // fileDigest is the SHA-256 of a file's content, zero when it cannot be
 // read: a token file is small, and a digest keeps no token in memory.

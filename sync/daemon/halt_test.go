@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/teammemd/teammemd/server/api"
+	"github.com/teammemd/teammemd/server/store"
 )
 
 // A server URL that does not lead to a teammemd server stops the repo in a
@@ -163,4 +164,32 @@ func TestHaltCauseNamesTokenSource(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A read-only token stops the pushes; a token that may write, put in the
+// token file, resumes them within a credential check, without a reload,
+// as a new token does for a repo the server denied.
+func TestReadOnlyTokenFileReplacedResumesPushes(t *testing.T) {
+	bubble(t, testReadOnlyTokenFileReplacedResumesPushes)
+}
+
+func testReadOnlyTokenFileReplacedResumesPushes(t *testing.T) {
+	srv := startServer(t)
+	readOnly := srv.CreateToken(t, "reader", store.Grant{Pattern: "acme/**", Level: store.LevelRead})
+	dir := t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(readOnly), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, "", Plan{Specs: []Spec{{Repo: slug, Dir: dir, Server: srv.URL, TokenFile: tokenFile, Source: "test"}}}, nil)
+	write(t, dir, "a.md", "a\n")
+	n.settles(t, dir, "pushes stopped", func(r RepoStatus) bool { return r.State == StateStopped })
+
+	if err := os.WriteFile(tokenFile, []byte(srv.Token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a.md pushed with the new token", func() bool {
+		return serverEntries(t, srv)["a.md"] == "a\n"
+	})
+	n.settles(t, dir, "repo idle", func(r RepoStatus) bool { return r.State == StateIdle && r.Suppressed == "" })
 }
