@@ -188,6 +188,21 @@ func (d *doctor) checkDaemon(ctx context.Context) {
 		}
 		d.report(checkFail, "daemon", laneName(r)+": "+r.State+", nothing syncs", r.Halted)
 	}
+	d.reportDaemonSkipped(st)
+}
+
+// reportDaemonSkipped fails for each repo the daemon did not start, with
+// the daemon's reason: what the doctor finds in its own environment may
+// differ from what the daemon found in its (a login, $TEAMMEMD_TOKEN). A
+// Claude Code project that discovery left out is no failure.
+func (d *doctor) reportDaemonSkipped(st daemon.Status) {
+	for _, s := range st.Skipped {
+		if s.DiscoveredProject() {
+			continue
+		}
+		d.report(checkFail, "daemon", s.Source+": not synced: "+s.Reason,
+			fmt.Sprintf("as the reason says, then reload the daemon (systemctl --user reload teammemd, or kill -HUP %d); a change to its environment needs a restart", st.PID))
+	}
 }
 
 // laneName names a repo the daemon syncs: its slug, with "(personal

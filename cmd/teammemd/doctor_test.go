@@ -473,3 +473,37 @@ func TestDoctorUserConfigNotJSON(t *testing.T) {
 		})
 	}
 }
+
+// A repo the running daemon skipped (it found no token where the doctor,
+// in another environment, finds one) fails the daemon check with the
+// daemon's reason: the daemon syncs nothing for it.
+func TestDoctorReportsReposTheDaemonSkipped(t *testing.T) {
+	srv := servertest.Start(t)
+	isolateConfig(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("TEAMMEMD_TOKEN", "")
+	t.Setenv("TEAMMEMD_TOKEN_FILE", "")
+	t.Setenv("TEAMMEMD_SERVER", "")
+	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n", srv.URL, t.TempDir()))
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &lineWriter{lines: make(chan string, 100)}
+	done := make(chan error, 1)
+	go func() {
+		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
+	}()
+	awaitLog(t, logs.lines, done, "skipping repo")
+	awaitStatus(t, sock, func(out string) bool { return strings.Contains(out, "skipped ") })
+
+	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
+	var doc bytes.Buffer
+	_ = runDoctorWith(ctx, realDoctorEnv(), []string{"--config", cfg, "--socket", sock}, &doc, &bytes.Buffer{})
+	if want := "FAIL  daemon         config dir "; !strings.Contains(doc.String(), want) || !strings.Contains(doc.String(), "no API token") {
+		t.Errorf("teammemd doctor with a daemon that skipped its repo has no line %q naming the daemon's reason:\n%s", want, doc.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("runDaemon() = %v, want nil", err)
+	}
+}

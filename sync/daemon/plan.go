@@ -64,7 +64,7 @@ func BuildPlan(cfg Config, def Defaults) Plan {
 		for _, f := range projects {
 			if s := withDefaults(f.spec, def); f.needsTeam && s.Server != "" {
 				if retry, err := createTeam(s, def); err != nil {
-					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error(), project: true, retry: retry})
+					p.Skipped = append(p.Skipped, Skipped{Source: s.Source, Reason: err.Error(), Discovered: true, retry: retry})
 					continue
 				}
 			}
@@ -161,7 +161,7 @@ func discovered(def Defaults) ([]found, []Skipped) {
 	}
 	var skipped []Skipped
 	for _, u := range unmapped {
-		skipped = append(skipped, Skipped{Source: projectSource + u.Dir, Reason: u.Err.Error(), project: true})
+		skipped = append(skipped, Skipped{Source: projectSource + u.Dir, Reason: u.Err.Error(), Discovered: true})
 	}
 	out := make([]found, 0, len(projects))
 	for _, p := range projects {
@@ -179,7 +179,7 @@ const projectSource = "claude project "
 // found and left out: one whose checkout is gone or has no remote, or
 // whose team directory does not exist yet. These are the ordinary state of
 // a machine, not a mistake in the config.
-func (s Skipped) DiscoveredProject() bool { return s.project }
+func (s Skipped) DiscoveredProject() bool { return s.Discovered }
 
 // DiscoveryRetry is how often the daemon discovers Claude Code's projects
 // again while one is left out because its server could not be asked

@@ -28,10 +28,13 @@ type Status struct {
 type Skipped struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
-	// project marks a Claude Code project that discovery left out (see
-	// DiscoveredProject), retry one whose server could not be asked (see
-	// AskAgain); neither is part of the JSON.
-	project, retry bool
+	// Discovered marks a Claude Code project that discovery left out (see
+	// DiscoveredProject), where nothing is wrong: its checkout is gone, or
+	// its team directory does not exist yet.
+	Discovered bool `json:"discovered,omitempty"`
+	// retry marks one whose server could not be asked (see AskAgain); it
+	// is not part of the JSON.
+	retry bool
 }
 
 // RepoStatus is the state of one synced repo.
