@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -282,4 +283,34 @@ func keysOf(m map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// An emptied team directory gets the server's notes back by a push, which
+// logs what it wrote there as a pull does: the log does not stay silent
+// while the directory fills again.
+func TestTeamDirEmptiedRestoredIsLogged(t *testing.T) {
+	bubble(t, testTeamDirEmptiedRestoredIsLogged)
+}
+
+func testTeamDirEmptiedRestoredIsLogged(t *testing.T) {
+	srv := startServer(t)
+	dir := filepath.Join(t.TempDir(), "team")
+	for k, v := range abc {
+		write(t, dir, k, v)
+	}
+	logs := newLogRecorder()
+	n := startRepo(t, srv, dir, t.TempDir(), func(o *Options) { o.Logger = slog.New(logs) })
+	eventually(t, "the notes on the server", onServer(t, srv, abc))
+	n.settles(t, dir, "the repo idle", func(r RepoStatus) bool { return r.State == StateIdle })
+	before := logs.count("pulled")
+	for k := range abc {
+		if err := os.Remove(filepath.Join(dir, k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the notes restored", notesIn(dir, abc))
+	n.settles(t, dir, "the repo idle", func(r RepoStatus) bool { return r.State == StateIdle })
+	if got := logs.count("pulled"); got != before+1 {
+		t.Errorf("pulled logged %d times while the notes came back, want once", got-before)
+	}
 }

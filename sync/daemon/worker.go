@@ -298,6 +298,11 @@ func (w *worker) push(ctx context.Context) {
 	case err == nil || errors.As(err, &mass):
 		w.status.clearRetry(retryPush)
 		w.bo.reset()
+		if n := len(rep.Pulled) + len(rep.Deleted); n > 0 {
+			// What the push wrote here first: a teammate's change it met,
+			// or the server's notes in an emptied directory.
+			w.log.Info("pulled", "pulled", len(rep.Pulled), "deleted", len(rep.Deleted))
+		}
 		if len(rep.Pushed) > 0 || len(rep.SoftDeleted) > 0 {
 			w.gotThrough()
 			w.log.Info("pushed", "pushed", len(rep.Pushed), "deleted", len(rep.SoftDeleted))
