@@ -156,6 +156,9 @@ type Engine struct {
 	// skipsWarned is the reason each local file that cannot sync was last
 	// logged for, by key (under mu): warnSkippedOnce.
 	skipsWarned map[string]string
+	// notTextWarned is the sha256 of the content of each file last logged
+	// as not valid UTF-8 text, by key (under mu): warnNotTextOnce.
+	notTextWarned map[string][32]byte
 	// reportShown is Options.ReportShown.
 	reportShown bool
 	// provenance is this repo's provenance file (RefreshProvenance).

@@ -163,9 +163,11 @@ func (s *session) verdict(k string, c checkedFile) (upload, bool) {
 		return upload{}, false
 	}
 	if !c.text {
-		s.skipOnce(k, "not valid UTF-8 text")
+		s.skipOnce(k, reasonNotText)
+		s.warnNotTextOnce(k, c.data)
 		return upload{}, false
 	}
+	delete(s.notTextWarned, k)
 	if len(c.findings) > 0 {
 		s.block(k, c)
 		return upload{}, false

@@ -29,6 +29,28 @@ func (s *session) forgetSecret(key string) {
 	delete(s.secretsWarned, key)
 }
 
+// reasonNotText is why a file that is not valid UTF-8 does not sync.
+const reasonNotText = "not valid UTF-8 text"
+
+// warnNotTextOnce logs that key's file is not valid UTF-8 text, once per
+// content, as warnSkippedOnce logs the files the scan finds unable to
+// sync: the push finds this one only once it has read it. data is the
+// content read. Nothing is logged where the report is shown.
+func (s *session) warnNotTextOnce(key string, data []byte) {
+	if s.reportShown {
+		return
+	}
+	sum := sha256.Sum256(data)
+	if last, ok := s.notTextWarned[key]; ok && last == sum {
+		return
+	}
+	if s.notTextWarned == nil {
+		s.notTextWarned = map[string][sha256.Size]byte{}
+	}
+	s.notTextWarned[key] = sum
+	s.log.Warn("file not synced", "key", s.Show(key), "reason", reasonNotText)
+}
+
 // warnSkippedOnce logs each local file the push's scan found unable to
 // sync (over the size limit, a symlink, a name no note may have), once
 // while the reason lasts; skipped is every such file of the scan, so a

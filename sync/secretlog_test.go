@@ -103,3 +103,35 @@ func TestConflictLoggedOnlyWithoutReport(t *testing.T) {
 		}
 	}
 }
+
+// A file that is not valid UTF-8 text is held back and logged, once per
+// content, as every file that cannot sync is: the log names it and why.
+func TestNotTextLoggedOncePerContent(t *testing.T) {
+	srv := servertest.Start(t)
+	var logs bytes.Buffer
+	a := newPeer(t, srv.URL, srv.Token, nil)
+	a.eng.log = slog.New(slog.NewTextHandler(&logs, nil))
+	warnings := func() int {
+		return strings.Count(logs.String(), `msg="file not synced" key=latin.md reason="not valid UTF-8 text"`)
+	}
+	steps := []struct {
+		what    string
+		content string // latin.md's content, "" to leave it
+		want    int    // warnings logged so far
+	}{
+		{"first sync", "caf\xe9\n", 1},
+		{"unchanged", "", 1},
+		{"another content, still not text", "na\xefve\n", 2},
+		{"text now", "café\n", 2},
+		{"not text again", "caf\xe9\n", 3},
+	}
+	for _, st := range steps {
+		if st.content != "" {
+			a.write(t, "latin.md", st.content)
+		}
+		a.sync(t)
+		if got := warnings(); got != st.want {
+			t.Errorf("after %s: %d warnings logged, want %d\n%s", st.what, got, st.want, logs.String())
+		}
+	}
+}
