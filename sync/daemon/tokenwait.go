@@ -35,10 +35,11 @@ func (d *Daemon) waitForToken(ctx context.Context, s Spec, err error) bool {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	w := &tokenWait{spec: s, fault: fault, cancel: cancel, done: make(chan struct{})}
-	d.opts.Logger.Warn(msgTokenWait, "repo", s.Repo, "lane", s.lane(), "dir", s.Dir, "file", fault.File, "err", err)
 	d.mu.Lock()
 	d.waiting[s.key()] = w
 	d.mu.Unlock()
+	// Logged once listed: a status asked on this line finds the repo.
+	d.opts.Logger.Warn(msgTokenWait, "repo", s.Repo, "lane", s.lane(), "dir", s.Dir, "file", fault.File, "err", err)
 	go func() {
 		defer close(w.done)
 		if awaitChange(wctx, fault, d.opts.CredentialCheck) {

@@ -170,3 +170,45 @@ func testRejectedThenMalformedTokenWaits(t *testing.T) {
 		t.Errorf("MEMORY.md on the server = %q, want it pushed once the token file was fixed", got)
 	}
 }
+
+// gateHandler holds the logging goroutine at the first record of msg
+// until the test has looked at the daemon.
+type gateHandler struct {
+	slog.Handler
+	msg           string
+	hit, released chan struct{}
+}
+
+func (g *gateHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (g *gateHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == g.msg {
+		select {
+		case g.hit <- struct{}{}:
+			<-g.released
+		default:
+		}
+	}
+	return g.Handler.Handle(ctx, r)
+}
+
+// The repo waiting for its token file is in the status by the time the
+// log says it waits: a status asked on that line finds it in state
+// no-token, not missing from the list.
+func TestTokenWaitListedWhenLogged(t *testing.T) {
+	srv := startServer(t)
+	dir := t.TempDir()
+	spec := Spec{Repo: slug, Dir: dir, Server: srv.URL, TokenFile: filepath.Join(t.TempDir(), "token"), Source: "test"}
+	gate := &gateHandler{Handler: slog.DiscardHandler, msg: msgTokenWait, hit: make(chan struct{}), released: make(chan struct{})}
+	n := startNode(t, "", Plan{Specs: []Spec{spec}}, func(o *Options) { o.Logger = slog.New(gate) })
+	select {
+	case <-gate.hit:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon never logged that the repo waits for its token file")
+	}
+	r, ok := n.repoStatus(dir)
+	close(gate.released)
+	if !ok || r.State != StateNoToken {
+		t.Errorf("status when the wait is logged: listed %v, state %q; want listed, %s", ok, r.State, StateNoToken)
+	}
+}
