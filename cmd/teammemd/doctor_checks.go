@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,8 +57,7 @@ func (d *doctor) checkToken(context.Context) {
 	tok, err := cred.Bearer()
 	switch {
 	case err != nil:
-		d.report(checkFail, "token", err.Error(), "run teammemd login --server URL, or put the token in a file of mode 0600 "+
-			"and name it with --token-file or [client] token_file, or set "+envToken)
+		d.report(checkFail, "token", err.Error(), tokenFix(err, cred))
 		return
 	case cred.Kind == credential.Login:
 		d.token = tok
@@ -74,6 +74,19 @@ func (d *doctor) checkToken(context.Context) {
 	}
 	d.token = tok
 	d.report(checkOK, "token", "from "+file+" (not shown)", "")
+}
+
+// tokenFix is the token check's fix for err, the error of cred: a token
+// that is not one word needs only its extra words gone.
+func tokenFix(err error, cred credential.Choice) string {
+	switch {
+	case errors.Is(err, credential.ErrMalformed) && cred.Kind == credential.Env:
+		return "set " + envToken + " to the token alone, as teammemd token create printed it"
+	case errors.Is(err, credential.ErrMalformed) && (cred.Kind == credential.ExplicitFile || cred.Kind == credential.GeneralFile):
+		return "keep only the token in " + cred.File + ", alone on one line, as teammemd token create printed it"
+	}
+	return "run teammemd login --server URL, or put the token in a file of mode 0600 " +
+		"and name it with --token-file or [client] token_file, or set " + envToken
 }
 
 func (d *doctor) checkReachable(ctx context.Context) {

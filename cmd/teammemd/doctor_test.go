@@ -199,7 +199,7 @@ func TestDoctorFindsEachProblem(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"token of two lines", "token", "the API token must be one word", func(t *testing.T, c *doctorCase) {
+		{"token of two lines", "token", "fix: keep only the token in ", func(t *testing.T, c *doctorCase) {
 			writeFile(t, c.tokenFile, c.srv.Token+"\n# comment\n", 0o600)
 		}},
 		{"server down", "reachable", "start the server", func(t *testing.T, c *doctorCase) { c.server = closedPortURL(t) }},
