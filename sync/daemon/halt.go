@@ -68,14 +68,16 @@ func loginEnded(err error, s Spec) bool {
 // access to the repo, each naming where the token came from and how to
 // give another: a token from the environment stays the same until the
 // daemon restarts, whatever reloads or logins happen; a token file or a
-// login is read again when its file changes.
+// login is read again when its file changes. Whom to ask for access is
+// the server's to say, in err: the server's admin for a grant, GitHub's
+// repo owners for a GitHub token.
 func tokenReasons(err error, s Spec) (rejected, denied string) {
-	cause, grant := " ("+err.Error()+"): ", "ask the server's admin for a grant, "
+	cause, grant := " ("+err.Error()+"): ", "once it has, reload the config, "
 	switch file := s.CredentialFile; {
 	case s.TokenEnv != "":
 		env, unset := s.TokenEnv, " (or unset it to use the token file or teammemd login)"
 		return "the token from " + env + " was refused" + cause + "restart the daemon with a valid " + env + unset,
-			"the token from " + env + " has no access to this repo" + cause + grant + "then reload the config, or restart the daemon with a " + env + " that has one" + unset
+			"the token from " + env + " has no access to this repo" + cause + grant + "or restart the daemon with a " + env + " that has one" + unset
 	case file == "":
 		resumes := "; syncing resumes when the token file changes or the config is reloaded"
 		return "the server rejected the token" + cause + "run teammemd login, or put a valid token in the token file" + resumes,

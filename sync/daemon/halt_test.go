@@ -129,6 +129,8 @@ func testRejectedEnvTokenSaysRestart(t *testing.T) {
 func TestHaltCauseNamesTokenSource(t *testing.T) {
 	rejected := &api.Error{Status: http.StatusUnauthorized, Code: "unauthenticated", Message: "invalid or revoked token"}
 	denied := &api.Error{Status: http.StatusForbidden, Code: "forbidden", Message: "no grant"}
+	gitHubDenied := &api.Error{Status: http.StatusForbidden, Code: api.CodeACLDenied,
+		Message: "GitHub gives github:alice no access to this repo: ask its owners for access on GitHub"}
 	file, login := Spec{TokenFile: "/t/token", CredentialFile: "/t/token"}, Spec{TokenFile: "/t/token", CredentialFile: "/t/login.json"}
 	env := Spec{TokenEnv: "TEAMMEMD_TOKEN"}
 	tests := []struct {
@@ -142,11 +144,14 @@ func TestHaltCauseNamesTokenSource(t *testing.T) {
 		{rejected, login, StateUnauthorized, []string{"the token of your teammemd login (/t/login.json) was refused", "run teammemd login"}, []string{"TEAMMEMD_TOKEN", "/t/token"}},
 		{rejected, env, StateUnauthorized,
 			[]string{"the token from TEAMMEMD_TOKEN was refused", "restart the daemon with a valid TEAMMEMD_TOKEN"}, []string{"token file changes", "run teammemd login"}},
-		{denied, Spec{}, StateDenied, []string{"ask the server's admin for a grant", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
-		{denied, file, StateDenied, []string{"the token in /t/token has no access", "ask the server's admin for a grant", "the file changes"}, []string{"TEAMMEMD_TOKEN"}},
-		{denied, login, StateDenied, []string{"the token of your teammemd login (/t/login.json) has no access", "ask the server's admin for a grant"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, Spec{}, StateDenied, []string{"no grant", "once it has, reload the config", "token file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, file, StateDenied, []string{"the token in /t/token has no access", "once it has, reload the config", "the file changes"}, []string{"TEAMMEMD_TOKEN"}},
+		{denied, login, StateDenied, []string{"the token of your teammemd login (/t/login.json) has no access", "once it has, reload the config"}, []string{"TEAMMEMD_TOKEN"}},
+		// The server's message says whom to ask; a GitHub token's access
+		// is given on GitHub, never by the server's admin.
+		{gitHubDenied, file, StateDenied, []string{"ask its owners for access on GitHub", "once it has, reload the config"}, []string{"server's admin"}},
 		{denied, env, StateDenied,
-			[]string{"the token from TEAMMEMD_TOKEN has no access", "then reload the config", "restart the daemon with a TEAMMEMD_TOKEN that has one"}, []string{"token file changes"}},
+			[]string{"the token from TEAMMEMD_TOKEN has no access", "once it has, reload the config", "restart the daemon with a TEAMMEMD_TOKEN that has one"}, []string{"token file changes"}},
 	}
 	for _, tt := range tests {
 		state, reason, ok := haltCause(tt.err, tt.spec)
