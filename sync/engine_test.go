@@ -89,13 +89,7 @@ func TestPullConflictKeepsLocalEdit(t *testing.T) {
 	srv := servertest.Start(t)
 	a := newPeer(t, srv.URL, srv.Token, nil)
 	b := newPeer(t, srv.URL, srv.Token, nil)
-	a.write(t, "x.md", "v1\n")
-	a.sync(t)
-	b.sync(t)
-	a.write(t, "x.md", "from a\n")
-	a.sync(t)
-	b.write(t, "x.md", "from b\n")
-	rep := b.sync(t)
+	rep := pullConflict(t, a, b)
 	if got := b.read(t, "x.md"); got != "from a\n" {
 		t.Errorf("x.md = %q, want the server's version", got)
 	}
@@ -103,6 +97,19 @@ func TestPullConflictKeepsLocalEdit(t *testing.T) {
 	if got := serverEntries(t, srv)["x.md"]; got != "from a\n" {
 		t.Errorf("server x.md = %q, want %q", got, "from a\n")
 	}
+}
+
+// pullConflict has a and b edit x.md after both synced it, a first, and
+// returns b's report of the sync that finds a's edit.
+func pullConflict(t *testing.T, a, b *peer) Report {
+	t.Helper()
+	a.write(t, "x.md", "v1\n")
+	a.sync(t)
+	b.sync(t)
+	a.write(t, "x.md", "from a\n")
+	a.sync(t)
+	b.write(t, "x.md", "from b\n")
+	return b.sync(t)
 }
 
 func TestPushConflictAfter412KeepsBoth(t *testing.T) {

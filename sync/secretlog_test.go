@@ -86,13 +86,7 @@ func TestConflictLoggedOnlyWithoutReport(t *testing.T) {
 		b := newPeer(t, srv.URL, srv.Token, nil)
 		b.eng.log = slog.New(slog.NewTextHandler(&logs, nil))
 		b.eng.reportShown = shown
-		a.write(t, "x.md", "v1\n")
-		a.sync(t)
-		b.sync(t)
-		a.write(t, "x.md", "from a\n")
-		a.sync(t)
-		b.write(t, "x.md", "from b\n")
-		rep := b.sync(t)
+		rep := pullConflict(t, a, b)
 		assertConflict(t, rep, "x.md", "from b\n")
 		want := 1
 		if shown {

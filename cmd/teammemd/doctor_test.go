@@ -485,15 +485,9 @@ func TestDoctorReportsReposTheDaemonSkipped(t *testing.T) {
 	t.Setenv("TEAMMEMD_TOKEN_FILE", "")
 	t.Setenv("TEAMMEMD_SERVER", "")
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n", srv.URL, t.TempDir()))
-	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 100)}
-	done := make(chan error, 1)
-	go func() {
-		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
-	}()
-	awaitLog(t, logs.lines, done, "skipping repo")
+	ctx := context.Background()
+	d := runInBackground(t, cfg, "skipping repo")
+	sock := d.sock
 	awaitStatus(t, sock, func(out string) bool { return strings.Contains(out, "skipped ") })
 
 	t.Setenv("TEAMMEMD_TOKEN", srv.Token)
@@ -502,8 +496,5 @@ func TestDoctorReportsReposTheDaemonSkipped(t *testing.T) {
 	if want := "FAIL  daemon         config dir "; !strings.Contains(doc.String(), want) || !strings.Contains(doc.String(), "no API token") {
 		t.Errorf("teammemd doctor with a daemon that skipped its repo has no line %q naming the daemon's reason:\n%s", want, doc.String())
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v, want nil", err)
-	}
+	d.stop(t)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -152,15 +151,8 @@ func TestStatusJSON(t *testing.T) {
 	if _, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
 	}
-	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 100)}
-	done := make(chan error, 1)
-	go func() {
-		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
-	}()
-	awaitLog(t, logs.lines, done, "watching team directory")
+	d := runInBackground(t, cfg, "watching team directory")
+	sock := d.sock
 
 	var st daemon.Status
 	decodeJSON(t, &st, 0, "status", "--json", "--socket", sock)
@@ -182,8 +174,5 @@ func TestStatusJSON(t *testing.T) {
 	if !ss.Installed || !ss.Running || ss.Daemon == nil || len(ss.Daemon.Repos) != 1 {
 		t.Errorf("service status --json = %+v, want installed, running and the daemon's one repo", ss)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v", err)
-	}
+	d.stop(t)
 }

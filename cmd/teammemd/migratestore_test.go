@@ -190,25 +190,8 @@ func TestMigrateStoreErrors(t *testing.T) {
 // again drops their content in PostgreSQL too and copies the audit
 // records, once however often it runs.
 func TestMigrateStorePurges(t *testing.T) {
-	isolateConfig(t)
-	dir := t.TempDir()
-	seedSQLite(t, dir)
 	ctx := context.Background()
-	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	for i, v := range []string{"# secret\n", "# fixed\n"} {
-		w := store.Write{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": v}, Subject: "ann", Time: migrateBase.Add(time.Duration(i+1) * time.Minute)}
-		if _, err := src.Apply(ctx, w); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := pgtest.Database(t)
-	if _, stderr, code := runCLI(t, "migrate-store", "--from", dir, "--to", db); code != 0 {
-		t.Fatalf("migrate-store = exit %d, stderr %s", code, stderr)
-	}
+	dir, src, db := copiedWithLeak(t)
 	for _, p := range []store.Purge{
 		{Repo: "acme/app", Key: "MEMORY.md", Versions: []int64{5}, Actor: "root", Reason: "leak", Time: migrateBase.Add(time.Hour)},
 		{Repo: "gitlab.example.com/acme/web", Key: "notes/é.md", IncludeLive: true, Actor: "root", Time: migrateBase.Add(2 * time.Hour)},
@@ -300,4 +283,33 @@ func TestMigrateStoreProposals(t *testing.T) {
 	if err != nil || next.ID <= ids[2] {
 		t.Errorf("Propose() in PostgreSQL after the copy = %d, %v, want an id after %d", next.ID, err, ids[2])
 	}
+}
+
+// copiedWithLeak seeds a SQLite database in a new directory, writes a
+// secret into acme/app's MEMORY.md and then its fix (versions 5 and 6),
+// and copies it to a new PostgreSQL database with migrate-store. It
+// returns the directory, the open SQLite store (closed with the test) and
+// the PostgreSQL URL.
+func copiedWithLeak(t *testing.T) (string, *sqlite.Store, string) {
+	t.Helper()
+	isolateConfig(t)
+	dir := t.TempDir()
+	seedSQLite(t, dir)
+	ctx := context.Background()
+	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	for i, v := range []string{"# secret\n", "# fixed\n"} {
+		w := store.Write{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": v}, Subject: "ann", Time: migrateBase.Add(time.Duration(i+1) * time.Minute)}
+		if _, err := src.Apply(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := pgtest.Database(t)
+	if _, stderr, code := runCLI(t, "migrate-store", "--from", dir, "--to", db); code != 0 {
+		t.Fatalf("migrate-store = exit %d, stderr %s", code, stderr)
+	}
+	return dir, src, db
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres"
-	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
-	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
 // TestMigrateStoreDivergedPurge: a purge made in the SQLite database of a
@@ -18,25 +15,8 @@ import (
 // says that PostgreSQL may still hold the content it dropped, with the
 // purge to run there, since that content may be a leaked secret.
 func TestMigrateStoreDivergedPurge(t *testing.T) {
-	isolateConfig(t)
-	dir := t.TempDir()
-	seedSQLite(t, dir)
 	ctx := context.Background()
-	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	for i, v := range []string{"# secret\n", "# fixed\n"} {
-		w := store.Write{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": v}, Subject: "ann", Time: migrateBase.Add(time.Duration(i+1) * time.Minute)}
-		if _, err := src.Apply(ctx, w); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := pgtest.Database(t)
-	if _, stderr, code := runCLI(t, "migrate-store", "--from", dir, "--to", db); code != 0 {
-		t.Fatalf("migrate-store = exit %d, stderr %s", code, stderr)
-	}
+	dir, src, db := copiedWithLeak(t)
 	dst, err := postgres.Open(ctx, db, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)

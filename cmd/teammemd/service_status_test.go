@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,15 +24,8 @@ func TestServiceStatus(t *testing.T) {
 	}
 	cfg := writeConfig(t, fmt.Sprintf("[client]\nserver = %q\ntoken_file = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n",
 		srv.URL, tokenFile, t.TempDir()))
-	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 100)}
-	done := make(chan error, 1)
-	go func() {
-		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
-	}()
-	awaitLog(t, logs.lines, done, "watching team directory")
+	d := runInBackground(t, cfg, "watching team directory")
+	sock := d.sock
 	checkHandRunDaemon(t, sock)
 	if _, stderr, code := serviceCLI(t, service.Systemd{}, &cmdRecorder{}, "", "install", "--binary", bin, "--config", cfg); code != 0 {
 		t.Fatalf("install: exit %d %s", code, stderr)
@@ -63,10 +54,7 @@ func TestServiceStatus(t *testing.T) {
 			}
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v", err)
-	}
+	d.stop(t)
 }
 
 // The unit install writes passes systemd-analyze verify, with a binary

@@ -96,15 +96,9 @@ func TestFailedReloadShowsInStatus(t *testing.T) {
 	dir := t.TempDir()
 	good := fmt.Sprintf("[client]\nserver = %q\n[[daemon.repo]]\ndir = %q\nrepo = \"acme/app\"\n", srv.URL, dir)
 	cfg := writeConfig(t, good)
-	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &lineWriter{lines: make(chan string, 100)}
-	done := make(chan error, 1)
-	go func() {
-		done <- runDaemon(ctx, []string{"--config", cfg, "--socket", sock, "--state-dir", t.TempDir(), "--log-format", "json"}, &bytes.Buffer{}, logs)
-	}()
-	awaitLog(t, logs.lines, done, "watching team directory")
+	ctx := context.Background()
+	d := runInBackground(t, cfg, "watching team directory")
+	sock := d.sock
 
 	if err := os.WriteFile(cfg, []byte(good+"[daemon]\nrescan = 300\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -128,10 +122,7 @@ func TestFailedReloadShowsInStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitStatus(t, sock, func(out string) bool { return !strings.Contains(out, "reload failed") })
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("runDaemon() = %v, want nil", err)
-	}
+	d.stop(t)
 }
 
 // awaitStatus runs teammemd status until its output satisfies ok, for at
