@@ -26,17 +26,17 @@ type ClientConfig struct {
 	ShareUserNotes bool `toml:"share_user_notes"`
 }
 
-// CheckServer refuses a server URL over which the token would cross the
-// network in the clear: plain http:// to a host other than localhost or a
-// loopback address, unless AllowInsecure is set; and one that holds a user
-// name or password (see ValidateServerURL).
+// CheckServer refuses a server URL that ValidateServerURL refuses (not
+// http:// or https://, a user name or password in it), and one over which
+// the token would cross the network in the clear: plain http:// to a host
+// other than localhost or a loopback address, unless AllowInsecure is set.
 func (c ClientConfig) CheckServer(server string) error {
+	if err := ValidateServerURL(server); err != nil {
+		return err
+	}
 	u, err := url.Parse(server)
 	if err != nil {
 		return fmt.Errorf("server URL %q: %w", server, err)
-	}
-	if err := noUserinfo(u); err != nil {
-		return err
 	}
 	if u.Scheme != "http" || c.AllowInsecure || loopback.Is(u.Hostname()) {
 		return nil

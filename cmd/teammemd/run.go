@@ -258,8 +258,8 @@ func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 		if err != nil {
 			return daemon.Plan{}, fmt.Errorf("team directory: %w", err)
 		}
-		if def.Server == "" {
-			return daemon.Plan{}, errNoServer
+		if err := checkOnlyServer(def.Server, cfg.Client); err != nil {
+			return daemon.Plan{}, err
 		}
 		spec := daemon.Spec{Repo: f.repo, Dir: dir, Server: def.Server, TokenFile: def.TokenFile, Source: "flags"}
 		return daemon.Plan{Specs: []daemon.Spec{spec}}, nil
@@ -268,7 +268,18 @@ func reposFor(f runFlags, cfg Config, hasRepo func(daemon.Spec) (bool, error)) (
 	if len(plan.Specs) > 0 || len(plan.Skipped) > 0 || cfg.Daemon.DiscoverClaudeProjects {
 		return plan, nil
 	}
-	return checkoutPlan(def)
+	return checkoutPlan(def, cfg.Client)
+}
+
+// checkOnlyServer checks the server of a daemon that runs one repo, named
+// by flags or by the checkout it starts in: a server it cannot use is a
+// config error, where a repo of the config's would be skipped beside the
+// others, since the daemon would run with nothing to sync.
+func checkOnlyServer(server string, c memsync.ClientConfig) error {
+	if server == "" {
+		return errNoServer
+	}
+	return c.CheckServer(server)
 }
 
 // noCheckoutError is checkoutPlan's error: neither flags nor config name a
@@ -285,13 +296,13 @@ func (e noCheckoutError) Unwrap() error { return e.err }
 
 // checkoutPlan runs the git checkout in the current directory, found the
 // way "teammemd sync" finds it, when neither flags nor config name a repo.
-func checkoutPlan(def daemon.Defaults) (daemon.Plan, error) {
+func checkoutPlan(def daemon.Defaults, c memsync.ClientConfig) (daemon.Plan, error) {
 	found, err := claude.Discover(".")
 	if err != nil {
 		return daemon.Plan{}, usageError{noCheckoutError{err}}
 	}
-	if def.Server == "" {
-		return daemon.Plan{}, errNoServer
+	if err := checkOnlyServer(def.Server, c); err != nil {
+		return daemon.Plan{}, err
 	}
 	spec := daemon.Spec{Repo: found.Slug, Dir: found.Dir, Server: def.Server, TokenFile: def.TokenFile,
 		Source: "git checkout " + found.Root + " (the current directory)"}

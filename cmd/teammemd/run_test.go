@@ -62,20 +62,30 @@ func TestRunUsageErrors(t *testing.T) {
 	t.Setenv("TEAMMEMD_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("TEAMMEMD_SERVER", "")
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	writeFile(t, tokenFile, "tmd_x\n", 0o600)
 	tests := []struct {
 		args []string
 		want int
+		says string // in the error; "" for any
 	}{
-		{[]string{"--dir", "x"}, 2},
-		{[]string{"--log-format", "xml"}, 2},
-		{[]string{"--dir", "x", "--repo", "acme/app"}, exitNotConfigured},
-		{[]string{}, exitNotConfigured},
+		{[]string{"--dir", "x"}, 2, ""},
+		{[]string{"--log-format", "xml"}, 2, ""},
+		{[]string{"--dir", "x", "--repo", "acme/app"}, exitNotConfigured, ""},
+		{[]string{}, exitNotConfigured, ""},
+		// A server URL given as a flag is checked as the config's is: a
+		// daemon of the one repo the flags name would run with none, and
+		// no reload could mend a flag.
+		{[]string{"--dir", "x", "--repo", "acme/app", "--token-file", tokenFile, "--server", "ftp://x"}, exitNotConfigured, "must be an http:// or https:// URL"},
+		{[]string{"--dir", "x", "--repo", "acme/app", "--token-file", tokenFile, "--server", "http://example.com"}, exitNotConfigured, "refusing to send the API token"},
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer
-		err := runDaemon(context.Background(), tt.args, &bytes.Buffer{}, &stderr)
-		if got := exitCode(context.Background(), err, &stderr); got != tt.want {
-			t.Errorf("run %v = %v, exit %d, want exit %d", tt.args, err, got, tt.want)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := runDaemon(ctx, append(tt.args, "--socket", filepath.Join(t.TempDir(), "s.sock"), "--state-dir", t.TempDir()), &bytes.Buffer{}, &stderr)
+		cancel()
+		if got := exitCode(context.Background(), err, &stderr); got != tt.want || !strings.Contains(stderr.String(), tt.says) {
+			t.Errorf("run %v = %v, exit %d, stderr %s\nwant exit %d and an error saying %q", tt.args, err, got, stderr.String(), tt.want, tt.says)
 		}
 	}
 }
