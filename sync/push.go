@@ -129,7 +129,7 @@ func (s *session) deletions(local map[string]IndexEntry) ([]string, error) {
 		return send, nil
 	}
 	s.rep.HeldDeletions = held
-	return send, &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(held), Known: len(s.st.Base)}
+	return send, &MassDeletionError{Repo: s.cfg.Repo, Dir: s.cfg.Dir, Missing: len(held), Known: len(s.st.Base), Lane: s.cfg.Lane != ""}
 }
 
 // accept records a batch the server stored, answered with resp.

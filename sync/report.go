@@ -162,9 +162,17 @@ type MassDeletionError struct {
 	Dir     string
 	Missing int
 	Known   int
+	// Lane is set for a personal lane, which teammemd sync does not run.
+	Lane bool
 }
 
 func (e *MassDeletionError) Error() string {
+	if e.Lane {
+		return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them in your personal lane: "+
+			"the lane on the server and your other machines still hold them, and their deletion waits here until they are back "+
+			"(copy back from another machine those to keep)",
+			e.Missing, e.Known, e.Dir)
+	}
 	target := "--dir " + shell.Quote(e.Dir) + " --repo " + shell.Quote(e.Repo)
 	return fmt.Sprintf("%d of %d synced files are gone from %s; refusing to delete them on the server "+
 		"(to put them back as the server holds them, run: teammemd sync --restore-deleted %s; to delete them there too: teammemd sync --allow-mass-delete %s)",
