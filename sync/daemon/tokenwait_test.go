@@ -199,7 +199,8 @@ func TestTokenWaitListedWhenLogged(t *testing.T) {
 	srv := startServer(t)
 	dir := t.TempDir()
 	spec := Spec{Repo: slug, Dir: dir, Server: srv.URL, TokenFile: filepath.Join(t.TempDir(), "token"), Source: "test"}
-	gate := &gateHandler{Handler: slog.DiscardHandler, msg: msgTokenWait, hit: make(chan struct{}), released: make(chan struct{})}
+	// hit holds one: the line may come before the test waits for it.
+	gate := &gateHandler{Handler: slog.DiscardHandler, msg: msgTokenWait, hit: make(chan struct{}, 1), released: make(chan struct{})}
 	n := startNode(t, "", Plan{Specs: []Spec{spec}}, func(o *Options) { o.Logger = slog.New(gate) })
 	select {
 	case <-gate.hit:
