@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,22 +10,14 @@ import (
 	"github.com/teammemd/teammemd/server/store"
 	"github.com/teammemd/teammemd/server/store/postgres"
 	"github.com/teammemd/teammemd/server/store/postgres/pgtest"
-	"github.com/teammemd/teammemd/server/store/sqlite"
 )
 
 // TestMigrateStoreBindings copies the identity bindings, once however often
 // it runs, and leaves a subject PostgreSQL bound to another account bound
 // to it, saying so.
 func TestMigrateStoreBindings(t *testing.T) {
-	isolateConfig(t)
-	dir := t.TempDir()
-	seedSQLite(t, dir)
 	ctx := context.Background()
-	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	dir, src := seededSource(t)
 	for i, b := range []store.IdentityBinding{{Subject: "github:alice", AccountID: "1"}, {Subject: "github:bob", AccountID: "2"}} {
 		b.BoundAt = migrateBase.Add(time.Duration(i) * time.Minute)
 		if _, err := src.BindIdentity(ctx, b); err != nil {

@@ -225,15 +225,8 @@ func TestMigrateStorePurges(t *testing.T) {
 // decisions, a purged one without content, a decision made since on the
 // next run, and lets the destination's next proposal follow them.
 func TestMigrateStoreProposals(t *testing.T) {
-	isolateConfig(t)
-	dir := t.TempDir()
-	seedSQLite(t, dir)
 	ctx := context.Background()
-	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	dir, src := seededSource(t)
 	var ids []int64
 	for i := range 3 {
 		p, err := src.Propose(ctx, store.Proposal{Repo: "acme/app", Subject: "ann", Time: migrateBase.Add(time.Duration(i) * time.Minute),
@@ -292,15 +285,8 @@ func TestMigrateStoreProposals(t *testing.T) {
 // the PostgreSQL URL.
 func copiedWithLeak(t *testing.T) (string, *sqlite.Store, string) {
 	t.Helper()
-	isolateConfig(t)
-	dir := t.TempDir()
-	seedSQLite(t, dir)
 	ctx := context.Background()
-	src, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { src.Close() })
+	dir, src := seededSource(t)
 	for i, v := range []string{"# secret\n", "# fixed\n"} {
 		w := store.Write{Repo: "acme/app", Entries: map[string]string{"MEMORY.md": v}, Subject: "ann", Time: migrateBase.Add(time.Duration(i+1) * time.Minute)}
 		if _, err := src.Apply(ctx, w); err != nil {
@@ -312,4 +298,20 @@ func copiedWithLeak(t *testing.T) (string, *sqlite.Store, string) {
 		t.Fatalf("migrate-store = exit %d, stderr %s", code, stderr)
 	}
 	return dir, src, db
+}
+
+// seededSource seeds a SQLite database in a new directory, as seedSQLite
+// does, and returns the directory and the store open on it, closed with
+// the test.
+func seededSource(t *testing.T) (string, *sqlite.Store) {
+	t.Helper()
+	isolateConfig(t)
+	dir := t.TempDir()
+	seedSQLite(t, dir)
+	src, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return dir, src
 }
